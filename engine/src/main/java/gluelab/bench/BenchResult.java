@@ -1,0 +1,28 @@
+package gluelab.bench;
+
+import gluelab.chart.Charts;
+import gluelab.check.Correctness;
+import gluelab.record.Row;
+import gluelab.report.Tables;
+import org.knowm.xchart.CategoryChart;
+import tech.tablesaw.api.Table;
+
+import java.util.List;
+
+/** Rows measured by a bench run, with the views a notebook cell asks for. */
+public record BenchResult(List<Row> rows, List<Correctness> checks) {
+    public BenchResult {
+        rows = List.copyOf(rows);
+        checks = List.copyOf(checks);
+    }
+
+    public Table table() { return Tables.results(rows); }
+
+    public Table baselines() { return Tables.baselines(rows); }
+
+    public Table correctness() { return Tables.correctness(checks); }
+
+    public CategoryChart chart() { return Charts.baselines(rows, rows.getFirst().pass()); }
+
+    public CategoryChart chart(String pass) { return Charts.baselines(rows, pass); }
+}

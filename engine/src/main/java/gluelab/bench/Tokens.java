@@ -1,0 +1,39 @@
+package gluelab.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Token-count lists as users write them: "2048,4096", "2k,4k,16k" (k = 1024). */
+public final class Tokens {
+    public static final long MAX = 1L << 24;
+
+    private Tokens() {}
+
+    public static List<Long> parse(String text) {
+        if (text == null || text.isBlank()) throw new IllegalArgumentException("token counts are empty; write e.g. 2048,4096 or 2k,4k");
+        List<Long> out = new ArrayList<>();
+        for (String part : text.split(",")) {
+            String p = part.trim().toLowerCase(Locale.ROOT);
+            long mult = 1;
+            if (p.endsWith("k")) {
+                mult = 1024;
+                p = p.substring(0, p.length() - 1);
+            }
+            long v;
+            try {
+                v = Long.parseLong(p) * mult;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("token count '" + part.trim() + "' is not a whole number (write e.g. 2048 or 2k)");
+            }
+            out.add(check(v, part.trim()));
+        }
+        return out;
+    }
+
+    public static long check(long v, String as) {
+        if (v <= 0) throw new IllegalArgumentException("token count " + as + " must be > 0");
+        if (v > MAX) throw new IllegalArgumentException("token count " + as + " is over the limit of " + MAX);
+        return v;
+    }
+}

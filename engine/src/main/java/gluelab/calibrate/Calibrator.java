@@ -1,0 +1,99 @@
+package gluelab.calibrate;
+
+import gluelab.device.Buffer;
+import gluelab.device.Device;
+import gluelab.device.Launch;
+import gluelab.record.AtomicFiles;
+import gluelab.record.Json;
+import gluelab.tensor.DType;
+import gluelab.tensor.TensorSpec;
+import gluelab.timing.*;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.stream.IntStream;
+
+/**
+ * Measures copy and triad bandwidth over buffers of at least 4x the last-level cache (so they
+ * stream from memory), and peak fp32 FLOP/s; caches the result per device fingerprint.
+ */
+public final class Calibrator {
+    private final Device device;
+    private final Path cacheDir;
+
+    public Calibrator(Device device, Path cacheDir) {
+        this.device = device;
+        this.cacheDir = cacheDir;
+    }
+
+    /** The cached calibration for this device, or a fresh one (then cached). */
+    public Calibration calibrate(boolean force) {
+        Path file = cacheDir.resolve(device.facts().fingerprint() + ".json");
+        if (!force && Files.isRegularFile(file)) {
+            try {
+                return Json.MAPPER.readValue(file.toFile(), Calibration.class).asCached();
+            } catch (IOException | RuntimeException e) {
+                System.err.println("gluelab: ignoring unreadable calibration cache " + file + ": " + e.getMessage());
+            }
+        }
+        Calibration c = measure();
+        AtomicFiles.write(file, Json.write(c));
+        return c;
+    }
+
+    public Calibration measure() {
+        long llc = device.facts().lastLevelCacheBytes();
+        long bytes = Math.max(4 * llc, 256L << 20);
+        bytes = Math.min(bytes, Math.max(64L << 20, device.availableMemory() / 8));
+        long elements = bytes / 4;
+        TimingConfig cfg = new TimingConfig(Mode.HOT, 0.1, new StopRule(10, 0.3, 0.01, 4, 1000), 1);
+        Harness harness = new Harness(device);
+        try (Buffer a = device.allocate(TensorSpec.of("a", DType.FP32, elements));
+             Buffer b = device.allocate(TensorSpec.of("b", DType.FP32, elements));
+             Buffer c = device.allocate(TensorSpec.of("c", DType.FP32, elements));
+             Launch copy = device.copyKernel(b, a);
+             Launch triad = device.triadKernel(a, b, c, 3f)) {
+            Measurement mc = harness.measure(new Harness.Subject("copy", copy, 2 * bytes), cfg);
+            Measurement mt = harness.measure(new Harness.Subject("triad", triad, 3 * bytes), cfg);
+            double peak = device.facts().kind().equals("cpu") ? cpuPeakFlops(device.facts().cores()) : 0;
+            return new Calibration(device.facts().fingerprint(), device.facts().name(), elements * 4,
+                    2.0 * bytes / mc.summary().median(), 2.0 * bytes / mc.summary().min(),
+                    3.0 * bytes / mt.summary().median(), 3.0 * bytes / mt.summary().min(), peak,
+                    device.facts().theoreticalBandwidth(), Instant.now().toString(), false);
+        }
+    }
+
+    /**
+     * fp32 multiply-adds over an L1-resident array on every core; the loop auto-vectorises, so this
+     * approximates the SIMD peak the CPU kernels can reach (a measured, not spec-sheet, figure).
+     */
+    static double cpuPeakFlops(int cores) {
+        int reps = 10_000;
+        for (int warm = 0; warm < 3; warm++) fmaLoop(reps / 4);
+        long t0 = System.nanoTime();
+        double sink = IntStream.range(0, cores).parallel().mapToDouble(i -> fmaLoop(reps)).sum();
+        double seconds = (System.nanoTime() - t0) * 1e-9;
+        if (sink == 42) System.out.print("");
+        return cores * (double) reps * FMA_WIDTH * 16.0 / seconds;
+    }
+
+    private static final int FMA_WIDTH = 2048;
+
+    private static double fmaLoop(int reps) {
+        float[] a = new float[FMA_WIDTH];
+        java.util.Arrays.fill(a, 1f);
+        for (int r = 0; r < reps; r++) {
+            for (int i = 0; i < FMA_WIDTH; i++) {
+                float v = a[i];
+                v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f;
+                v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f;
+                a[i] = v;
+            }
+        }
+        double s = 0;
+        for (float v : a) s += v;
+        return s;
+    }
+}

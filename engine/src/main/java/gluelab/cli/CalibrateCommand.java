@@ -1,0 +1,28 @@
+package gluelab.cli;
+
+import gluelab.calibrate.Calibration;
+import gluelab.calibrate.Calibrator;
+import gluelab.device.Device;
+import gluelab.lab.Locations;
+import gluelab.record.Json;
+import picocli.CommandLine.*;
+
+import java.util.concurrent.Callable;
+
+@Command(name = "calibrate", mixinStandardHelpOptions = true, description = "Measure copy and triad bandwidth (buffers >= 4x the last-level cache) and peak FLOP/s; cached per device.")
+public final class CalibrateCommand implements Callable<Integer> {
+    @Mixin DeviceOptions deviceOptions;
+
+    @Option(names = "--json", description = "print as JSON") boolean json;
+
+    @Option(names = "--cached", description = "use the cached calibration when there is one") boolean cached;
+
+    @Override public Integer call() {
+        try (Device device = deviceOptions.open()) {
+            Calibration c = new Calibrator(device, Locations.calibrationCache()).calibrate(!cached);
+            if (json) System.out.println(Json.write(c));
+            else System.out.println(device.id() + " (" + device.facts().name() + "): " + c.describe());
+        }
+        return 0;
+    }
+}

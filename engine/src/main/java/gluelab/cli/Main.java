@@ -1,0 +1,32 @@
+package gluelab.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.util.ServiceLoader;
+
+@Command(name = "gluelab", mixinStandardHelpOptions = true, version = "gluelab 0.1.0",
+        description = "Time the glue ops of a transformer layer against their bandwidth floor and rank what is worth fixing.",
+        subcommands = {DemoCommand.class, BenchCommand.class, CalibrateCommand.class, ReportCommand.class,
+                SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override public void run() { spec.commandLine().usage(System.out); }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        for (CliPlugin p : ServiceLoader.load(CliPlugin.class)) p.register(cl);
+        cl.setExecutionExceptionHandler((ex, line, parse) -> {
+            boolean badInput = ex instanceof IllegalArgumentException;
+            line.getErr().println("gluelab " + line.getCommandName() + ": error: " + ex.getMessage());
+            if (!badInput && System.getenv("GLUELAB_DEBUG") != null) ex.printStackTrace(line.getErr());
+            return badInput ? 2 : 1;
+        });
+        return cl;
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+}

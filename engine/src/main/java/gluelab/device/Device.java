@@ -1,0 +1,44 @@
+package gluelab.device;
+
+import gluelab.tensor.Tensor;
+import gluelab.tensor.TensorSpec;
+
+import java.util.Map;
+
+/**
+ * Where ops run: the CPU (embedded default) or a GPU. The engine allocates buffers, copies data
+ * in and out, prepares launches of catalogue ops and times them through this interface only.
+ */
+public interface Device extends AutoCloseable {
+    /** Selector form: "cpu", "cuda:0". */
+    String id();
+
+    DeviceFacts facts();
+
+    Buffer allocate(TensorSpec spec);
+
+    void upload(Tensor host, Buffer dst);
+
+    void download(Buffer src, Tensor host);
+
+    /** Binds an op instance to buffers; args holds every input and output by name. */
+    Launch prepare(OpInstance instance, Map<String, Buffer> args);
+
+    /** A copy dst = src over whole buffers, for bandwidth calibration. */
+    Launch copyKernel(Buffer src, Buffer dst);
+
+    /** a = b + s * c over whole fp32 buffers, for bandwidth calibration. */
+    Launch triadKernel(Buffer a, Buffer b, Buffer c, float s);
+
+    DeviceTimer timer();
+
+    /** Evicts the last-level cache (writes a buffer of at least twice its size). */
+    void flushCache();
+
+    void synchronize();
+
+    /** Bytes that can be allocated now, for checks before a plan allocates anything. */
+    long availableMemory();
+
+    @Override void close();
+}

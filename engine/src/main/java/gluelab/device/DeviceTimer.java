@@ -1,0 +1,11 @@
+package gluelab.device;
+
+/** Times work enqueued between start() and stop(): wall clock on the CPU, events on a GPU. */
+public interface DeviceTimer {
+    void start();
+
+    void stop();
+
+    /** Seconds between start and stop; waits for the device where needed. */
+    double elapsedSeconds();
+}

@@ -1,0 +1,65 @@
+package gluelab.device;
+
+import gluelab.device.cpu.CpuDeviceProvider;
+
+import java.util.*;
+import java.util.function.Consumer;
+
+/** Opens a device from a selector: auto | cpu | cuda[:N]. auto takes a GPU when one is usable, else the CPU. */
+public final class Devices {
+    private Devices() {}
+
+    public static List<DeviceProvider> providers() {
+        List<DeviceProvider> list = new ArrayList<>();
+        list.add(new CpuDeviceProvider());
+        for (DeviceProvider p : ServiceLoader.load(DeviceProvider.class)) {
+            if (!p.kind().equals("cpu")) list.add(p);
+        }
+        return list;
+    }
+
+    public static Device open(String selector) {
+        return open(selector, msg -> System.err.println("gluelab: " + msg));
+    }
+
+    /** Opens the device; notices (such as auto falling back to the CPU) go to {@code notice}. */
+    public static Device open(String selector, Consumer<String> notice) {
+        String sel = selector == null ? "auto" : selector.trim().toLowerCase(Locale.ROOT);
+        List<DeviceProvider> providers = providers();
+        if (sel.equals("auto")) {
+            for (DeviceProvider p : providers) {
+                if (p.kind().equals("cpu")) continue;
+                Optional<String> why = p.unavailableReason();
+                if (why.isEmpty()) return p.open(0);
+                notice.accept("device auto: " + p.kind() + " unavailable (" + why.get() + "); using the CPU");
+            }
+            return find(providers, "cpu").open(0);
+        }
+        String kind = sel;
+        int ordinal = 0;
+        int colon = sel.indexOf(':');
+        if (colon >= 0) {
+            kind = sel.substring(0, colon);
+            try {
+                ordinal = Integer.parseInt(sel.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("bad device '" + selector + "': the part after ':' must be a device number");
+            }
+            if (ordinal < 0) throw new IllegalArgumentException("bad device '" + selector + "': negative device number");
+        }
+        DeviceProvider p = find(providers, kind);
+        Optional<String> why = p.unavailableReason();
+        if (why.isPresent()) throw new IllegalStateException("device '" + selector + "' is unavailable: " + why.get());
+        return p.open(ordinal);
+    }
+
+    private static DeviceProvider find(List<DeviceProvider> providers, String kind) {
+        for (DeviceProvider p : providers) if (p.kind().equals(kind)) return p;
+        List<String> known = new ArrayList<>(List.of("auto"));
+        for (DeviceProvider p : providers) known.add(p.kind() + (p.kind().equals("cpu") ? "" : "[:N]"));
+        if (kind.equals("cuda")) {
+            throw new IllegalArgumentException("unknown device 'cuda': no CUDA backend is on the classpath; known: " + known);
+        }
+        throw new IllegalArgumentException("unknown device '" + kind + "'; known: " + known);
+    }
+}

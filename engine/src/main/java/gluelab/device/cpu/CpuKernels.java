@@ -1,0 +1,31 @@
+package gluelab.device.cpu;
+
+import gluelab.device.Launch;
+import gluelab.device.OpInstance;
+import gluelab.ops.GlueOp;
+import gluelab.tensor.Tensor;
+
+import java.util.Map;
+
+/** CPU implementations of the catalogue, by op name. */
+final class CpuKernels {
+    /** Builds a launch for one op instance over bound tensors (inputs and outputs by name). */
+    interface OpKernels {
+        Launch bind(OpInstance instance, Map<String, Tensor> t, CpuParallel par);
+    }
+
+    private CpuKernels() {}
+
+    static OpKernels forOp(GlueOp op) {
+        return switch (op.name()) {
+            case "rmsnorm" -> new CpuRmsNorm();
+            case "add_rmsnorm" -> new CpuAddRmsNorm();
+            case "qnorm_rope_complex", "qnorm_rope_real" -> new CpuQNormRope();
+            case "swiglu" -> new CpuSwiGlu();
+            case "moe_routing" -> new CpuRouting();
+            case "cat" -> new CpuCat();
+            case "cast" -> new CpuCast();
+            default -> throw new IllegalArgumentException("the CPU device has no kernels for op '" + op.name() + "'");
+        };
+    }
+}

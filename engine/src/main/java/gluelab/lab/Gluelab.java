@@ -1,0 +1,189 @@
+package gluelab.lab;
+
+import gluelab.bench.BenchPlan;
+import gluelab.bench.BenchResult;
+import gluelab.bench.BenchRunner;
+import gluelab.bench.Tokens;
+import gluelab.calibrate.Calibration;
+import gluelab.calibrate.Calibrator;
+import gluelab.device.Device;
+import gluelab.device.DeviceFacts;
+import gluelab.device.Devices;
+import gluelab.devlog.Devlog;
+import gluelab.floor.Floor;
+import gluelab.model.ModelSpec;
+import gluelab.model.SpecRegistry;
+import gluelab.ops.*;
+import gluelab.progress.Progress;
+import gluelab.record.RecordStore;
+import gluelab.report.Tables;
+import gluelab.tensor.DType;
+import gluelab.timing.TimingConfig;
+import tech.tablesaw.api.*;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The entry point for notebooks and scripts: {@code var lab = Gluelab.open();} then
+ * {@code lab.bench("rmsnorm").tokens(2048, 4096).run()}. Holds one device and its calibration.
+ */
+public final class Gluelab implements AutoCloseable {
+    private final Device device;
+    private final SpecRegistry specs;
+    private Calibration calibration;
+    private Progress progress = Progress.NONE;
+
+    private Gluelab(Device device, SpecRegistry specs) {
+        this.device = device;
+        this.specs = specs;
+    }
+
+    /** The best device here (a GPU when usable, else the CPU). */
+    public static Gluelab open() { return open("auto"); }
+
+    public static Gluelab open(String deviceSelector) {
+        return new Gluelab(Devices.open(deviceSelector), SpecRegistry.load(Locations.specFolders()));
+    }
+
+    public Device device() { return device; }
+
+    public DeviceFacts facts() { return device.facts(); }
+
+    public SpecRegistry specs() { return specs; }
+
+    public ModelSpec spec(String name) { return specs.get(name); }
+
+    /** Where long work reports progress (the notebook kernel sets a display-updating one). */
+    public Gluelab progress(Progress p) {
+        this.progress = p == null ? Progress.NONE : p;
+        return this;
+    }
+
+    public Progress progress() { return progress; }
+
+    /** The device's calibration, measured once and then taken from the cache. */
+    public Calibration calibration() {
+        if (calibration == null) calibration = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
+        return calibration;
+    }
+
+    /** Measures again, ignoring the cache. */
+    public Calibration calibrate() {
+        calibration = new Calibrator(device, Locations.calibrationCache()).calibrate(true);
+        return calibration;
+    }
+
+    /** Uses a given bandwidth (bytes/s) and peak (FLOP/s) for floors instead of measuring. */
+    public Gluelab assumeBandwidth(double bytesPerSecond, double peakFlops) {
+        calibration = Calibration.given(device.facts().name(), bytesPerSecond, peakFlops);
+        return this;
+    }
+
+    public Floor floor(String op, String model, long tokens, String pass) {
+        GlueOp o = Catalogue.get(op);
+        return Floor.of(o, o.shape(spec(model), Tokens.check(tokens, Long.toString(tokens)), DType.BF16), Pass.parse(pass), calibration());
+    }
+
+    /** The ideal-time table: every catalogue op and pass at each token count (workflow step 2). */
+    public Table floors(String model, long... tokens) {
+        ModelSpec s = spec(model);
+        Table t = Table.create("ideal times: " + model);
+        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), bound = StringColumn.create("bound");
+        IntColumn tok = IntColumn.create("tokens");
+        DoubleColumn mib = DoubleColumn.create("MiB_moved"), ideal = DoubleColumn.create("ideal_us"), gflop = DoubleColumn.create("GFLOP");
+        for (long n : tokens) {
+            for (GlueOp o : Catalogue.all()) {
+                for (Pass p : Pass.values()) {
+                    if (!o.supports(p)) continue;
+                    Floor f = Floor.of(o, o.shape(s, Tokens.check(n, Long.toString(n)), DType.BF16), p, calibration());
+                    op.append(o.name());
+                    pass.append(p.id());
+                    tok.append((int) n);
+                    mib.append(Math.round(f.bytes() / 1048576.0 * 100) / 100.0);
+                    gflop.append(Math.round(f.flops() / 1e9 * 1000) / 1000.0);
+                    ideal.append(Math.round(f.idealSeconds() * 1e7) / 10.0);
+                    bound.append(f.bound());
+                }
+            }
+        }
+        t.addColumns(op, pass, tok, mib, gflop, ideal, bound);
+        return t;
+    }
+
+    public Table ops() {
+        Table t = Table.create("catalogue");
+        StringColumn name = StringColumn.create("op"), passes = StringColumn.create("passes"), summary = StringColumn.create("summary");
+        for (GlueOp o : Catalogue.all()) {
+            name.append(o.name());
+            passes.append(String.join(",", Arrays.stream(Pass.values()).filter(o::supports).map(Pass::id).toList()));
+            summary.append(o.summary());
+        }
+        return t.addColumns(name, passes, summary);
+    }
+
+    public Devlog devlog(String path) { return new Devlog(Path.of(path)); }
+
+    public BenchBuilder bench(String... ops) { return new BenchBuilder(ops); }
+
+    public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
+
+    @Override public void close() { device.close(); }
+
+    /** Fluent description of a bench; run() measures, record() also writes an experiment record. */
+    public final class BenchBuilder {
+        private final List<GlueOp> ops = new ArrayList<>();
+        private String model = "llama-3-8b";
+        private List<Long> tokens = List.of(2048L);
+        private List<Variant> variants = List.of(Variant.EAGER, Variant.FUSED);
+        private List<Pass> passes = List.of(Pass.FORWARD);
+        private DType dtype = DType.BF16;
+        private TimingConfig timing = TimingConfig.defaults();
+        private long checkTokens = 16;
+
+        private BenchBuilder(String... names) {
+            if (names.length == 0) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
+            for (String n : names) ops.add(Catalogue.get(n));
+        }
+
+        public BenchBuilder model(String name) { spec(name); model = name; return this; }
+
+        public BenchBuilder tokens(long... t) {
+            List<Long> list = new ArrayList<>();
+            for (long v : t) list.add(Tokens.check(v, Long.toString(v)));
+            tokens = list;
+            return this;
+        }
+
+        public BenchBuilder tokens(String list) { tokens = Tokens.parse(list); return this; }
+
+        public BenchBuilder variants(String... v) { variants = Arrays.stream(v).map(Variant::parse).toList(); return this; }
+
+        public BenchBuilder passes(String... p) { passes = Arrays.stream(p).map(Pass::parse).toList(); return this; }
+
+        public BenchBuilder dtype(String d) { dtype = DType.parse(d); return this; }
+
+        public BenchBuilder timing(TimingConfig t) { timing = t; return this; }
+
+        public BenchBuilder quick() { timing = TimingConfig.quick(); return this; }
+
+        public BenchBuilder hot() { timing = timing.withMode(gluelab.timing.Mode.HOT); return this; }
+
+        /** Correctness check size in tokens; 0 skips checks. */
+        public BenchBuilder check(long tokensForCheck) { checkTokens = tokensForCheck; return this; }
+
+        public BenchPlan plan() { return new BenchPlan(spec(model), ops, tokens, variants, passes, dtype, timing, checkTokens); }
+
+        public BenchResult run() { return new BenchRunner(device, calibration()).run(plan(), progress, row -> {}); }
+
+        /** Runs as a recorded experiment under {@code outDir}, logging to {@code devlog}. */
+        public Experiment.Outcome record(String outDir, Devlog devlog) {
+            return Experiment.run("bench", plan(), device, calibration(), new RecordStore(Path.of(outDir)), devlog, progress, 0.01);
+        }
+    }
+
+    /** Re-renders tables for a stored record, for the ranking notebook. */
+    public static Table baselines(gluelab.record.ExperimentRecord r) { return Tables.baselines(r.rows()); }
+}

@@ -1,0 +1,75 @@
+package gluelab.rank;
+
+import tech.tablesaw.api.*;
+
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Candidates sorted by score, with the stop rule: an item whose gap is under {@code stopFraction}
+ * of the layer is not worth a change (unless it fixes correctness or removes a sync), and the
+ * effort stops when the whole remaining gap is under it.
+ */
+public final class Ranking {
+    private final List<Candidate> ranked;
+    private final double stopFraction;
+
+    private Ranking(List<Candidate> ranked, double stopFraction) {
+        this.ranked = ranked;
+        this.stopFraction = stopFraction;
+    }
+
+    public static Ranking of(List<Candidate> candidates, double stopFraction) {
+        if (!(stopFraction > 0 && stopFraction < 1)) throw new IllegalArgumentException("stop fraction must be in (0, 1), got " + stopFraction);
+        List<Candidate> sorted = candidates.stream()
+                .sorted(Comparator.comparingDouble(Candidate::score).reversed().thenComparing(Candidate::op)).toList();
+        return new Ranking(sorted, stopFraction);
+    }
+
+    public List<Candidate> ranked() { return ranked; }
+
+    public double stopFraction() { return stopFraction; }
+
+    public boolean worthFixing(Candidate c) { return c.gapShare() >= stopFraction; }
+
+    public List<Candidate> worthFixing() { return ranked.stream().filter(this::worthFixing).toList(); }
+
+    /** True when the summed remaining gap is under the stop fraction of the layer. */
+    public boolean stopReached() {
+        double gap = 0, layer = ranked.isEmpty() ? 1 : ranked.getFirst().layerUs();
+        for (Candidate c : ranked) gap += c.gapUs();
+        return gap / layer < stopFraction;
+    }
+
+    public Table table() {
+        Table t = Table.create("ranked candidates");
+        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), variant = StringColumn.create("variant");
+        IntColumn tokens = IntColumn.create("tokens"), count = IntColumn.create("count");
+        DoubleColumn measured = DoubleColumn.create("measured_us"), ideal = DoubleColumn.create("ideal_us"),
+                gap = DoubleColumn.create("gap_us"), ratio = DoubleColumn.create("ratio"),
+                share = DoubleColumn.create("share_pct"), score = DoubleColumn.create("score");
+        StringColumn verdict = StringColumn.create("verdict");
+        for (Candidate c : ranked) {
+            op.append(c.op());
+            pass.append(c.pass());
+            variant.append(c.variant());
+            tokens.append((int) c.tokens());
+            count.append(c.count());
+            measured.append(round(c.measuredUs(), 1));
+            ideal.append(round(c.idealUs(), 1));
+            gap.append(round(c.gapUs(), 1));
+            ratio.append(round(c.ratio(), 2));
+            share.append(round(100 * c.share(), 2));
+            score.append(round(c.score(), 2));
+            verdict.append(worthFixing(c) ? "fix" : "below stop rule");
+        }
+        t.addColumns(op, pass, variant, tokens, count, measured, ideal, gap, ratio, share, score, verdict);
+        return t;
+    }
+
+    static double round(double v, int places) {
+        if (!Double.isFinite(v)) return v;
+        double f = Math.pow(10, places);
+        return Math.round(v * f) / f;
+    }
+}

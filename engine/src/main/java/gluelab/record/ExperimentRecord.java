@@ -1,0 +1,21 @@
+package gluelab.record;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A self-describing run: what was asked (parameters), where it ran (environment), and every
+ * measurement with raw samples. Tables, rankings and charts are derived from it, never stored
+ * instead of it, so loading a record rebuilds them without running anything.
+ */
+public record ExperimentRecord(int formatVersion, String id, String kind, gluelab.model.ModelSpec spec, Map<String, String> parameters,
+                               Environment environment, List<Row> rows, double stopFraction, String finishedAt) {
+    public static final int FORMAT = 1;
+
+    public ExperimentRecord {
+        parameters = Map.copyOf(parameters);
+        rows = List.copyOf(rows);
+    }
+
+    public String model() { return spec.name(); }
+}
