@@ -70,13 +70,13 @@ public final class Calibrator {
      * approximates the SIMD peak the CPU kernels can reach (a measured, not spec-sheet, figure).
      */
     static double cpuPeakFlops(int cores) {
-        int reps = 10_000;
+        int reps = 40_000;
         for (int warm = 0; warm < 3; warm++) fmaLoop(reps / 4);
         long t0 = System.nanoTime();
         double sink = IntStream.range(0, cores).parallel().mapToDouble(i -> fmaLoop(reps)).sum();
         double seconds = (System.nanoTime() - t0) * 1e-9;
         if (sink == 42) System.out.print("");
-        return cores * (double) reps * FMA_WIDTH * 16.0 / seconds;
+        return cores * (double) reps * FMA_WIDTH * 2.0 / seconds;
     }
 
     private static final int FMA_WIDTH = 2048;
@@ -85,12 +85,7 @@ public final class Calibrator {
         float[] a = new float[FMA_WIDTH];
         java.util.Arrays.fill(a, 1f);
         for (int r = 0; r < reps; r++) {
-            for (int i = 0; i < FMA_WIDTH; i++) {
-                float v = a[i];
-                v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f;
-                v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f; v = v * 0.999999f + 1e-7f;
-                a[i] = v;
-            }
+            for (int i = 0; i < FMA_WIDTH; i++) a[i] = a[i] * 0.999999f + 1e-7f;
         }
         double s = 0;
         for (float v : a) s += v;

@@ -10,7 +10,7 @@ public record DeviceFacts(String kind, String name, int ordinal, long memoryByte
                           int cores, double theoreticalBandwidth, String driverVersion, String runtimeVersion,
                           Map<String, String> extras) {
     public DeviceFacts {
-        extras = Map.copyOf(extras);
+        extras = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(extras));
     }
 
     /** A stable key for caches: changes when the hardware or its software stack does. */

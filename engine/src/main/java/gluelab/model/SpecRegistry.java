@@ -51,7 +51,7 @@ public final class SpecRegistry {
                 throw new IllegalArgumentException("cannot list model specs in " + folder + ": " + e.getMessage(), e);
             }
         }
-        for (String name : raw.keySet()) r.resolve(name, raw, new ArrayDeque<>());
+        for (String name : List.copyOf(raw.keySet())) r.resolve(name, raw, new ArrayDeque<>());
         return r;
     }
 

@@ -13,7 +13,7 @@ public record ExperimentRecord(int formatVersion, String id, String kind, gluela
     public static final int FORMAT = 1;
 
     public ExperimentRecord {
-        parameters = Map.copyOf(parameters);
+        parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
         rows = List.copyOf(rows);
     }
 

@@ -1,0 +1,88 @@
+package gluelab.cli;
+
+import gluelab.record.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class CliTest {
+    record Result(int code, String out, String err) {}
+
+    static Result run(String... args) {
+        CommandLine cl = Main.commandLine();
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err, true));
+        PrintStream oldOut = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true));
+        try {
+            int code = cl.execute(args);
+            return new Result(code, out.toString(), err.toString());
+        } finally {
+            System.setOut(oldOut);
+        }
+    }
+
+    static void assertBadInput(Result r, String... fragments) {
+        assertEquals(2, r.code(), r.toString());
+        for (String f : fragments) assertTrue(r.err().contains(f), "missing '" + f + "' in: " + r.err());
+    }
+
+    @Test
+    void unknownNamesListWhatExists() {
+        assertBadInput(run("bench", "layernorm"), "unknown op 'layernorm'", "rmsnorm", "swiglu");
+        assertBadInput(run("bench", "rmsnorm", "--model", "gpt-9"), "unknown model spec 'gpt-9'", "llama-3-8b", "deepseek-v3");
+        assertBadInput(run("bench", "rmsnorm", "--device", "tpu"), "unknown device 'tpu'", "cpu");
+        assertBadInput(run("bench", "rmsnorm", "--variants", "compiled"), "unknown variant 'compiled'", "eager", "fused");
+        assertBadInput(run("bench", "rmsnorm", "--dtype", "int4"), "unknown dtype 'int4'");
+    }
+
+    @Test
+    void badTokenCountsFailBeforeAnythingRuns() {
+        assertBadInput(run("bench", "rmsnorm", "--tokens", "0"), "must be > 0");
+        assertBadInput(run("bench", "rmsnorm", "--tokens", "-5"), "must be > 0");
+        assertBadInput(run("bench", "rmsnorm", "--tokens", "2k,abc"), "'abc' is not a whole number");
+        assertBadInput(run("bench", "rmsnorm", "--tokens", "99999999999"), "over the limit");
+        assertBadInput(run("bench", "swiglu", "--tokens", "16000000"), "needs about", "GiB");
+        assertBadInput(run("demo", "--tokens", ""), "token counts are empty");
+    }
+
+    @Test
+    void reportOfAMissingOrCorruptRunNamesIt(@TempDir Path dir) throws Exception {
+        assertBadInput(run("report", dir.resolve("nope").toString()), "no experiment record at");
+        java.nio.file.Files.writeString(dir.resolve("record.json"), "{\"formatVersion\": 1, \"id\": ");
+        assertBadInput(run("report", dir.toString()), "corrupt experiment record", "record.json");
+    }
+
+    @Test
+    void benchPrintsJsonRows() throws Exception {
+        Result r = run("bench", "rmsnorm", "cat", "--device", "cpu", "--tokens", "64", "--timeout", "0.2", "--min-time", "0", "--check", "4", "--json");
+        assertEquals(0, r.code(), r.err());
+        var rows = Json.MAPPER.readTree(r.out());
+        assertEquals(4, rows.size());
+        assertEquals("rmsnorm", rows.get(0).get("op").asText());
+        assertTrue(rows.get(0).get("measurement").get("samples").size() >= 1);
+        assertTrue(rows.get(0).get("correctness").get("passed").asBoolean());
+    }
+
+    @Test
+    void listingsWork() {
+        Result ops = run("ops");
+        assertEquals(0, ops.code());
+        assertTrue(ops.out().contains("qnorm_rope_real"));
+        Result specs = run("specs", "--reach", "llama-3-8b");
+        assertEquals(0, specs.code());
+        assertTrue(specs.out().contains("anchor-h200"), specs.out());
+        Result floor = run("floor", "rmsnorm", "--tokens", "2048", "--bandwidth", "4272");
+        assertEquals(0, floor.code(), floor.err());
+        assertTrue(floor.out().contains("33562624"), floor.out());
+    }
+}
