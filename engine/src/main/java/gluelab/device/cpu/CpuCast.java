@@ -2,7 +2,7 @@ package gluelab.device.cpu;
 
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
-import gluelab.ops.Variant;
+import gluelab.device.eager.EagerOps.Unary;
 import gluelab.tensor.DType;
 import gluelab.tensor.Tensor;
 
@@ -14,19 +14,15 @@ final class CpuCast implements CpuKernels.OpKernels {
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 
-    @Override public Launch bind(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
         Tensor x = t.get("x"), y = t.get("y");
         long n = x.elements();
         Program p = new Program();
-        if (in.variant() == Variant.EAGER || x.dtype() != DType.BF16) {
-            p.pass(() -> Primitives.unary(par, Primitives.Unary.CAST, x, y, 0));
-            return p;
-        }
+        if (x.dtype() != DType.BF16) return p.pass(() -> Primitives.unary(par, Unary.CAST, x, y, 0));
         // bf16 -> fp32 is a 16-bit shift: no float conversion, straight from memory to memory.
-        p.pass(() -> par.range(n, 1 << 15, (from, to) -> {
+        return p.pass(() -> par.range(n, 1 << 15, (from, to) -> {
             MemorySegment src = x.segment(), dst = y.segment();
             for (long i = from; i < to; i++) dst.setAtIndex(INT, i, (src.getAtIndex(SHORT, i) & 0xffff) << 16);
         }));
-        return p;
     }
 }

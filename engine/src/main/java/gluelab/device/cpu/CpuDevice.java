@@ -1,6 +1,8 @@
 package gluelab.device.cpu;
 
 import gluelab.device.*;
+import gluelab.device.eager.EagerChains;
+import gluelab.ops.Variant;
 import gluelab.tensor.DType;
 import gluelab.tensor.Tensor;
 import gluelab.tensor.TensorSpec;
@@ -48,7 +50,12 @@ public final class CpuDevice implements Device {
         Map<String, Tensor> tensors = new HashMap<>();
         for (TensorSpec s : instance.op().inputs(instance.shape(), instance.pass())) tensors.put(s.name(), bound(args, s));
         for (TensorSpec s : instance.op().outputs(instance.shape(), instance.pass())) tensors.put(s.name(), bound(args, s));
-        return CpuKernels.forOp(instance.op()).bind(instance, tensors, parallel);
+        if (instance.variant() == Variant.EAGER) {
+            Program program = new Program();
+            EagerChains.build(instance, tensors, new CpuEagerOps(program, parallel));
+            return program;
+        }
+        return CpuKernels.forOp(instance.op()).fused(instance, tensors, parallel);
     }
 
     private static Tensor bound(Map<String, Buffer> args, TensorSpec s) {

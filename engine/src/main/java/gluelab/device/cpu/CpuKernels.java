@@ -7,11 +7,11 @@ import gluelab.tensor.Tensor;
 
 import java.util.Map;
 
-/** CPU implementations of the catalogue, by op name. */
+/** Fused CPU implementations of the catalogue, by op name (eager ones come from EagerChains). */
 final class CpuKernels {
-    /** Builds a launch for one op instance over bound tensors (inputs and outputs by name). */
+    /** Builds the fused launch of one op instance over bound tensors (inputs and outputs by name). */
     interface OpKernels {
-        Launch bind(OpInstance instance, Map<String, Tensor> t, CpuParallel par);
+        Launch fused(OpInstance instance, Map<String, Tensor> t, CpuParallel par);
     }
 
     private CpuKernels() {}

@@ -2,18 +2,14 @@ package gluelab.device.cpu;
 
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
-import gluelab.device.cpu.Primitives.Binary;
-import gluelab.device.cpu.Primitives.Unary;
 import gluelab.ops.Pass;
 import gluelab.ops.QNormRope;
-import gluelab.ops.Variant;
-import gluelab.tensor.DType;
 import gluelab.tensor.Tensor;
 
 import java.util.Map;
 
 final class CpuQNormRope implements CpuKernels.OpKernels {
-    @Override public Launch bind(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
         var s = in.shape();
         long tokens = s.tokens(), heads = s.dim("H"), hd = s.dim("HD"), half = hd / 2, rows = tokens * heads;
         float eps = (float) s.param("eps");
@@ -21,16 +17,8 @@ final class CpuQNormRope implements CpuKernels.OpKernels {
         Tensor q = t.get("q"), w = t.get("w");
         Tensor freqs = t.get("freqs"), cos = t.get("cos"), sin = t.get("sin");
         Program p = new Program();
-        DType dt = q.dtype();
         if (in.pass() == Pass.FORWARD) {
             Tensor out = t.get("out");
-            if (in.variant() == Variant.EAGER) {
-                Tensor normed = p.scratch("normed", dt, rows, hd);
-                NormKernels.eagerForward(p, par, q, w, normed, rows, hd, eps);
-                if (complex) eagerComplex(p, par, normed, freqs, out, heads, half, false);
-                else eagerReal(p, par, normed, cos, sin, out, heads, half, false);
-                return p;
-            }
             p.pass(() -> {
                 float[] wv = NormKernels.vector(w);
                 int h = (int) hd;
@@ -46,13 +34,6 @@ final class CpuQNormRope implements CpuKernels.OpKernels {
             return p;
         }
         Tensor dy = t.get("dy"), dq = t.get("dq"), dw = t.get("dw");
-        if (in.variant() == Variant.EAGER) {
-            Tensor dn = p.scratch("dnormed", dt, rows, hd);
-            if (complex) eagerComplex(p, par, dy, freqs, dn, heads, half, true);
-            else eagerReal(p, par, dy, cos, sin, dn, heads, half, true);
-            NormKernels.eagerBackward(p, par, q, w, dn, dq, dw, rows, hd, eps);
-            return p;
-        }
         long chunk = CpuRmsNorm.ROW_CHUNK;
         p.pass(() -> {
             float[] wv = NormKernels.vector(w);
@@ -95,30 +76,5 @@ final class CpuQNormRope implements CpuKernels.OpKernels {
             a[2 * i] = re * c - im * s;
             a[2 * i + 1] = re * s + im * c;
         }
-    }
-
-    /** x.float() -> complex multiply -> .type_as(x): 3 passes. */
-    private static void eagerComplex(Program p, CpuParallel par, Tensor x, Tensor freqs, Tensor out, long heads, long half, boolean conj) {
-        long rows = x.elements() / (2 * half);
-        Tensor xf = p.scratch("x_fp32", DType.FP32, rows, 2 * half), rot = p.scratch("rotated_fp32", DType.FP32, rows, 2 * half);
-        p.pass(() -> Primitives.unary(par, Unary.CAST, x, xf, 0))
-                .pass(() -> Primitives.complexMul(par, xf, freqs, rot, heads, half, conj))
-                .pass(() -> Primitives.unary(par, Unary.CAST, rot, out, 0));
-    }
-
-    /** Real-arithmetic rotation of interleaved pairs from strided even/odd views: 7 passes. */
-    private static void eagerReal(Program p, CpuParallel par, Tensor x, Tensor cos, Tensor sin, Tensor out, long heads, long half, boolean inverse) {
-        long rows = x.elements() / (2 * half);
-        DType dt = x.dtype();
-        Tensor ac = p.scratch("a_cos", dt, rows, half), bs = p.scratch("b_sin", dt, rows, half), even = p.scratch("even", dt, rows, half);
-        Tensor as = p.scratch("a_sin", dt, rows, half), bc = p.scratch("b_cos", dt, rows, half), odd = p.scratch("odd", dt, rows, half);
-        p.pass(() -> Primitives.ropeProduct(par, x, 0, cos, ac, heads, half))
-                .pass(() -> Primitives.ropeProduct(par, x, 1, sin, bs, heads, half))
-                .pass(() -> Primitives.binary(par, inverse ? Binary.ADD : Binary.SUB, ac, bs, even))
-                .pass(() -> Primitives.ropeProduct(par, x, 0, sin, as, heads, half))
-                .pass(() -> Primitives.ropeProduct(par, x, 1, cos, bc, heads, half));
-        if (inverse) p.pass(() -> Primitives.binary(par, Binary.SUB, bc, as, odd));
-        else p.pass(() -> Primitives.binary(par, Binary.ADD, as, bc, odd));
-        p.pass(() -> Primitives.interleave(par, even, odd, out));
     }
 }

@@ -3,7 +3,6 @@ package gluelab.device.cpu;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
-import gluelab.ops.Variant;
 import gluelab.tensor.Tensor;
 
 import java.util.Map;
@@ -12,16 +11,15 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
     /** Rows per dw partial: fixed, so dw does not depend on the thread count. */
     static final long ROW_CHUNK = 64;
 
-    @Override public Launch bind(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
         long rows = in.shape().tokens();
         int n = (int) in.shape().dim("D");
         float eps = (float) in.shape().param("eps");
-        Program p = new Program();
         Tensor x = t.get("x"), w = t.get("w");
+        Program p = new Program();
         if (in.pass() == Pass.FORWARD) {
             Tensor y = t.get("y");
-            if (in.variant() == Variant.EAGER) NormKernels.eagerForward(p, par, x, w, y, rows, n, eps);
-            else p.pass(() -> {
+            return p.pass(() -> {
                 float[] wv = NormKernels.vector(w);
                 Primitives.rows(par, rows, n, (r, a, b) -> {
                     x.load(r * n, a, 0, n);
@@ -29,15 +27,8 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
                     y.store(r * n, a, 0, n);
                 });
             });
-            return p;
         }
-        Tensor dy = t.get("dy"), dx = t.get("dx"), dw = t.get("dw");
-        if (in.variant() == Variant.EAGER) {
-            NormKernels.eagerBackward(p, par, x, w, dy, dx, dw, rows, n, eps);
-            return p;
-        }
-        p.pass(() -> fusedBackward(par, x, w, dy, null, dx, dw, rows, n, eps));
-        return p;
+        return p.pass(() -> fusedBackward(par, x, w, t.get("dy"), null, t.get("dx"), t.get("dw"), rows, n, eps));
     }
 
     /** One pass: per row load x and dy (and the residual grad addend), write dx, accumulate dw. */

@@ -1,18 +1,16 @@
 package gluelab.device.cpu;
 
+import gluelab.device.eager.EagerOps.Binary;
+import gluelab.device.eager.EagerOps.Unary;
 import gluelab.tensor.Tensor;
 
 /**
- * The primitive ops an eager framework launches, one full pass each. Every method reads its
- * inputs and writes a whole output tensor; compositions of these are the EAGER variants.
+ * The CPU's primitive passes (see {@link gluelab.device.eager.EagerOps}), plus the block and row
+ * loops the fused kernels share.
  * Data moves in blocks between memory and float arrays (fp32 compute, as GPU frameworks do).
  */
 final class Primitives {
     private Primitives() {}
-
-    enum Unary { SQUARE, CUBE, SILU, SIGMOID, ADD_SCALAR, MUL_SCALAR, RSQRT, CAST }
-
-    enum Binary { ADD, SUB, MUL }
 
     static final int BLOCK = 8192;
 
@@ -175,6 +173,80 @@ final class Primitives {
                 a[2 * i + 1] = re * s + im * c;
             }
             out.store(row * w, a, 0, w);
+        });
+    }
+
+    static void siluBackward(CpuParallel par, Tensor grad, Tensor g, Tensor out) {
+        blocks(par, g.elements(), (start, len, a, b, c, d) -> {
+            grad.load(start, a, 0, len);
+            g.load(start, b, 0, len);
+            for (int i = 0; i < len; i++) {
+                float sg = 1f / (1f + (float) Math.exp(-b[i]));
+                a[i] = a[i] * sg * (1 + b[i] * (1 - sg));
+            }
+            out.store(start, a, 0, len);
+        });
+    }
+
+    /** Softmax (max-subtracted) or sigmoid of a row of e logits, in place. */
+    static void score(float[] a, int e, boolean softmax) {
+        if (!softmax) {
+            for (int j = 0; j < e; j++) a[j] = 1f / (1f + (float) Math.exp(-a[j]));
+            return;
+        }
+        float max = Float.NEGATIVE_INFINITY, sum = 0;
+        for (int j = 0; j < e; j++) max = Math.max(max, a[j]);
+        for (int j = 0; j < e; j++) {
+            a[j] = (float) Math.exp(a[j] - max);
+            sum += a[j];
+        }
+        for (int j = 0; j < e; j++) a[j] /= sum;
+    }
+
+    /** Top k of scores[0..e) into values[0..k) and the index tensor's row; ties go to the lower index. */
+    static void topKRow(float[] scores, int e, int k, float[] values, Tensor indices, long row) {
+        boolean[] taken = new boolean[e];
+        for (int slot = 0; slot < k; slot++) {
+            int best = -1;
+            for (int j = 0; j < e; j++) if (!taken[j] && (best < 0 || scores[j] > scores[best])) best = j;
+            taken[best] = true;
+            indices.setDouble(row * k + slot, best);
+            values[slot] = scores[best];
+        }
+    }
+
+    static void routerScores(CpuParallel par, Tensor logits, Tensor scores, int e, boolean softmax) {
+        rows(par, logits.elements() / e, e, (row, a, b) -> {
+            logits.load(row * e, a, 0, e);
+            score(a, e, softmax);
+            scores.store(row * e, a, 0, e);
+        });
+    }
+
+    static void topK(CpuParallel par, Tensor scores, Tensor values, Tensor indices, int e, int k) {
+        rows(par, scores.elements() / e, Math.max(e, k), (row, a, b) -> {
+            scores.load(row * e, a, 0, e);
+            topKRow(a, e, k, b, indices, row);
+            values.store(row * k, b, 0, k);
+        });
+    }
+
+    static void divRows(CpuParallel par, Tensor x, Tensor v, Tensor out, long n) {
+        rows(par, x.elements() / n, (int) n, (r, a, b) -> {
+            x.load(r * n, a, 0, (int) n);
+            float s = v.get(r);
+            for (int j = 0; j < n; j++) a[j] /= s;
+            out.store(r * n, a, 0, (int) n);
+        });
+    }
+
+    /** The framework's generic cat: each input converted through fp32 registers into the output. */
+    static void cat(CpuParallel par, Tensor a, Tensor b, Tensor out, long ha, long hb) {
+        long d = ha + hb;
+        rows(par, out.elements() / d, (int) d, (row, x, unused) -> {
+            a.load(row * ha, x, 0, (int) ha);
+            b.load(row * hb, x, (int) ha, (int) hb);
+            out.store(row * d, x, 0, (int) d);
         });
     }
 }
