@@ -25,6 +25,11 @@ import java.util.function.Consumer;
  * to {@code onRow} as soon as it is measured, so callers can log and save progressively.
  */
 public final class BenchRunner {
+    /** Variant suffix of the rows measured as CUDA-graph replays. */
+    public static final String GRAPH_SUFFIX = "@graph";
+    /** Launches captured per graph; a sample is one replay divided by this. */
+    public static final int GRAPH_REPEATS = 20;
+
     private final Device device;
     private final Calibration calibration;
 
@@ -92,10 +97,18 @@ public final class BenchRunner {
                 OpInstance inst = new OpInstance(g.op(), g.shape(), g.pass(), v);
                 Launch l = device.prepare(inst, args);
                 launches.add(l);
-                subjects.add(new Harness.Subject(g.op().name() + "/" + g.pass().id() + "/" + v.id(), l, g.argumentBytes()));
+                String label = g.op().name() + "/" + g.pass().id() + "/" + v.id();
+                subjects.add(new Harness.Subject(label, l, g.argumentBytes()));
+                // Every measurement also gets a CUDA-graph row where the device has graphs.
+                var graph = device.graph(l, GRAPH_REPEATS);
+                if (graph.isPresent()) {
+                    launches.add(graph.get());
+                    subjects.add(new Harness.Subject(label + GRAPH_SUFFIX, graph.get(), g.argumentBytes()));
+                }
             }
             return harness.interleave(subjects, plan.timing());
         } finally {
+            java.util.Collections.reverse(launches);
             launches.forEach(Launch::close);
             args.values().forEach(Buffer::close);
         }

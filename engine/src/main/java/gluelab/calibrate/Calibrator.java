@@ -45,7 +45,8 @@ public final class Calibrator {
 
     public Calibration measure() {
         long llc = device.facts().lastLevelCacheBytes();
-        long bytes = Math.max(4 * llc, 256L << 20);
+        // GPUs get 1 GiB buffers (the anchors use 1-4 GiB); CPUs 4x the LLC, at least 256 MiB.
+        long bytes = device.facts().kind().equals("cpu") ? Math.max(4 * llc, 256L << 20) : Math.max(16 * llc, 1L << 30);
         bytes = Math.min(bytes, Math.max(64L << 20, device.availableMemory() / 8));
         long elements = bytes / 4;
         TimingConfig cfg = new TimingConfig(Mode.HOT, 0.1, new StopRule(10, 0.3, 0.01, 4, 1000), 1);
@@ -57,7 +58,8 @@ public final class Calibrator {
              Launch triad = device.triadKernel(a, b, c, 3f)) {
             Measurement mc = harness.measure(new Harness.Subject("copy", copy, 2 * bytes), cfg);
             Measurement mt = harness.measure(new Harness.Subject("triad", triad, 3 * bytes), cfg);
-            double peak = device.facts().kind().equals("cpu") ? cpuPeakFlops(device.facts().cores()) : 0;
+            double peak = device.facts().kind().equals("cpu") ? cpuPeakFlops(device.facts().cores())
+                    : Double.parseDouble(device.facts().extras().getOrDefault("peak_bf16_flops", "0"));
             return new Calibration(device.facts().fingerprint(), device.facts().name(), elements * 4,
                     2.0 * bytes / mc.summary().median(), 2.0 * bytes / mc.summary().min(),
                     3.0 * bytes / mt.summary().median(), 3.0 * bytes / mt.summary().min(), peak,

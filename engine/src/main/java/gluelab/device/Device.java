@@ -40,5 +40,14 @@ public interface Device extends AutoCloseable {
     /** Bytes that can be allocated now, for checks before a plan allocates anything. */
     long availableMemory();
 
+    /**
+     * The launch captured {@code repeats} times into one replayable graph, where the device has
+     * graphs (CUDA); empty elsewhere.
+     */
+    default java.util.Optional<Launch> graph(Launch launch, int repeats) { return java.util.Optional.empty(); }
+
+    /** Clocks, throttle reasons and other processes on the device, where known. */
+    default Map<String, String> telemetry() { return Map.of(); }
+
     @Override void close();
 }

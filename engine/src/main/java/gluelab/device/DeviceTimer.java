@@ -8,4 +8,7 @@ public interface DeviceTimer {
 
     /** Seconds between start and stop; waits for the device where needed. */
     double elapsedSeconds();
+
+    /** False when the last sample ran under conditions that invalidate it (a throttled GPU); it is discarded. */
+    default boolean lastSampleValid() { return true; }
 }

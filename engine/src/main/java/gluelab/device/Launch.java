@@ -7,6 +7,9 @@ public interface Launch extends AutoCloseable {
     /** Kernels (primitive passes) one run() launches. */
     int kernels();
 
+    /** Runs of the op one run() performs (a CUDA graph replays several); samples are divided by it. */
+    default int repeats() { return 1; }
+
     /** Extra memory the launch holds beyond its arguments (eager intermediates). */
     long scratchBytes();
 

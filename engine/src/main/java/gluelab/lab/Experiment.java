@@ -38,6 +38,8 @@ public final class Experiment {
         Path partial = store.begin(id);
         devlog.note("run " + id + " started: " + kind + " of " + plan.spec().name() + " on " + device.id() + " (" + device.facts().name()
                 + "), tokens " + plan.tokens() + ", calibration " + cal.describe());
+        Map<String, String> telemetry = new LinkedHashMap<>();
+        device.telemetry().forEach((k, v) -> telemetry.put("before." + k, v));
         try {
             BenchResult result = new BenchRunner(device, cal).run(plan, progress, row -> devlog.measurement(String.format(
                     "%s %s %s T=%d: median %.1f us (min %.1f, rel stdev %.2f%%, n=%d, %s), ideal %.1f us, %.1f%% of floor, %d kernels",
@@ -59,7 +61,8 @@ public final class Experiment {
             params.put("timeoutSeconds", Double.toString(plan.timing().stop().timeoutSeconds()));
             params.put("checkTokens", Long.toString(plan.checkTokens()));
             params.put("device", device.id());
-            ExperimentRecord record = new ExperimentRecord(ExperimentRecord.FORMAT, id, kind, plan.spec(), params,
+            device.telemetry().forEach((k, v) -> telemetry.put("after." + k, v));
+            ExperimentRecord record = new ExperimentRecord(ExperimentRecord.FORMAT, id, kind, plan.spec(), params, telemetry,
                     Environment.capture(device.facts(), cal), result.rows(), stopFraction, Instant.now().toString());
             RecordStore.save(partial, record);
             RunReport.render(record, partial);

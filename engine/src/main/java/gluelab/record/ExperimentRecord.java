@@ -9,12 +9,14 @@ import java.util.Map;
  * instead of it, so loading a record rebuilds them without running anything.
  */
 public record ExperimentRecord(int formatVersion, String id, String kind, gluelab.model.ModelSpec spec, Map<String, String> parameters,
-                               Environment environment, List<Row> rows, double stopFraction, String finishedAt) {
+                               Map<String, String> telemetry, Environment environment, List<Row> rows, double stopFraction,
+                               String finishedAt) {
     public static final int FORMAT = 1;
 
     public ExperimentRecord {
         parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
         rows = List.copyOf(rows);
+        telemetry = telemetry == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(telemetry));
     }
 
     public String model() { return spec.name(); }

@@ -45,13 +45,20 @@ public final class Tables {
         IntColumn tokens = IntColumn.create("tokens");
         DoubleColumn ideal = DoubleColumn.create("ideal_us"), eager = DoubleColumn.create("eager_us"), fused = DoubleColumn.create("fused_us"),
                 speedup = DoubleColumn.create("speedup"), eagerPct = DoubleColumn.create("eager_pct_floor"), fusedPct = DoubleColumn.create("fused_pct_floor");
+        // Slots: eager, fused, eager under a CUDA graph, fused under a CUDA graph.
+        List<String> slots = List.of("eager", "fused", "eager@graph", "fused@graph");
         Map<String, Row[]> pairs = new LinkedHashMap<>();
         for (Row r : rows) {
-            Row[] pair = pairs.computeIfAbsent(r.op() + "|" + r.pass() + "|" + r.tokens(), k -> new Row[2]);
-            pair[r.variant().equals("eager") ? 0 : 1] = r;
+            int slot = slots.indexOf(r.variant());
+            if (slot < 0) continue;
+            pairs.computeIfAbsent(r.op() + "|" + r.pass() + "|" + r.tokens(), k -> new Row[4])[slot] = r;
         }
+        boolean graphs = rows.stream().anyMatch(r -> r.variant().endsWith("@graph"));
+        DoubleColumn eagerGraph = DoubleColumn.create("eager_graph_us"), fusedGraph = DoubleColumn.create("fused_graph_us");
         for (Row[] pair : pairs.values()) {
-            Row any = pair[0] != null ? pair[0] : pair[1];
+            Row any = java.util.Arrays.stream(pair).filter(java.util.Objects::nonNull).findFirst().orElseThrow();
+            eagerGraph.append(pair[2] == null ? Double.NaN : round(pair[2].measuredUs(), 1));
+            fusedGraph.append(pair[3] == null ? Double.NaN : round(pair[3].measuredUs(), 1));
             op.append(any.op());
             pass.append(any.pass());
             tokens.append((int) any.tokens());
@@ -63,6 +70,7 @@ public final class Tables {
             fusedPct.append(pair[1] == null ? Double.NaN : round(pair[1].percentOfFloor(), 1));
         }
         t.addColumns(op, pass, tokens, ideal, eager, fused, speedup, eagerPct, fusedPct);
+        if (graphs) t.addColumns(eagerGraph, fusedGraph);
         return t;
     }
 

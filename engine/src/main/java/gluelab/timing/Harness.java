@@ -38,6 +38,7 @@ public final class Harness {
         SampleStats[] stats = new SampleStats[n];
         StopRule.Reason[] reasons = new StopRule.Reason[n];
         double[] wall = new double[n];
+        int[] discarded = new int[n];
         for (int i = 0; i < n; i++) {
             samples.add(new ArrayList<>());
             stats[i] = new SampleStats();
@@ -50,8 +51,13 @@ public final class Harness {
                 long t0 = System.nanoTime();
                 double seconds = sample(subjects.get(i).launch(), config, timer);
                 wall[i] += (System.nanoTime() - t0) * 1e-9;
-                samples.get(i).add(seconds);
-                stats[i].add(seconds);
+                if (!timer.lastSampleValid()) {
+                    discarded[i]++;
+                    if (wall[i] < config.stop().timeoutSeconds() || stats[i].count() == 0) continue;
+                } else {
+                    samples.get(i).add(seconds);
+                    stats[i].add(seconds);
+                }
                 Optional<StopRule.Reason> stop = config.stop().check(stats[i], wall[i]);
                 if (stop.isPresent()) {
                     reasons[i] = stop.get();
@@ -64,7 +70,7 @@ public final class Harness {
             double[] raw = samples.get(i).stream().mapToDouble(Double::doubleValue).toArray();
             Subject s = subjects.get(i);
             out.add(new Measurement(s.label(), config.mode(), raw, Summary.of(raw), reasons[i], s.launch().kernels(),
-                    s.argumentBytes() + s.launch().scratchBytes(), wall[i]));
+                    s.argumentBytes() + s.launch().scratchBytes(), wall[i], discarded[i]));
         }
         return out;
     }
@@ -85,11 +91,11 @@ public final class Harness {
             timer.start();
             launch.run();
             timer.stop();
-            return timer.elapsedSeconds();
+            return timer.elapsedSeconds() / launch.repeats();
         }
         timer.start();
         for (int b = 0; b < config.hotBatch(); b++) launch.run();
         timer.stop();
-        return timer.elapsedSeconds() / config.hotBatch();
+        return timer.elapsedSeconds() / config.hotBatch() / launch.repeats();
     }
 }

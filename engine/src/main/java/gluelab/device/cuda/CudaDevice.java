@@ -1,0 +1,329 @@
+package gluelab.device.cuda;
+
+import gluelab.device.*;
+import gluelab.device.cuda.KernelLaunch.Args;
+import gluelab.device.cuda.compile.CompileCache;
+import gluelab.device.cuda.compile.CudaCompiler;
+import gluelab.device.eager.EagerChains;
+import gluelab.lab.Locations;
+import gluelab.ops.Variant;
+import gluelab.tensor.Tensor;
+import gluelab.tensor.TensorSpec;
+import jcuda.CudaException;
+import jcuda.Pointer;
+import jcuda.driver.*;
+
+import java.nio.ByteBuffer;
+import java.util.*;
+
+import static jcuda.driver.CUdevice_attribute.*;
+import static jcuda.driver.JCudaDriver.*;
+
+/**
+ * An NVIDIA GPU through JCuda's driver API. Kernels come from the kernels module's glue.cu,
+ * compiled for the device's own architecture through the compile cache. All work goes to one
+ * non-blocking stream. After a kernel fault the context is rebuilt so the next measurement works.
+ */
+public final class CudaDevice implements Device {
+    private static final long HOLD_TIMEOUT_NS = 5_000_000_000L;
+
+    private final int ordinal;
+    private final CUdevice device = new CUdevice();
+    private final CUcontext context = new CUcontext();
+    private final DeviceFacts facts;
+    private final Optional<Nvml> nvml;
+    private final CompileCache cache;
+    private final int sms, maxSmClock;
+    private CUstream stream;
+    private CudaKernels kernels;
+    private CUdeviceptr flushBuffer;
+    private long flushWords;
+    private Pointer holdFlagHost;
+    private CUdeviceptr holdFlagDevice;
+    private int flushRound;
+    private long generation;
+
+    CudaDevice(int ordinal) {
+        this.ordinal = ordinal;
+        JCudaDriver.setExceptionsEnabled(true);
+        cuInit(0);
+        int[] count = new int[1];
+        cuDeviceGetCount(count);
+        if (ordinal >= count[0]) throw new IllegalArgumentException("device 'cuda:" + ordinal + "' does not exist; this machine has " + count[0] + " GPU(s)");
+        cuDeviceGet(device, ordinal);
+        cuDevicePrimaryCtxRetain(context, device);
+        cuCtxSetCurrent(context);
+        nvml = Nvml.open(ordinal);
+        sms = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+        maxSmClock = nvml.map(n -> n.maxClockMHz(Nvml.CLOCK_SM)).orElse(-1);
+        String arch = "sm_" + attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) + attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+        cache = new CompileCache(Locations.cacheDir().resolve("cuda"), CudaCompiler.find());
+        facts = readFacts(arch);
+        setUpContextResources();
+        kernels = new CudaKernels(cache, arch);
+    }
+
+    private int attribute(int attr) {
+        int[] v = new int[1];
+        cuDeviceGetAttribute(v, attr, device);
+        return v[0];
+    }
+
+    private DeviceFacts readFacts(String arch) {
+        byte[] name = new byte[256];
+        cuDeviceGetName(name, name.length, device);
+        long[] mem = new long[1];
+        cuDeviceTotalMem(mem, device);
+        int[] driver = new int[1];
+        cuDriverGetVersion(driver);
+        long memClockMHz = nvml.map(n -> (long) n.maxClockMHz(Nvml.CLOCK_MEM)).filter(v -> v > 0).orElse(attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000L);
+        long busBits = nvml.map(n -> (long) n.memoryBusWidthBits()).filter(v -> v > 0).orElse((long) attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH));
+        double theoretical = memClockMHz * 1e6 * 2 * busBits / 8.0;
+        Map<String, String> extras = new LinkedHashMap<>();
+        extras.put("arch", arch);
+        extras.put("sms", Integer.toString(sms));
+        extras.put("memory_clock_mhz", Long.toString(memClockMHz));
+        extras.put("bus_width_bits", Long.toString(busBits));
+        extras.put("max_sm_clock_mhz", Integer.toString(maxSmClock));
+        extras.put("compiler", cache.compiler().id());
+        extras.put("peak_bf16_flops", Double.toString(peakBf16Flops(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR))));
+        extras.put("nvml", nvml.isPresent() ? "yes" : "no");
+        String nameText = new String(name).trim().replace("\0", "");
+        return new DeviceFacts("cuda", nameText, ordinal, mem[0], attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), sms, theoretical,
+                "CUDA driver " + driver[0] / 1000 + "." + (driver[0] % 1000) / 10, cache.compiler().id(), extras);
+    }
+
+    /** Stream, L2 flush buffer (2x L2) and the host-mapped flag of the stream-holding kernel. */
+    private void setUpContextResources() {
+        stream = new CUstream();
+        cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
+        flushWords = 2L * facts.lastLevelCacheBytes() / 4;
+        flushBuffer = new CUdeviceptr();
+        cuMemAlloc(flushBuffer, flushWords * 4);
+        holdFlagHost = new Pointer();
+        cuMemHostAlloc(holdFlagHost, 4, JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP);
+        holdFlagDevice = new CUdeviceptr();
+        cuMemHostGetDevicePointer(holdFlagDevice, holdFlagHost, 0);
+    }
+
+    /**
+     * Dense bf16 tensor-core peak from SMs x max SM clock x FLOP per clock per SM (4096 on Hopper,
+     * 2048 on Ampere, 1024 otherwise): a spec figure, not measured (gluelab has no GEMM of its own;
+     * the anchors measured 690-731 TFLOP/s through cuBLAS on the H200 against 989 here).
+     */
+    private double peakBf16Flops(int major) {
+        int perClock = major >= 9 ? 4096 : major == 8 ? 2048 : 1024;
+        int clock = maxSmClock > 0 ? maxSmClock : attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+        return (double) sms * clock * 1e6 * perClock;
+    }
+
+    long generation() { return generation; }
+
+    int sms() { return sms; }
+
+    CUstream stream() { return stream; }
+
+    CudaKernels kernels() { return kernels; }
+
+    CompileCache cache() { return cache; }
+
+    /** The compile cache's log: per lookup, where the cubin came from and how long it took. */
+    public List<CompileCache.Entry> compileLog() { return cache.log(); }
+
+    void makeCurrent() { cuCtxSetCurrent(context); }
+
+    int gridFor(long items, int block) { return (int) Math.max(1, Math.min((items + block - 1) / block, sms * 32L)); }
+
+    static void checkRouting(long experts, long k) {
+        if (experts > 32 * 16) throw new IllegalArgumentException("routing on the GPU supports up to 512 experts, got " + experts);
+        if (k > 32) throw new IllegalArgumentException("routing on the GPU supports top-k up to 32, got " + k);
+    }
+
+    KernelLaunch columnSum(CudaBuffer partial, long parts, long n, CudaBuffer out) {
+        return new Args().ptr(partial).i64(parts).i64(n).ptr(out).i32(out.spec().dtype().ordinal())
+                .launch(kernels, "column_sum", gridFor(n, 128), 128);
+    }
+
+    @Override public String id() { return "cuda:" + ordinal; }
+
+    @Override public DeviceFacts facts() { return facts; }
+
+    @Override public Buffer allocate(TensorSpec spec) {
+        makeCurrent();
+        long free = availableMemory();
+        if (spec.bytes() > free) {
+            throw new IllegalArgumentException(String.format("cannot allocate %s (%.2f GiB) on %s: only %.2f GiB free",
+                    spec, spec.bytes() / 1073741824.0, id(), free / 1073741824.0));
+        }
+        CUdeviceptr p = new CUdeviceptr();
+        try {
+            cuMemAlloc(p, Math.max(1, spec.bytes()));
+        } catch (CudaException e) {
+            throw new IllegalArgumentException("cannot allocate " + spec + " on " + id() + ": " + e.getMessage(), e);
+        }
+        return new CudaBuffer(this, spec, p, generation);
+    }
+
+    void free(CUdeviceptr p, long gen, long bytes) {
+        if (gen != generation) return;
+        makeCurrent();
+        cuMemFree(p);
+    }
+
+    static CudaBuffer cuda(Buffer b) {
+        if (b instanceof CudaBuffer c) return c;
+        throw new IllegalArgumentException("buffer " + b.spec() + " does not belong to a CUDA device");
+    }
+
+    private static final long CHUNK = 1L << 30;
+
+    @Override public void upload(Tensor host, Buffer dst) {
+        CudaBuffer b = cuda(dst);
+        check(host, b);
+        makeCurrent();
+        long bytes = host.spec().bytes();
+        for (long off = 0; off < bytes; off += CHUNK) {
+            long len = Math.min(CHUNK, bytes - off), at = off;
+            ByteBuffer bb = host.segment().asSlice(off, len).asByteBuffer();
+            guard(() -> cuMemcpyHtoD(b.ptr().withByteOffset(at), Pointer.to(bb), len));
+        }
+    }
+
+    @Override public void download(Buffer src, Tensor host) {
+        CudaBuffer b = cuda(src);
+        check(host, b);
+        makeCurrent();
+        synchronize();
+        long bytes = host.spec().bytes();
+        for (long off = 0; off < bytes; off += CHUNK) {
+            long len = Math.min(CHUNK, bytes - off), at = off;
+            ByteBuffer bb = host.segment().asSlice(off, len).asByteBuffer();
+            guard(() -> cuMemcpyDtoH(Pointer.to(bb), b.ptr().withByteOffset(at), len));
+        }
+    }
+
+    private static void check(Tensor host, CudaBuffer b) {
+        if (host.spec().bytes() != b.spec().bytes()) throw new IllegalArgumentException("cannot copy between " + host.spec() + " and " + b.spec());
+    }
+
+    @Override public Launch prepare(OpInstance instance, Map<String, Buffer> args) {
+        if (instance.shape().dtype() == gluelab.tensor.DType.FP16) {
+            throw new IllegalArgumentException("the CUDA device runs bf16 and fp32 activations; fp16 is not supported yet");
+        }
+        Map<String, CudaBuffer> t = new HashMap<>();
+        for (TensorSpec s : instance.op().inputs(instance.shape(), instance.pass())) t.put(s.name(), bound(args, s));
+        for (TensorSpec s : instance.op().outputs(instance.shape(), instance.pass())) t.put(s.name(), bound(args, s));
+        makeCurrent();
+        CudaProgram p = new CudaProgram(this);
+        try {
+            if (instance.variant() == Variant.EAGER) EagerChains.build(instance, t, new CudaEagerOps(p, this));
+            else CudaFused.build(instance, t, p, this);
+        } catch (RuntimeException e) {
+            p.close();
+            throw e;
+        }
+        return p;
+    }
+
+    private static CudaBuffer bound(Map<String, Buffer> args, TensorSpec s) {
+        Buffer b = args.get(s.name());
+        if (b == null) throw new IllegalArgumentException("missing argument '" + s.name() + "' " + s);
+        if (!b.spec().equals(s)) throw new IllegalArgumentException("argument '" + s.name() + "' is " + b.spec() + ", expected " + s);
+        return cuda(b);
+    }
+
+    @Override public Launch copyKernel(Buffer src, Buffer dst) {
+        CudaBuffer a = cuda(src), b = cuda(dst);
+        long n4 = a.spec().bytes() / 16;
+        CudaProgram p = new CudaProgram(this);
+        return p.add(new Args().ptr(a).ptr(b).i64(n4).launch(kernels, "calib_copy", sms * 8, 256));
+    }
+
+    @Override public Launch triadKernel(Buffer a, Buffer b, Buffer c, float s) {
+        long n4 = a.spec().bytes() / 16;
+        CudaProgram p = new CudaProgram(this);
+        return p.add(new Args().ptr(cuda(a)).ptr(cuda(b)).ptr(cuda(c)).f32(s).i64(n4).launch(kernels, "calib_triad", sms * 8, 256));
+    }
+
+    @Override public Optional<Launch> graph(Launch launch, int repeats) { return Optional.of(new GraphLaunch(this, launch, repeats)); }
+
+    @Override public DeviceTimer timer() { return new CudaTimer(this); }
+
+    void holdStream() {
+        holdFlagHost.getByteBuffer(0, 4).putInt(0, 0);
+        new Args().ptr(holdFlagDevice).i64(HOLD_TIMEOUT_NS).launch(kernels, "hold_stream", 1, 1).run(stream);
+    }
+
+    void releaseStream() { holdFlagHost.getByteBuffer(0, 4).putInt(0, 1); }
+
+    /** False when NVML shows the SM clock under 75% of its maximum (a throttled sample). */
+    boolean clockOk() {
+        if (nvml.isEmpty() || maxSmClock <= 0) return true;
+        int now = nvml.get().clockMHz(Nvml.CLOCK_SM);
+        return now < 0 || now >= 0.75 * maxSmClock;
+    }
+
+    @Override public void flushCache() {
+        makeCurrent();
+        cuMemsetD32Async(flushBuffer, ++flushRound, flushWords, stream);
+    }
+
+    @Override public void synchronize() { guard(() -> cuStreamSynchronize(stream)); }
+
+    @Override public long availableMemory() {
+        makeCurrent();
+        long[] free = new long[1], total = new long[1];
+        cuMemGetInfo(free, total);
+        return free[0];
+    }
+
+    @Override public Map<String, String> telemetry() {
+        Map<String, String> m = new LinkedHashMap<>(nvml.map(Nvml::snapshot).orElse(Map.of("nvml", "unavailable")));
+        int i = 0;
+        for (CompileCache.Entry e : cache.log()) {
+            m.put("compile." + i++, String.format("%s %s in %.1f ms (%d bytes, key %s)", e.sourceName(), e.origin(), e.millis(), e.cubinBytes(), e.key()));
+        }
+        return m;
+    }
+
+    /**
+     * Runs a driver call; a kernel fault (illegal address, launch failure) is sticky and poisons the
+     * context, so it is rebuilt and the error reported clearly.
+     */
+    void guard(Runnable call) {
+        try {
+            call.run();
+        } catch (CudaException e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("ILLEGAL_ADDRESS") || m.contains("LAUNCH_FAILED") || m.contains("ILLEGAL_INSTRUCTION")
+                    || m.contains("MISALIGNED_ADDRESS") || m.contains("HARDWARE_STACK_ERROR") || m.contains("ASSERT")) {
+                rebuildContext();
+                throw new IllegalStateException("a kernel on " + id() + " faulted (" + m + "); the CUDA context was rebuilt, "
+                        + "buffers allocated before the fault are gone, and the next measurement can run", e);
+            }
+            throw new IllegalStateException("CUDA error on " + id() + ": " + m, e);
+        }
+    }
+
+    private void rebuildContext() {
+        generation++;
+        cuDevicePrimaryCtxReset(device);
+        cuDevicePrimaryCtxRetain(context, device);
+        cuCtxSetCurrent(context);
+        setUpContextResources();
+        kernels.load();
+    }
+
+    @Override public void close() {
+        try {
+            makeCurrent();
+            cuStreamSynchronize(stream);
+            cuMemFree(flushBuffer);
+            cuMemFreeHost(holdFlagHost);
+        } catch (CudaException ignored) {
+            // Closing after a fault: the context is released below regardless.
+        } finally {
+            cuDevicePrimaryCtxRelease(device);
+        }
+    }
+}

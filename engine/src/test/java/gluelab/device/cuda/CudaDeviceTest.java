@@ -1,0 +1,169 @@
+package gluelab.device.cuda;
+
+import gluelab.bench.BenchPlan;
+import gluelab.bench.BenchRunner;
+import gluelab.calibrate.Calibration;
+import gluelab.calibrate.Calibrator;
+import gluelab.check.Checker;
+import gluelab.check.Correctness;
+import gluelab.device.Buffer;
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.device.Launch;
+import gluelab.device.cuda.compile.CompileCache;
+import gluelab.device.cuda.compile.CompileException;
+import gluelab.model.ModelSpec;
+import gluelab.model.Presets;
+import gluelab.ops.Catalogue;
+import gluelab.ops.GlueOp;
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.progress.Progress;
+import gluelab.record.Row;
+import gluelab.tensor.DType;
+import gluelab.tensor.Fill;
+import gluelab.tensor.Tensor;
+import gluelab.tensor.TensorSpec;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import org.junit.jupiter.api.*;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The CUDA device on a real GPU. Without one (CI) every test is skipped by the assumption in
+ * setUp; docs/development.md gives the command that runs them on the GPU host.
+ */
+@Tag("gpu")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CudaDeviceTest {
+    Device device;
+
+    @BeforeAll
+    void setUp() {
+        var why = new CudaDeviceProvider().unavailableReason();
+        assumeTrue(why.isEmpty(), () -> "no usable GPU: " + why.orElse(""));
+        device = Devices.open("cuda");
+    }
+
+    @AfterAll
+    void tearDown() {
+        if (device != null) device.close();
+    }
+
+    static Stream<Arguments> cases() {
+        List<Arguments> out = new ArrayList<>();
+        for (GlueOp op : Catalogue.all()) {
+            for (Pass p : Pass.values()) {
+                if (!op.supports(p)) continue;
+                for (Variant v : Variant.values()) for (DType d : List.of(DType.BF16, DType.FP32)) out.add(Arguments.of(op.name(), p, v, d));
+            }
+        }
+        return out.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2} {3}")
+    @MethodSource("cases")
+    void everyOpMatchesFp64OnTheGpu(String name, Pass pass, Variant variant, DType dtype) {
+        GlueOp op = Catalogue.get(name);
+        for (ModelSpec spec : List.of(Presets.LLAMA_3_8B, Presets.DEEPSEEK_V3)) {
+            var shape = op.shape(spec, 24, dtype);
+            Correctness c = new Checker(device).check(op, shape, pass, variant);
+            assertTrue(c.passed(), () -> spec.name() + ": " + c);
+            if (variant == Variant.FUSED && dtype == DType.BF16) {
+                var outs = op.outputs(shape, pass);
+                for (int i = 0; i < outs.size(); i++) {
+                    if (outs.get(i).dtype() == DType.BF16) assertTrue(c.vsReference().get(i).maxUlp() <= 2.0, c.vsReference().get(i).toString());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aWarmCacheCompilesNothing() {
+        CudaDevice cuda = (CudaDevice) device;
+        String arch = cuda.facts().extras().get("arch");
+        CompileCache.clearMemory();
+        CompileCache fresh = new CompileCache(gluelab.lab.Locations.cacheDir().resolve("cuda"), cuda.cache().compiler());
+        fresh.cubin(CudaKernels.readSource(), CudaKernels.SOURCE_NAME, arch, CudaKernels.OPTIONS);
+        fresh.cubin(CudaKernels.readSource(), CudaKernels.SOURCE_NAME, arch, CudaKernels.OPTIONS);
+        assertEquals(List.of("disk", "memory"), fresh.log().stream().map(CompileCache.Entry::origin).toList());
+    }
+
+    @Test
+    void compileErrorsShowTheLogWithLineNumbers() {
+        String src = "extern \"C\" __global__ void broken(float* p) {\n  p[0] = not_declared;\n}\n";
+        var e = assertThrows(CompileException.class, () -> UserKernel.compile(device, src, "broken"));
+        assertTrue(e.getMessage().contains("not_declared"), e.getMessage());
+        assertTrue(e.getMessage().contains("(2)") || e.getMessage().contains(":2"), e.getMessage());
+    }
+
+    @Test
+    void anIllegalAddressIsReportedAndTheNextMeasurementWorks() {
+        String src = "extern \"C\" __global__ void wild(float* p, long long off) { p[off] = 1.0f; }\n";
+        UserKernel k = UserKernel.compile(device, src, "wild");
+        try (Buffer b = device.allocate(TensorSpec.of("b", DType.FP32, 16))) {
+            Launch l = k.launch(1, 1, b, 1L << 40);
+            var e = assertThrows(IllegalStateException.class, () -> {
+                l.run();
+                device.synchronize();
+            });
+            assertTrue(e.getMessage().contains("context was rebuilt"), e.getMessage());
+        }
+        Correctness c = new Checker(device).check(Catalogue.get("rmsnorm"), Catalogue.get("rmsnorm").shape(Presets.LLAMA_3_8B, 8, DType.BF16),
+                Pass.FORWARD, Variant.FUSED);
+        assertTrue(c.passed(), c::toString);
+    }
+
+    @Test
+    void allocationBeyondFreeMemoryFailsClearly() {
+        long tooMuch = device.availableMemory() + (1L << 30);
+        var e = assertThrows(IllegalArgumentException.class, () -> device.allocate(TensorSpec.of("huge", DType.FP32, tooMuch / 4)));
+        assertTrue(e.getMessage().contains("GiB free"), e.getMessage());
+    }
+
+    @Test
+    void everyMeasurementHasAGraphRowAndKernelCounts() {
+        TimingConfig t = new TimingConfig(Mode.COLD, 0.01, new StopRule(5, 0, 0.5, 0.5, 50), 4);
+        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm")), List.of(2048L), List.of(Variant.EAGER, Variant.FUSED),
+                List.of(Pass.FORWARD), DType.BF16, t, 0);
+        List<Row> rows = new BenchRunner(device, Calibration.given("t", 4e12, 1e15)).run(plan, Progress.NONE, r -> {}).rows();
+        assertEquals(List.of("eager", "eager@graph", "fused", "fused@graph"), rows.stream().map(Row::variant).toList());
+        assertEquals(6, rows.get(0).measurement().kernels());
+        assertEquals(1, rows.get(2).measurement().kernels());
+        assertTrue(rows.get(2).measuredUs() < rows.get(0).measuredUs(), "fused should beat eager: " + rows);
+    }
+
+    @Test
+    void copyCalibrationReachesMostOfTheTheoreticalBandwidth() {
+        Calibration c = new Calibrator(device, gluelab.lab.Locations.calibrationCache()).measure();
+        assertTrue(c.copyMedian() > 0.7 * device.facts().theoreticalBandwidth(), c::describe);
+    }
+
+    @Test
+    void userKernelsBenchAgainstTheirFloor() throws Exception {
+        String src = "extern \"C\" __global__ void scale(const float* x, float* y, long long n) {\n"
+                + "  for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) y[i] = 2.f * x[i];\n}\n";
+        UserKernel k = UserKernel.compile(device, src, "scale");
+        long n = 1L << 26;
+        try (Buffer x = device.allocate(TensorSpec.of("x", DType.FP32, n)); Buffer y = device.allocate(TensorSpec.of("y", DType.FP32, n));
+             Tensor host = Tensor.allocate(TensorSpec.of("h", DType.FP32, n))) {
+            Fill.uniform(host, 1, -1, 1);
+            device.upload(host, x);
+            var m = new gluelab.timing.Harness(device).measure(new gluelab.timing.Harness.Subject("scale", k.launch(1056, 256, x, y, n), 8 * n),
+                    new TimingConfig(Mode.COLD, 0.05, new StopRule(10, 0.05, 0.02, 2, 1000), 4));
+            double gbs = 8.0 * n / m.summary().median() / 1e9;
+            assertTrue(gbs > 1000, "user kernel at " + gbs + " GB/s");
+        }
+    }
+}
