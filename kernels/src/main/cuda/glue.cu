@@ -12,6 +12,9 @@ typedef long long i64;
 #define DT_FP64 3
 #define DT_I64 5
 
+// NVRTC has no math.h: negative infinity from its bit pattern.
+#define NEG_INF __int_as_float(0xff800000)
+
 __device__ __forceinline__ float bf2f(u16 b) { return __uint_as_float(((unsigned)b) << 16); }
 
 __device__ __forceinline__ u16 f2bf(float f) {
@@ -248,10 +251,10 @@ extern "C" __global__ void prim_silu_backward(const void* grad, const void* g, v
 
 // Softmax or sigmoid of one row of E logits, one warp per row; values stay in registers.
 __device__ void warp_scores(const void* logits, i64 row, int e, int softmax, int dt, float* v, int lane) {
-    float m = -INFINITY;
+    float m = NEG_INF;
     for (int k = 0; k < MAX_PER_LANE; k++) {
         int j = lane + 32 * k;
-        v[k] = j < e ? ld(logits, row * e + j, dt) : -INFINITY;
+        v[k] = j < e ? ld(logits, row * e + j, dt) : NEG_INF;
         m = fmaxf(m, v[k]);
     }
     if (softmax) {
@@ -265,7 +268,7 @@ __device__ void warp_scores(const void* logits, i64 row, int e, int softmax, int
         s = warp_sum(s);
         for (int k = 0; k < MAX_PER_LANE; k++) v[k] /= s;
     } else {
-        for (int k = 0; k < MAX_PER_LANE; k++) v[k] = (lane + 32 * k) < e ? sigmoidf_(v[k]) : -INFINITY;
+        for (int k = 0; k < MAX_PER_LANE; k++) v[k] = (lane + 32 * k) < e ? sigmoidf_(v[k]) : NEG_INF;
     }
 }
 
@@ -273,7 +276,7 @@ __device__ void warp_scores(const void* logits, i64 row, int e, int softmax, int
 __device__ void warp_topk(float* v, int e, int k, int lane, float* outv, i64* outi) {
     unsigned taken = 0;
     for (int slot = 0; slot < k; slot++) {
-        float best = -INFINITY;
+        float best = NEG_INF;
         int bi = 0x7fffffff;
         for (int q = 0; q < MAX_PER_LANE; q++) {
             int j = lane + 32 * q;
@@ -305,7 +308,7 @@ extern "C" __global__ void prim_topk(const float* scores, float* values, i64* in
     if (row >= tokens) return;
     float v[MAX_PER_LANE], ov[32];
     i64 oi[32];
-    for (int q = 0; q < MAX_PER_LANE; q++) v[q] = lane + 32 * q < e ? scores[row * e + lane + 32 * q] : -INFINITY;
+    for (int q = 0; q < MAX_PER_LANE; q++) v[q] = lane + 32 * q < e ? scores[row * e + lane + 32 * q] : NEG_INF;
     warp_topk(v, e, k, lane, ov, oi);
     if (lane < k) {
         for (int s = 0; s < k; s++) if (s == lane) { values[row * k + s] = ov[s]; indices[row * k + s] = oi[s]; }
@@ -564,27 +567,26 @@ extern "C" __global__ void fused_cast_bf16_f32(const u16* x, float* y, i64 n) {
 
 // ---------------------------------------------------------------- calibration and timing
 
-// Copy and triad for bandwidth calibration: each thread issues four 16-byte loads before its
-// stores, so enough bytes are in flight to saturate HBM.
+// Copy and triad for bandwidth calibration: each block owns a contiguous 16 KiB tile (256
+// threads x four 16-byte vectors), loads all of it before storing, and exits (no grid-stride
+// tail), as framework copy kernels do. Launch with ceil(n4 / 1024) blocks of 256.
 extern "C" __global__ void calib_copy(const float4* __restrict__ src, float4* __restrict__ dst, i64 n4) {
-    i64 stride = (i64)gridDim.x * blockDim.x, i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + 3 * stride < n4; i += 4 * stride) {
-        float4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
-        dst[i] = a; dst[i + stride] = b; dst[i + 2 * stride] = c; dst[i + 3 * stride] = d;
-    }
-    for (; i < n4; i += stride) dst[i] = src[i];
+    i64 base = (i64)blockIdx.x * 1024 + threadIdx.x;
+    float4 v[4];
+    #pragma unroll
+    for (int k = 0; k < 4; k++) if (base + k * 256 < n4) v[k] = src[base + k * 256];
+    #pragma unroll
+    for (int k = 0; k < 4; k++) if (base + k * 256 < n4) dst[base + k * 256] = v[k];
 }
 
 extern "C" __global__ void calib_triad(float4* __restrict__ a, const float4* __restrict__ b, const float4* __restrict__ c, float s, i64 n4) {
-    i64 stride = (i64)gridDim.x * blockDim.x, i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + stride < n4; i += 2 * stride) {
-        float4 x0 = b[i], y0 = c[i], x1 = b[i + stride], y1 = c[i + stride];
-        a[i] = make_float4(x0.x + s * y0.x, x0.y + s * y0.y, x0.z + s * y0.z, x0.w + s * y0.w);
-        a[i + stride] = make_float4(x1.x + s * y1.x, x1.y + s * y1.y, x1.z + s * y1.z, x1.w + s * y1.w);
-    }
-    for (; i < n4; i += stride) {
-        float4 x = b[i], y = c[i];
-        a[i] = make_float4(x.x + s * y.x, x.y + s * y.y, x.z + s * y.z, x.w + s * y.w);
+    i64 base = (i64)blockIdx.x * 1024 + threadIdx.x;
+    float4 x[4], y[4];
+    #pragma unroll
+    for (int k = 0; k < 4; k++) if (base + k * 256 < n4) { x[k] = b[base + k * 256]; y[k] = c[base + k * 256]; }
+    #pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if (base + k * 256 < n4) a[base + k * 256] = make_float4(x[k].x + s * y[k].x, x[k].y + s * y[k].y, x[k].z + s * y[k].z, x[k].w + s * y[k].w);
     }
 }
 

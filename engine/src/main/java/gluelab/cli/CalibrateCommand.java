@@ -21,7 +21,10 @@ public final class CalibrateCommand implements Callable<Integer> {
         try (Device device = deviceOptions.open()) {
             Calibration c = new Calibrator(device, Locations.calibrationCache()).calibrate(!cached);
             if (json) System.out.println(Json.write(c));
-            else System.out.println(device.id() + " (" + device.facts().name() + "): " + c.describe());
+            else {
+                System.out.println(device.id() + " (" + device.facts().name() + "): " + c.describe());
+                device.telemetry().forEach((k, v) -> { if (k.startsWith("compile.")) System.out.println("  " + v); });
+            }
         }
         return 0;
     }

@@ -42,25 +42,41 @@ public final class RunReport {
         return Ranking.of(cands, r.stopFraction());
     }
 
-    /** Writes charts (PNG + SVG) and findings.md into {@code dir}; returns the findings path. */
+    /**
+     * Writes charts (PNG + SVG) and findings.md into {@code dir}; returns the findings path. A chart
+     * that cannot be drawn (a host without fonts) is left out and named in the findings; it never
+     * fails the run, whose record is already saved.
+     */
     public static Path render(ExperimentRecord r, Path dir) {
         Ranking ranking = rank(r);
         Map<String, String> charts = new LinkedHashMap<>();
-        if (!ranking.ranked().isEmpty()) {
-            Charts.save(Charts.ranked(ranking), dir.resolve("charts/ranked"));
-            charts.put("ranked", "charts/ranked.png");
-        }
+        List<String> skipped = new ArrayList<>();
+        if (!ranking.ranked().isEmpty()) draw(charts, skipped, "ranked", dir, () -> Charts.ranked(ranking));
         for (String pass : List.of("fwd", "bwd")) {
             if (r.rows().stream().anyMatch(x -> x.pass().equals(pass))) {
-                Charts.save(Charts.baselines(r.rows(), pass), dir.resolve("charts/baselines_" + pass));
-                charts.put("baselines_" + pass, "charts/baselines_" + pass + ".png");
+                draw(charts, skipped, "baselines_" + pass, dir, () -> Charts.baselines(r.rows(), pass));
             }
         }
         long largest = r.rows().stream().mapToLong(Row::tokens).max().orElse(0);
-        Charts.save(Charts.percentOfFloor(r.rows(), largest), dir.resolve("charts/pct_of_floor"));
-        charts.put("pct_of_floor", "charts/pct_of_floor.png");
+        draw(charts, skipped, "pct_of_floor", dir, () -> Charts.percentOfFloor(r.rows(), largest));
         Path findings = dir.resolve("findings.md");
-        AtomicFiles.write(findings, Findings.markdown(r, ranking, charts));
+        String md = Findings.markdown(r, ranking, charts);
+        if (!skipped.isEmpty()) {
+            md += "\n## Charts not drawn here\n\n" + String.join("\n", skipped)
+                    + "\n\nRe-render them from the record on a machine with fonts: `gluelab report " + dir.getFileName() + "`.\n";
+        }
+        AtomicFiles.write(findings, md);
         return findings;
+    }
+
+    private static void draw(Map<String, String> charts, List<String> skipped, String name, Path dir,
+                             java.util.function.Supplier<org.knowm.xchart.internal.chartpart.Chart<?, ?>> chart) {
+        try {
+            Charts.save(chart.get(), dir.resolve("charts/" + name));
+            charts.put(name, "charts/" + name + ".png");
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vm) throw vm;
+            skipped.add("- " + name + ": " + e.getMessage());
+        }
     }
 }

@@ -4,28 +4,23 @@ import gluelab.device.Buffer;
 import gluelab.tensor.TensorSpec;
 import jcuda.driver.CUdeviceptr;
 
-/** Device memory holding one tensor; unusable after its device's context was rebuilt. */
+/** Device memory holding one tensor. */
 public final class CudaBuffer implements Buffer {
     private final CudaDevice device;
     private final TensorSpec spec;
     private final CUdeviceptr ptr;
-    private final long generation;
     private boolean closed;
 
-    CudaBuffer(CudaDevice device, TensorSpec spec, CUdeviceptr ptr, long generation) {
+    CudaBuffer(CudaDevice device, TensorSpec spec, CUdeviceptr ptr) {
         this.device = device;
         this.spec = spec;
         this.ptr = ptr;
-        this.generation = generation;
     }
 
     @Override public TensorSpec spec() { return spec; }
 
     CUdeviceptr ptr() {
         if (closed) throw new IllegalStateException("buffer " + spec + " is closed");
-        if (generation != device.generation()) {
-            throw new IllegalStateException("buffer " + spec + " was lost when the CUDA context was rebuilt after an error; allocate it again");
-        }
         return ptr;
     }
 
@@ -34,6 +29,6 @@ public final class CudaBuffer implements Buffer {
     @Override public void close() {
         if (closed) return;
         closed = true;
-        device.free(ptr, generation, spec.bytes());
+        device.free(ptr);
     }
 }

@@ -22,7 +22,13 @@ import static jcuda.driver.JCudaDriver.*;
 /**
  * An NVIDIA GPU through JCuda's driver API. Kernels come from the kernels module's glue.cu,
  * compiled for the device's own architecture through the compile cache. All work goes to one
- * non-blocking stream. After a kernel fault the context is rebuilt so the next measurement works.
+ * non-blocking stream.
+ *
+ * <p>A kernel fault (illegal address, launch failure) is sticky for the whole process on CUDA 12
+ * and 13: measured on the H200 host, even a new context after destroying the faulted one returns
+ * CUDA_ERROR_ILLEGAL_ADDRESS. So the device reports the fault clearly, marks itself unusable, and
+ * every later call says to restart the process (the notebook kernel restarts in a second) instead
+ * of crashing or returning obscure errors.
  */
 public final class CudaDevice implements Device {
     private static final long HOLD_TIMEOUT_NS = 5_000_000_000L;
@@ -41,7 +47,6 @@ public final class CudaDevice implements Device {
     private Pointer holdFlagHost;
     private CUdeviceptr holdFlagDevice;
     private int flushRound;
-    private long generation;
 
     CudaDevice(int ordinal) {
         this.ordinal = ordinal;
@@ -51,7 +56,9 @@ public final class CudaDevice implements Device {
         cuDeviceGetCount(count);
         if (ordinal >= count[0]) throw new IllegalArgumentException("device 'cuda:" + ordinal + "' does not exist; this machine has " + count[0] + " GPU(s)");
         cuDeviceGet(device, ordinal);
-        cuDevicePrimaryCtxRetain(context, device);
+        // An owned context, not the primary one: after a sticky kernel fault it can be destroyed
+        // and created anew, which a primary context does not allow.
+        cuCtxCreate(context, 0, device);
         cuCtxSetCurrent(context);
         nvml = Nvml.open(ordinal);
         sms = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
@@ -117,8 +124,6 @@ public final class CudaDevice implements Device {
         return (double) sms * clock * 1e6 * perClock;
     }
 
-    long generation() { return generation; }
-
     int sms() { return sms; }
 
     CUstream stream() { return stream; }
@@ -130,7 +135,15 @@ public final class CudaDevice implements Device {
     /** The compile cache's log: per lookup, where the cubin came from and how long it took. */
     public List<CompileCache.Entry> compileLog() { return cache.log(); }
 
-    void makeCurrent() { cuCtxSetCurrent(context); }
+    private volatile String fault;
+
+    void makeCurrent() {
+        if (fault != null) {
+            throw new IllegalStateException(id() + " is unusable after a kernel fault (" + fault + "); CUDA keeps such faults for the "
+                    + "life of the process: restart gluelab (in a notebook, restart the kernel) and run again");
+        }
+        cuCtxSetCurrent(context);
+    }
 
     int gridFor(long items, int block) { return (int) Math.max(1, Math.min((items + block - 1) / block, sms * 32L)); }
 
@@ -161,11 +174,11 @@ public final class CudaDevice implements Device {
         } catch (CudaException e) {
             throw new IllegalArgumentException("cannot allocate " + spec + " on " + id() + ": " + e.getMessage(), e);
         }
-        return new CudaBuffer(this, spec, p, generation);
+        return new CudaBuffer(this, spec, p);
     }
 
-    void free(CUdeviceptr p, long gen, long bytes) {
-        if (gen != generation) return;
+    void free(CUdeviceptr p) {
+        if (fault != null) return;
         makeCurrent();
         cuMemFree(p);
     }
@@ -236,13 +249,13 @@ public final class CudaDevice implements Device {
         CudaBuffer a = cuda(src), b = cuda(dst);
         long n4 = a.spec().bytes() / 16;
         CudaProgram p = new CudaProgram(this);
-        return p.add(new Args().ptr(a).ptr(b).i64(n4).launch(kernels, "calib_copy", sms * 8, 256));
+        return p.add(new Args().ptr(a).ptr(b).i64(n4).launch(kernels, "calib_copy", (int) Math.min(Integer.MAX_VALUE, (n4 + 1023) / 1024), 256));
     }
 
     @Override public Launch triadKernel(Buffer a, Buffer b, Buffer c, float s) {
         long n4 = a.spec().bytes() / 16;
         CudaProgram p = new CudaProgram(this);
-        return p.add(new Args().ptr(cuda(a)).ptr(cuda(b)).ptr(cuda(c)).f32(s).i64(n4).launch(kernels, "calib_triad", sms * 8, 256));
+        return p.add(new Args().ptr(cuda(a)).ptr(cuda(b)).ptr(cuda(c)).f32(s).i64(n4).launch(kernels, "calib_triad", (int) Math.min(Integer.MAX_VALUE, (n4 + 1023) / 1024), 256));
     }
 
     @Override public Optional<Launch> graph(Launch launch, int repeats) { return Optional.of(new GraphLaunch(this, launch, repeats)); }
@@ -297,25 +310,17 @@ public final class CudaDevice implements Device {
             String m = String.valueOf(e.getMessage());
             if (m.contains("ILLEGAL_ADDRESS") || m.contains("LAUNCH_FAILED") || m.contains("ILLEGAL_INSTRUCTION")
                     || m.contains("MISALIGNED_ADDRESS") || m.contains("HARDWARE_STACK_ERROR") || m.contains("ASSERT")) {
-                rebuildContext();
-                throw new IllegalStateException("a kernel on " + id() + " faulted (" + m + "); the CUDA context was rebuilt, "
-                        + "buffers allocated before the fault are gone, and the next measurement can run", e);
+                fault = m;
+                throw new IllegalStateException("a kernel on " + id() + " faulted (" + m + "); CUDA keeps this fault for the life of "
+                        + "the process, so " + id() + " is now unusable: restart gluelab (in a notebook, restart the kernel)", e);
             }
             throw new IllegalStateException("CUDA error on " + id() + ": " + m, e);
         }
     }
 
-    private void rebuildContext() {
-        generation++;
-        cuDevicePrimaryCtxReset(device);
-        cuDevicePrimaryCtxRetain(context, device);
-        cuCtxSetCurrent(context);
-        setUpContextResources();
-        kernels.load();
-    }
-
     @Override public void close() {
         try {
+            if (fault != null) return;
             makeCurrent();
             cuStreamSynchronize(stream);
             cuMemFree(flushBuffer);
@@ -323,7 +328,9 @@ public final class CudaDevice implements Device {
         } catch (CudaException ignored) {
             // Closing after a fault: the context is released below regardless.
         } finally {
-            cuDevicePrimaryCtxRelease(device);
+            JCudaDriver.setExceptionsEnabled(false);
+            cuCtxDestroy(context);
+            JCudaDriver.setExceptionsEnabled(true);
         }
     }
 }

@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /** The catalogue's kernels: glue.cu from the kernels module's resources, compiled through the cache and loaded. */
 final class CudaKernels {
     static final String SOURCE_NAME = "glue.cu";
-    static final List<String> OPTIONS = List.of("-O3", "--use_fast_math=false", "-std=c++17");
+    // Accepted by both NVRTC and nvcc; both optimise fully by default.
+    static final List<String> OPTIONS = List.of("-std=c++17");
 
     private final CompileCache cache;
     private final String arch;
@@ -30,7 +31,19 @@ final class CudaKernels {
         load();
     }
 
+    /**
+     * glue.cu from $GLUELAB_KERNEL_SOURCES when set (kernel authors iterate without rebuilding),
+     * else from the kernels jar.
+     */
     static String readSource() {
+        String dir = System.getenv("GLUELAB_KERNEL_SOURCES");
+        if (dir != null && !dir.isBlank()) {
+            try {
+                return java.nio.file.Files.readString(java.nio.file.Path.of(dir, SOURCE_NAME));
+            } catch (IOException e) {
+                throw new IllegalStateException("GLUELAB_KERNEL_SOURCES is set but " + dir + "/" + SOURCE_NAME + " cannot be read: " + e.getMessage(), e);
+            }
+        }
         try (InputStream in = CudaKernels.class.getResourceAsStream("/gluelab/kernels/" + SOURCE_NAME)) {
             if (in == null) throw new IllegalStateException("kernel source gluelab/kernels/" + SOURCE_NAME + " is not on the classpath (gluelab-kernels jar missing)");
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -108,21 +108,54 @@ class CudaDeviceTest {
         assertTrue(e.getMessage().contains("(2)") || e.getMessage().contains(":2"), e.getMessage());
     }
 
+    /**
+     * Runs in a child JVM: a kernel fault is sticky for the whole process, so it must not poison the
+     * device the other tests share.
+     */
     @Test
-    void anIllegalAddressIsReportedAndTheNextMeasurementWorks() {
-        String src = "extern \"C\" __global__ void wild(float* p, long long off) { p[off] = 1.0f; }\n";
-        UserKernel k = UserKernel.compile(device, src, "wild");
-        try (Buffer b = device.allocate(TensorSpec.of("b", DType.FP32, 16))) {
-            Launch l = k.launch(1, 1, b, 1L << 40);
-            var e = assertThrows(IllegalStateException.class, () -> {
-                l.run();
-                device.synchronize();
-            });
-            assertTrue(e.getMessage().contains("context was rebuilt"), e.getMessage());
+    void anIllegalAddressIsReportedClearlyAndLaterCallsSayToRestart() throws Exception {
+        java.util.Set<String> cp = new java.util.LinkedHashSet<>(List.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)));
+        if (getClass().getClassLoader() instanceof java.net.URLClassLoader u) {
+            for (var url : u.getURLs()) cp.add(java.nio.file.Path.of(url.toURI()).toString());
         }
-        Correctness c = new Checker(device).check(Catalogue.get("rmsnorm"), Catalogue.get("rmsnorm").shape(Presets.LLAMA_3_8B, 8, DType.BF16),
-                Pass.FORWARD, Variant.FUSED);
-        assertTrue(c.passed(), c::toString);
+        java.nio.file.Path err = Files.createTempFile("gluelab-fault-hs_err", ".log");
+        Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:ErrorFile=" + err, "-cp", String.join(java.io.File.pathSeparator, cp),
+                FaultProbe.class.getName()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+        String crash = Files.size(err) > 0 ? Files.readString(err).lines().limit(40).reduce("", (x, y) -> x + "\n" + y) : "";
+        assertEquals(0, p.exitValue(), () -> out + crash);
+        assertTrue(out.contains("faulted (CUDA_ERROR_ILLEGAL_ADDRESS)"), out);
+        assertTrue(out.contains("later call: cuda:0 is unusable after a kernel fault"), out);
+        assertTrue(out.contains("restart gluelab"), out);
+    }
+
+    /** The child process of the fault test. */
+    public static final class FaultProbe {
+        public static void main(String[] args) {
+            try (Device device = Devices.open("cuda")) {
+                String src = "extern \"C\" __global__ void wild(float* p, long long off) { p[off] = 1.0f; }\n";
+                UserKernel k = UserKernel.compile(device, src, "wild");
+                try (Buffer b = device.allocate(TensorSpec.of("b", DType.FP32, 16))) {
+                    Launch l = k.launch(1, 1, b, 1L << 40);
+                    l.run();
+                    device.synchronize();
+                    System.out.println("no fault was raised");
+                    System.exit(2);
+                } catch (IllegalStateException e) {
+                    System.out.println(e.getMessage());
+                }
+                try {
+                    new Checker(device).check(Catalogue.get("rmsnorm"), Catalogue.get("rmsnorm").shape(Presets.LLAMA_3_8B, 8, DType.BF16),
+                            Pass.FORWARD, Variant.FUSED);
+                    System.out.println("later call ran on a faulted device");
+                    System.exit(3);
+                } catch (IllegalStateException e) {
+                    System.out.println("later call: " + e.getMessage());
+                }
+            }
+        }
     }
 
     @Test
