@@ -207,12 +207,20 @@ extern "C" __global__ void prim_col_partial(const void* x, float* partial, i64 r
     }
 }
 
-// Column sums, stage 2 (also the last step of every fused backward with a weight grad).
+// Column sums, stage 2 (also the last step of every fused backward with a weight grad). Block
+// (32, 32): threadIdx.x picks one of 32 adjacent columns (coalesced), threadIdx.y one of 32 lanes
+// over the parts; lanes combine in shared memory in a fixed order, so the result is deterministic.
 extern "C" __global__ void column_sum(const float* partial, i64 parts, i64 n, void* out, int dto) {
-    GRID_STRIDE(j, n) {
-        float acc = 0.f;
-        for (i64 p = 0; p < parts; p++) acc += partial[p * n + j];
-        st(out, j, acc, dto);
+    __shared__ float sh[32][33];
+    i64 j = (i64)blockIdx.x * 32 + threadIdx.x;
+    float acc = 0.f;
+    if (j < n) for (i64 p = threadIdx.y; p < parts; p += 32) acc += partial[p * n + j];
+    sh[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < n) {
+        float s = 0.f;
+        for (int k = 0; k < 32; k++) s += sh[k][threadIdx.x];
+        st(out, j, s, dto);
     }
 }
 

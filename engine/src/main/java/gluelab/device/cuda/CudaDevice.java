@@ -154,7 +154,7 @@ public final class CudaDevice implements Device {
 
     KernelLaunch columnSum(CudaBuffer partial, long parts, long n, CudaBuffer out) {
         return new Args().ptr(partial).i64(parts).i64(n).ptr(out).i32(out.spec().dtype().ordinal())
-                .launch(kernels, "column_sum", gridFor(n, 128), 128);
+                .launch2d(kernels, "column_sum", (int) ((n + 31) / 32), 32, 32);
     }
 
     @Override public String id() { return "cuda:" + ordinal; }

@@ -14,21 +14,22 @@ import java.util.List;
 final class KernelLaunch {
     private final String name;
     private final CUfunction function;
-    private final int grid, block;
+    private final int grid, block, blockY;
     private final Pointer params;
 
-    private KernelLaunch(String name, CUfunction function, int grid, int block, Pointer params) {
+    private KernelLaunch(String name, CUfunction function, int grid, int block, int blockY, Pointer params) {
         this.name = name;
         this.function = function;
         this.grid = grid;
         this.block = block;
+        this.blockY = blockY;
         this.params = params;
     }
 
     String name() { return name; }
 
     void run(CUstream stream) {
-        JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream, params, null);
+        JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, blockY, 1, 0, stream, params, null);
     }
 
     /** Builds kernel arguments in declaration order; types must match the C signature exactly. */
@@ -50,11 +51,15 @@ final class KernelLaunch {
         Args f64(double v) { list.add(Pointer.to(new double[]{v})); return this; }
 
         KernelLaunch launchFunction(String name, CUfunction function, int grid, int block) {
-            return new KernelLaunch(name, function, Math.max(1, grid), block, Pointer.to(list.toArray(NativePointerObject[]::new)));
+            return new KernelLaunch(name, function, Math.max(1, grid), block, 1, Pointer.to(list.toArray(NativePointerObject[]::new)));
         }
 
         KernelLaunch launch(CudaKernels kernels, String name, int grid, int block) {
-            return new KernelLaunch(name, kernels.function(name), Math.max(1, grid), block, Pointer.to(list.toArray(NativePointerObject[]::new)));
+            return launch2d(kernels, name, grid, block, 1);
+        }
+
+        KernelLaunch launch2d(CudaKernels kernels, String name, int grid, int blockX, int blockY) {
+            return new KernelLaunch(name, kernels.function(name), Math.max(1, grid), blockX, blockY, Pointer.to(list.toArray(NativePointerObject[]::new)));
         }
     }
 }
