@@ -1,0 +1,32 @@
+package gluelab.cli;
+
+import gluelab.record.Json;
+import gluelab.trace.NcuReport;
+import picocli.CommandLine.*;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+@Command(name = "ncu", mixinStandardHelpOptions = true, description = "Nsight Compute CSV (ncu --csv, details or raw page): time, DRAM bytes, achieved bandwidth per launch.")
+public final class NcuCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "FILE") Path file;
+
+    @Option(names = "--json", description = "print JSON") boolean json;
+
+    @Option(names = "--peak", description = "peak DRAM bandwidth in GB/s for the %% column (default: ncu's own %% of peak when recorded)") Double peak;
+
+    @Override public Integer call() {
+        List<NcuReport.Launch> launches = NcuReport.read(file, peak == null ? null : peak * 1e9);
+        if (json) {
+            System.out.println(Json.write(launches));
+            return 0;
+        }
+        System.out.printf("%4s  %-60s %10s %14s %14s %10s %8s%n", "ID", "kernel", "time_us", "dram_read_B", "dram_write_B", "GB/s", "%peak");
+        for (NcuReport.Launch l : launches) {
+            System.out.printf("%4d  %-60s %10.2f %14.0f %14.0f %10.1f %8.1f%n", l.id(), gluelab.trace.KernelTable.shorten(l.kernel(), 60),
+                    l.timeUs(), l.dramRead(), l.dramWrite(), l.achievedGBs(), l.pctOfPeak());
+        }
+        return 0;
+    }
+}

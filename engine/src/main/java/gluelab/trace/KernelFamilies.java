@@ -1,0 +1,72 @@
+package gluelab.trace;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Groups kernels into families by ordered regex rules on their names; the first rule that matches
+ * wins. Users replace the defaults with a file of {@code family = regex} lines.
+ */
+public final class KernelFamilies {
+    public record Rule(String family, Pattern pattern) {}
+
+    public static final String MEMCPY = "memcpy/memset", OTHER = "other";
+
+    private final List<Rule> rules;
+
+    private KernelFamilies(List<Rule> rules) { this.rules = List.copyOf(rules); }
+
+    public static KernelFamilies defaults() {
+        Map<String, String> d = new LinkedHashMap<>();
+        // Attention first: cuDNN's SDPA kernels carry "wgmma" in their names too.
+        d.put("attention", "flash|fmha|sdpa|cudnn.*(attn|attention)|scaled_dot_product");
+        d.put("gemm", "nvjet|sm90_xmma|sm80_xmma|cutlass|gemm|gemv|cublas|wgmma");
+        d.put("norm", "(?i)norm(?!al)|rms_|layernorm|batch_norm");
+        d.put("cat/copy", "CatArrayBatchedCopy|direct_copy|copy_kernel|cat_array");
+        d.put("sort/top-k", "sort|topk|radix|bitonic");
+        d.put("scatter/gather", "index_put|scatter|gather|index_select|indexing_backward|index_elementwise|masked_fill|atomic");
+        d.put("pointwise", "triton_poi_|elementwise|vectorized|unrolled");
+        d.put("reduction", "reduce_kernel|triton_red_|triton_per_|reduction|softmax");
+        List<Rule> rules = new ArrayList<>();
+        d.forEach((f, r) -> rules.add(new Rule(f, Pattern.compile(r))));
+        return new KernelFamilies(rules);
+    }
+
+    /** Rules from lines {@code family = regex}; blank lines and {@code #} comments are skipped. */
+    public static KernelFamilies parse(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read family rules " + file + ": " + e.getMessage(), e);
+        }
+        List<Rule> rules = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#")) continue;
+            int eq = line.indexOf('=');
+            if (eq <= 0) throw new IllegalArgumentException(file + ":" + (i + 1) + ": expected 'family = regex', got: " + line);
+            try {
+                rules.add(new Rule(line.substring(0, eq).strip(), Pattern.compile(line.substring(eq + 1).strip())));
+            } catch (PatternSyntaxException e) {
+                throw new IllegalArgumentException(file + ":" + (i + 1) + ": bad regex: " + e.getDescription(), e);
+            }
+        }
+        if (rules.isEmpty()) throw new IllegalArgumentException(file + ": no family rules");
+        return new KernelFamilies(rules);
+    }
+
+    public List<Rule> rules() { return rules; }
+
+    public String of(String kernelName) {
+        for (Rule r : rules) if (r.pattern().matcher(kernelName).find()) return r.family();
+        return OTHER;
+    }
+}

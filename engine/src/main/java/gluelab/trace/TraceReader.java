@@ -1,0 +1,366 @@
+package gluelab.trace;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+
+import java.io.*;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.*;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
+
+/**
+ * Streams a Chrome trace ({@code export_chrome_trace}, .json or .json.gz) event by event with
+ * Jackson's token parser: memory grows with the events kept, not with the file's size. Structure
+ * errors (invalid JSON, a truncated gzip) fail with the file and position; problems confined to an
+ * event are counted as warnings and the event is left out, so totals are never silently wrong.
+ */
+public final class TraceReader {
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+
+    private final Path file;
+    private final Map<String, String> names = new HashMap<>();
+    private final List<Events.Kernel> kernels = new ArrayList<>();
+    private final List<Events.GpuMem> gpuMem = new ArrayList<>();
+    private final List<Events.ApiCall> apiCalls = new ArrayList<>();
+    private final List<Events.CpuOp> cpuOps = new ArrayList<>();
+    private final List<Events.Step> steps = new ArrayList<>();
+    private final Map<String, Integer> unknown = new TreeMap<>();
+    private final Map<String, Integer> warnings = new TreeMap<>();
+    private final Map<String, String> examples = new TreeMap<>();
+    private String device = "";
+    private boolean recordShapes;
+    private long eventIndex;
+
+    private TraceReader(Path file) { this.file = file; }
+
+    public static Trace read(Path file) {
+        if (!Files.isRegularFile(file)) throw new TraceException("no trace file at " + file);
+        return new TraceReader(file).parse();
+    }
+
+    private Trace parse() {
+        CountingInputStream counted;
+        try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            raw.mark(2);
+            boolean gz = raw.read() == 0x1f && raw.read() == 0x8b;
+            raw.reset();
+            counted = new CountingInputStream(gz ? new GZIPInputStream(raw, 1 << 16) : raw);
+            try (JsonParser p = JSON.createParser(counted)) {
+                JsonToken first = p.nextToken();
+                if (first == JsonToken.START_ARRAY) {
+                    readEvents(p);
+                } else if (first == JsonToken.START_OBJECT) {
+                    readTopLevel(p);
+                } else {
+                    throw new TraceException(file + ": not a Chrome trace (expected a JSON object or array at the start)");
+                }
+            }
+        } catch (JsonParseException e) {
+            throw new TraceException(file + ": invalid JSON at " + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
+        } catch (EOFException | ZipException e) {
+            throw new TraceException(file + ": truncated or corrupt gzip data (" + e.getMessage() + ") after " + eventIndex + " events", e);
+        } catch (IOException e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("end-of-input") || m.contains("Unexpected end")) {
+                throw new TraceException(file + ": the trace ends early, after " + eventIndex + " events (" + m.lines().findFirst().orElse(m) + ")", e);
+            }
+            throw new TraceException(file + ": cannot read: " + m, e);
+        }
+        return new Trace(file, counted.count, device, recordShapes, List.copyOf(kernels), List.copyOf(gpuMem), List.copyOf(apiCalls),
+                List.copyOf(cpuOps), List.copyOf(steps), Map.copyOf(unknown), Map.copyOf(warnings), Map.copyOf(examples));
+    }
+
+    private static String where(JsonLocation loc) {
+        return loc == null ? "an unknown position" : "line " + loc.getLineNr() + ", column " + loc.getColumnNr() + " (byte " + loc.getByteOffset() + " of the JSON)";
+    }
+
+    private void readTopLevel(JsonParser p) throws IOException {
+        boolean sawEvents = false;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (field) {
+                case "traceEvents" -> {
+                    if (t != JsonToken.START_ARRAY) throw new TraceException(file + ": \"traceEvents\" is not an array at " + where(p.currentLocation()));
+                    readEvents(p);
+                    sawEvents = true;
+                }
+                case "record_shapes" -> recordShapes = t == JsonToken.VALUE_TRUE || (t == JsonToken.VALUE_NUMBER_INT && p.getIntValue() != 0);
+                case "deviceProperties" -> readDevice(p);
+                default -> p.skipChildren();
+            }
+        }
+        if (!sawEvents) throw new TraceException(file + ": no \"traceEvents\" array: not a PyTorch/Chrome trace");
+    }
+
+    private void readDevice(JsonParser p) throws IOException {
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() != JsonToken.START_OBJECT) {
+                p.skipChildren();
+                continue;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                p.nextToken();
+                if (f.equals("name") && device.isEmpty()) device = p.getValueAsString("");
+                else p.skipChildren();
+            }
+        }
+    }
+
+    /** One event's fields, reused between events to keep allocation low. */
+    private static final class Raw {
+        String ph, cat, name;
+        double ts = Double.NaN, dur = Double.NaN;
+        long correlation = -1, externalId = -1, bytes = -1;
+        int stream = -1, registers = -1, shared = -1;
+        int[] grid, block;
+        List<long[]> dims;
+        List<List<long[]>> lists;
+        List<String> types, concrete;
+
+        void reset() {
+            ph = cat = name = null;
+            ts = dur = Double.NaN;
+            correlation = externalId = bytes = -1;
+            stream = registers = shared = -1;
+            grid = block = null;
+            dims = null;
+            lists = null;
+            types = concrete = null;
+        }
+    }
+
+    private void readEvents(JsonParser p) throws IOException {
+        Raw e = new Raw();
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t == null) throw new TraceException(file + ": the trace ends early, after " + eventIndex + " events (the traceEvents array is not closed)");
+            eventIndex++;
+            if (t != JsonToken.START_OBJECT) {
+                warn("event is not a JSON object", "event " + eventIndex + " at " + where(p.currentLocation()));
+                p.skipChildren();
+                continue;
+            }
+            e.reset();
+            JsonLocation start = p.currentLocation();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                JsonToken v = p.nextToken();
+                switch (f) {
+                    case "ph" -> e.ph = text(p, v);
+                    case "cat" -> e.cat = text(p, v);
+                    case "name" -> e.name = text(p, v);
+                    case "ts" -> e.ts = number(p, v);
+                    case "dur" -> e.dur = number(p, v);
+                    case "args" -> readArgs(p, v, e);
+                    default -> p.skipChildren();
+                }
+            }
+            accept(e, start);
+        }
+    }
+
+    private static String text(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_STRING) return p.getText();
+        if (v.isScalarValue()) return p.getValueAsString();
+        p.skipChildren();
+        return null;
+    }
+
+    private static double number(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_NUMBER_INT || v == JsonToken.VALUE_NUMBER_FLOAT) return p.getDoubleValue();
+        if (v == JsonToken.VALUE_STRING) {
+            try {
+                return Double.parseDouble(p.getText());
+            } catch (NumberFormatException ex) {
+                return Double.NaN;
+            }
+        }
+        p.skipChildren();
+        return Double.NaN;
+    }
+
+    private static long integer(JsonParser p, JsonToken v) throws IOException {
+        double d = number(p, v);
+        return Double.isNaN(d) ? -1 : (long) d;
+    }
+
+    private void readArgs(JsonParser p, JsonToken v, Raw e) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken a = p.nextToken();
+            switch (f) {
+                case "External id" -> e.externalId = integer(p, a);
+                case "correlation" -> e.correlation = integer(p, a);
+                case "stream" -> e.stream = (int) integer(p, a);
+                case "bytes" -> e.bytes = integer(p, a);
+                case "registers per thread" -> e.registers = (int) integer(p, a);
+                case "shared memory" -> e.shared = (int) integer(p, a);
+                case "grid" -> e.grid = ints(p, a);
+                case "block" -> e.block = ints(p, a);
+                case "Input Dims" -> readDims(p, a, e);
+                case "Input type" -> e.types = strings(p, a);
+                case "Concrete Inputs" -> e.concrete = strings(p, a);
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    private static int[] ints(JsonParser p, JsonToken a) throws IOException {
+        if (a != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return null;
+        }
+        int[] out = new int[3];
+        int i = 0;
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken().isNumeric() && i < 3) out[i++] = p.getIntValue();
+            else p.skipChildren();
+        }
+        return i == 0 ? null : out;
+    }
+
+    private static List<String> strings(JsonParser p, JsonToken a) throws IOException {
+        if (a != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken().isScalarValue()) out.add(p.getValueAsString(""));
+            else {
+                out.add("");
+                p.skipChildren();
+            }
+        }
+        return out;
+    }
+
+    /** Input Dims: a list with one entry per input: a dims list, or for tensor lists a list of dims lists. */
+    private static void readDims(JsonParser p, JsonToken a, Raw e) throws IOException {
+        if (a != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return;
+        }
+        e.dims = new ArrayList<>();
+        e.lists = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                e.dims.add(new long[0]);
+                e.lists.add(null);
+                continue;
+            }
+            List<Long> flat = new ArrayList<>();
+            List<long[]> nested = null;
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                if (p.currentToken().isNumeric()) {
+                    flat.add(p.getLongValue());
+                } else if (p.currentToken() == JsonToken.START_ARRAY) {
+                    if (nested == null) nested = new ArrayList<>();
+                    List<Long> inner = new ArrayList<>();
+                    while (p.nextToken() != JsonToken.END_ARRAY) {
+                        if (p.currentToken().isNumeric()) inner.add(p.getLongValue());
+                        else p.skipChildren();
+                    }
+                    nested.add(inner.stream().mapToLong(Long::longValue).toArray());
+                } else {
+                    p.skipChildren();
+                }
+            }
+            e.dims.add(flat.stream().mapToLong(Long::longValue).toArray());
+            e.lists.add(nested);
+        }
+    }
+
+    private String intern(String s) { return names.computeIfAbsent(s, k -> k); }
+
+    private void warn(String kind, String example) {
+        warnings.merge(kind, 1, Integer::sum);
+        examples.putIfAbsent(kind, example);
+    }
+
+    private void accept(Raw e, JsonLocation start) {
+        String at = "event " + eventIndex + " at " + where(start);
+        if ("M".equals(e.ph) || "s".equals(e.ph) || "f".equals(e.ph) || "i".equals(e.ph) || "I".equals(e.ph)) {
+            unknown.merge("ph=" + e.ph + (e.cat == null ? "" : " cat=" + e.cat), 1, Integer::sum);
+            return;
+        }
+        String cat = e.cat == null ? "" : e.cat;
+        boolean used = switch (cat) {
+            case "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cpu_op", "user_annotation", "gpu_user_annotation" -> true;
+            default -> false;
+        };
+        boolean step = e.name != null && e.name.startsWith("ProfilerStep#");
+        if (!used && !step) {
+            unknown.merge(cat.isEmpty() ? "(no cat)" : cat, 1, Integer::sum);
+            return;
+        }
+        if (e.name == null || e.name.isEmpty()) {
+            warn("event without a name (left out)", at);
+            return;
+        }
+        if (Double.isNaN(e.ts) || Double.isNaN(e.dur)) {
+            warn("event without ts or dur (left out)", at + " (" + e.name + ")");
+            return;
+        }
+        if (e.dur < 0) {
+            warn("event with a negative duration (left out)", at + " (" + e.name + ", dur " + e.dur + ")");
+            return;
+        }
+        if (e.dur == 0 && (cat.equals("kernel") || cat.startsWith("gpu_mem"))) {
+            warn("GPU event with zero duration (kept, adds 0 us)", at + " (" + e.name + ")");
+        }
+        String name = intern(e.name);
+        if (step) {
+            steps.add(new Events.Step(name, e.ts, e.dur));
+            return;
+        }
+        switch (cat) {
+            case "kernel" -> kernels.add(new Events.Kernel(name, e.ts, e.dur, e.stream, e.correlation, e.externalId,
+                    e.grid == null ? new int[0] : e.grid, e.block == null ? new int[0] : e.block, e.registers, e.shared));
+            case "gpu_memcpy", "gpu_memset" -> gpuMem.add(new Events.GpuMem(cat.equals("gpu_memset"), name, e.ts, e.dur, e.bytes, e.correlation, e.externalId));
+            case "cuda_runtime", "cuda_driver" -> apiCalls.add(new Events.ApiCall(name, e.ts, e.dur, e.correlation, e.externalId, cat.equals("cuda_driver")));
+            case "cpu_op" -> {
+                List<long[]> dims = e.dims == null ? List.of() : e.dims;
+                if (!dims.isEmpty()) recordShapes = true;
+                cpuOps.add(new Events.CpuOp(name, e.ts, e.dur, e.externalId, dims, e.types == null ? List.of() : e.types,
+                        e.concrete == null ? List.of() : e.concrete, e.lists == null ? List.of() : e.lists));
+            }
+            default -> unknown.merge(cat, 1, Integer::sum);
+        }
+    }
+
+    /** Counts the (decompressed) JSON bytes read, for parse-rate reporting. */
+    private static final class CountingInputStream extends FilterInputStream {
+        long count;
+
+        CountingInputStream(InputStream in) { super(in); }
+
+        @Override public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) count++;
+            return b;
+        }
+
+        @Override public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) count += n;
+            return n;
+        }
+    }
+}
