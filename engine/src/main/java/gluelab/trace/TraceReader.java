@@ -20,10 +20,13 @@ import java.util.zip.ZipException;
  * event are counted as warnings and the event is left out, so totals are never silently wrong.
  */
 public final class TraceReader {
-    private static final JsonFactory JSON = JsonFactory.builder().build();
+    // Timestamps are long decimals (5081484295911.473): the fast double parser halves their cost.
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+            .build();
 
     private final Path file;
-    private final Map<String, String> names = new HashMap<>();
+    private final NameTable names = new NameTable();
     private final List<Events.Kernel> kernels = new ArrayList<>();
     private final List<Events.GpuMem> gpuMem = new ArrayList<>();
     private final List<Events.ApiCall> apiCalls = new ArrayList<>();
@@ -157,9 +160,9 @@ public final class TraceReader {
                 String f = p.currentName();
                 JsonToken v = p.nextToken();
                 switch (f) {
-                    case "ph" -> e.ph = text(p, v);
-                    case "cat" -> e.cat = text(p, v);
-                    case "name" -> e.name = text(p, v);
+                    case "ph" -> e.ph = interned(p, v);
+                    case "cat" -> e.cat = interned(p, v);
+                    case "name" -> e.name = interned(p, v);
                     case "ts" -> e.ts = number(p, v);
                     case "dur" -> e.dur = number(p, v);
                     case "args" -> readArgs(p, v, e);
@@ -168,6 +171,11 @@ public final class TraceReader {
             }
             accept(e, start);
         }
+    }
+
+    private String interned(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_STRING) return names.intern(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+        return text(p, v);
     }
 
     private static String text(JsonParser p, JsonToken v) throws IOException {
@@ -287,8 +295,6 @@ public final class TraceReader {
         }
     }
 
-    private String intern(String s) { return names.computeIfAbsent(s, k -> k); }
-
     private void warn(String kind, String example) {
         warnings.merge(kind, 1, Integer::sum);
         examples.putIfAbsent(kind, example);
@@ -325,7 +331,7 @@ public final class TraceReader {
         if (e.dur == 0 && (cat.equals("kernel") || cat.startsWith("gpu_mem"))) {
             warn("GPU event with zero duration (kept, adds 0 us)", at + " (" + e.name + ")");
         }
-        String name = intern(e.name);
+        String name = e.name;
         if (step) {
             steps.add(new Events.Step(name, e.ts, e.dur));
             return;
