@@ -59,6 +59,7 @@ public final class BenchRunner {
         Harness harness = new Harness(device);
         int done = 0;
         for (BenchPlan.Group g : groups) {
+            if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("bench interrupted");
             progress.update("bench", done, groups.size(), g.op().name() + " " + g.pass().id() + " T=" + g.shape().tokens());
             for (Measurement m : measureGroup(harness, plan, g)) {
                 String variant = m.label().substring(m.label().lastIndexOf('/') + 1);

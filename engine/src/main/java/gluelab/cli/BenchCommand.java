@@ -62,7 +62,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print rows as JSON")
     boolean json;
 
-    @Override public Integer call() {
+    /** The plan these options describe (the notebook's %bench magic parses the same options). */
+    public BenchPlan plan() {
         List<GlueOp> opList = ops.stream().map(Catalogue::get).toList();
         var spec = SpecRegistry.load(Locations.specFolders()).get(model);
         List<Long> tok = Tokens.parse(tokens);
@@ -71,7 +72,14 @@ public final class BenchCommand implements Callable<Integer> {
         Mode m = Mode.valueOf(mode.trim().toUpperCase());
         if (check < 0) throw new IllegalArgumentException("--check must be >= 0");
         StopRule stop = StopRule.nvbench().withTimeout(timeout).withMinSeconds(minTime);
-        BenchPlan plan = new BenchPlan(spec, opList, tok, vars, ps, DType.parse(dtype), new TimingConfig(m, 0.2, stop, 10), check);
+        return new BenchPlan(spec, opList, tok, vars, ps, DType.parse(dtype), new TimingConfig(m, 0.2, stop, 10), check);
+    }
+
+    /** The --device option as given (auto when absent). */
+    public String device() { return deviceOptions == null ? "auto" : deviceOptions.device; }
+
+    @Override public Integer call() {
+        BenchPlan plan = plan();
         try (Device device = deviceOptions.open()) {
             plan.checkFits(device);
             var cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);

@@ -34,7 +34,7 @@ public final class Gluelab implements AutoCloseable {
     private final Device device;
     private final SpecRegistry specs;
     private Calibration calibration;
-    private Progress progress = Progress.NONE;
+    private Progress progress = Progress.DEFAULT.get();
 
     private Gluelab(Device device, SpecRegistry specs) {
         this.device = device;
@@ -125,6 +125,19 @@ public final class Gluelab implements AutoCloseable {
     }
 
     public Devlog devlog(String path) { return new Devlog(Path.of(path)); }
+
+    /** Summary of a profiler trace; with {@code bandwidthGBs} > 0, ideal times from its recorded shapes. */
+    public gluelab.trace.TraceSummary trace(String file, double bandwidthGBs) {
+        long t0 = System.nanoTime();
+        var t = gluelab.trace.TraceReader.read(Path.of(file));
+        return gluelab.trace.TraceSummary.of(t, (System.nanoTime() - t0) * 1e-9, gluelab.trace.KernelFamilies.defaults(),
+                bandwidthGBs > 0 ? bandwidthGBs * 1e9 : null);
+    }
+
+    public gluelab.trace.TraceSummary trace(String file) { return trace(file, 0); }
+
+    /** Two traces by family and kernel (b - a). */
+    public gluelab.trace.TraceDiff diff(String a, String b) { return gluelab.trace.TraceDiff.of(trace(a), trace(b)); }
 
     public BenchBuilder bench(String... ops) { return new BenchBuilder(ops); }
 

@@ -5,6 +5,9 @@ package gluelab.progress;
 public interface Progress {
     Progress NONE = (task, done, total, detail) -> {};
 
+    /** Where new labs report by default: nothing, or the notebook's progress bar inside the kernel. */
+    java.util.concurrent.atomic.AtomicReference<Progress> DEFAULT = new java.util.concurrent.atomic.AtomicReference<>(NONE);
+
     /** {@code done} of {@code total} steps of {@code task} are finished; detail names the current step. */
     void update(String task, long done, long total, String detail);
 }

@@ -45,6 +45,7 @@ public final class Harness {
         }
         DeviceTimer timer = device.timer();
         for (int round = 0, open = n; open > 0; round++) {
+            if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("measurement interrupted");
             for (int k = 0; k < n; k++) {
                 int i = (round + k) % n;
                 if (reasons[i] != null) continue;

@@ -1,0 +1,160 @@
+package gluelab.kernel;
+
+import gluelab.kernel.display.Renderers;
+import gluelab.kernel.eval.CompileError;
+import gluelab.kernel.eval.Evaluator;
+import gluelab.kernel.eval.UserCodeError;
+import gluelab.progress.Progress;
+import org.dflib.jjava.jupyter.channels.ShellReplyEnvironment;
+import org.dflib.jjava.jupyter.kernel.BaseKernel;
+import org.dflib.jjava.jupyter.kernel.JupyterIO;
+import org.dflib.jjava.jupyter.kernel.LanguageInfo;
+import org.dflib.jjava.jupyter.kernel.ReplacementOptions;
+import org.dflib.jjava.jupyter.kernel.comm.CommManager;
+import org.dflib.jjava.jupyter.kernel.display.DisplayData;
+import org.dflib.jjava.jupyter.kernel.display.Renderer;
+import org.dflib.jjava.jupyter.kernel.magic.MagicParser;
+import org.dflib.jjava.jupyter.kernel.magic.MagicsRegistry;
+import org.dflib.jjava.jupyter.kernel.util.StringStyler;
+import org.dflib.jjava.jupyter.messages.Header;
+import org.dflib.jjava.jupyter.messages.Message;
+import org.dflib.jjava.jupyter.messages.reply.KernelInfoReply;
+import org.dflib.jjava.jupyter.messages.request.KernelInfoRequest;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The Jupyter kernel: jjava's protocol layer (BaseKernel) over gluelab's evaluator, cell runner and
+ * renderers. Cells run on the shell thread; an interrupt (message mode, on the control channel)
+ * stops the running snippet and interrupts engine work, and the next cell runs normally.
+ */
+public final class GluelabKernel extends BaseKernel {
+    public static final String VERSION = gluelab.record.Environment.VERSION;
+
+    /** JShell takes most of a second to start: it is built in the background so kernel_info answers at once. */
+    private final java.util.concurrent.CompletableFuture<Evaluator> evaluator;
+    private final History history;
+    private volatile Thread executing;
+    private volatile boolean interrupted;
+
+    public GluelabKernel() {
+        this(new History(), new JupyterIO(StandardCharsets.UTF_8), new Renderer());
+    }
+
+    private GluelabKernel(History history, JupyterIO io, Renderer renderer) {
+        super("gluelab", VERSION,
+                new LanguageInfo("java", Runtime.version().toString(), "text/x-java-source", ".jshell", "java", "java", "script"),
+                List.of(), history, io, new CommManager(), renderer, new MagicParser("(?<=(?:^|=))\\s*%", "%%", null), new MagicsRegistry(), false,
+                new StringStyler.Builder().build());
+        this.history = history;
+        this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(Evaluator::new);
+        Renderers.install(renderer);
+        Session.displaySink(o -> io.display.display(renderSafely(o)));
+        Progress.DEFAULT.set(new NotebookProgress(d -> io.display.display(d), (id, d) -> io.display.updateDisplay(id, d)));
+    }
+
+    @Override public String getBanner() {
+        return "gluelab " + VERSION + ": Java " + Runtime.version() + " with the gluelab engine; `var lab = Gluelab.open();` to start";
+    }
+
+    @Override public Object evalRaw(String code) {
+        executing = Thread.currentThread();
+        interrupted = false;
+        try {
+            Object v = new CellRunner(evaluator()).run(code);
+            if (interrupted) throw new Evaluator.InterruptedCellException();
+            history.add(code);
+            return v;
+        } catch (RuntimeException e) {
+            history.add(code);
+            if (interrupted) throw new Evaluator.InterruptedCellException();
+            throw e;
+        } catch (Exception e) {
+            history.add(code);
+            throw new IllegalStateException(e.getMessage(), e);
+        } finally {
+            executing = null;
+            Thread.interrupted();
+        }
+    }
+
+    /** Renders a value; a renderer that throws falls back to text and the cell still succeeds. */
+    @Override public DisplayData eval(String code) {
+        Object v = evalRaw(code);
+        return v == null ? null : renderSafely(v);
+    }
+
+    DisplayData renderSafely(Object v) {
+        if (v instanceof DisplayData d) return d;
+        try {
+            return getRenderer().render(v);
+        } catch (Exception e) {
+            return Renderers.fallback(v, e);
+        }
+    }
+
+    @Override public DisplayData inspect(String code, int at, boolean extraDetail) {
+        String doc = evaluator().inspect(code, at);
+        return doc == null ? null : new DisplayData(doc);
+    }
+
+    @Override public ReplacementOptions complete(String code, int at) {
+        int[] anchor = new int[1];
+        List<String> options = evaluator().complete(code, at, anchor);
+        return options.isEmpty() ? null : new ReplacementOptions(options, anchor[0], at);
+    }
+
+    @Override public String isComplete(String code) {
+        return switch (evaluator().isComplete(code)) {
+            case "complete" -> IS_COMPLETE_YES;
+            case "incomplete" -> "    ";
+            default -> IS_COMPLETE_BAD;
+        };
+    }
+
+    @Override public void interrupt() {
+        interrupted = true;
+        if (evaluator.isDone()) evaluator().stop();
+        Thread t = executing;
+        if (t != null) t.interrupt();
+    }
+
+    @Override public void onShutdown(boolean restarting) {
+        Session.reset();
+        evaluator().close();
+        super.onShutdown(restarting);
+    }
+
+    @Override public List<String> formatError(Throwable e) {
+        List<String> lines = new ArrayList<>();
+        if (e instanceof CompileError || e instanceof Evaluator.InterruptedCellException || e instanceof IllegalArgumentException) {
+            lines.addAll(e.getMessage().lines().toList());
+            return lines;
+        }
+        Throwable shown = e instanceof UserCodeError && e.getCause() != null ? e : e;
+        StringWriter w = new StringWriter();
+        shown.printStackTrace(new PrintWriter(w));
+        lines.addAll(w.toString().lines().toList());
+        return lines;
+    }
+
+    /** kernel_info_reply with "status": "ok", which jjava 1.0-a6 leaves out. */
+    @Override protected void handleKernelInfoRequest(ShellReplyEnvironment env, Message<KernelInfoRequest> request) {
+        env.setBusyDeferIdle();
+        env.reply(new StatusKernelInfoReply(Header.PROTOCOL_VERISON, getName(), getVersion(), getLanguageInfo(), getBanner(), getHelpLinks()));
+    }
+
+    static final class StatusKernelInfoReply extends KernelInfoReply {
+        @SuppressWarnings("unused") private final String status = "ok";
+
+        StatusKernelInfoReply(String protocol, String name, String version, LanguageInfo info, String banner, List<org.dflib.jjava.jupyter.kernel.HelpLink> links) {
+            super(protocol, name, version, info, banner, links);
+        }
+    }
+
+    Evaluator evaluator() { return evaluator.join(); }
+}

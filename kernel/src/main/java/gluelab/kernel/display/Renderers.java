@@ -1,0 +1,113 @@
+package gluelab.kernel.display;
+
+import gluelab.bench.BenchResult;
+import gluelab.calibrate.Calibration;
+import gluelab.chart.Charts;
+import gluelab.device.DeviceFacts;
+import gluelab.floor.Floor;
+import gluelab.rank.Ranking;
+import gluelab.report.Tables;
+import gluelab.trace.TraceDiff;
+import gluelab.trace.TraceSummary;
+import gluelab.trace.TraceText;
+import org.dflib.jjava.jupyter.kernel.display.DisplayData;
+import org.dflib.jjava.jupyter.kernel.display.Renderer;
+import org.dflib.jjava.jupyter.kernel.display.mime.MIMEType;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.internal.chartpart.Chart;
+import tech.tablesaw.api.Table;
+
+import java.io.ByteArrayOutputStream;
+import java.util.Base64;
+
+/** How gluelab's results look in a notebook: tables as HTML, charts as PNG (SVG on request), engine results as cards. */
+public final class Renderers {
+    /** Rows shown before an "N more rows" line. */
+    public static final int TABLE_ROWS = 40;
+
+    private Renderers() {}
+
+    public static void install(Renderer r) {
+        r.createRegistration(Table.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN)
+                .register((t, ctx) -> {
+                    ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(t));
+                    ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> head(t).printAll() + more(t));
+                    ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> Tables.markdown(head(t)) + more(t));
+                });
+        r.createRegistration(Chart.class).preferring(MIMEType.IMAGE_PNG).supporting(MIMEType.IMAGE_SVG, MIMEType.TEXT_PLAIN)
+                .register((c, ctx) -> {
+                    ctx.renderIfRequested(MIMEType.IMAGE_PNG, () -> Base64.getEncoder().encodeToString(Charts.png((Chart<?, ?>) c)));
+                    ctx.renderIfRequested(MIMEType.IMAGE_SVG, () -> svg((Chart<?, ?>) c));
+                    ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> "chart: " + ((Chart<?, ?>) c).getTitle());
+                });
+        card(r, Calibration.class, c -> "Calibration of " + c.deviceName(), Calibration::describe);
+        card(r, DeviceFacts.class, f -> "Device " + f.kind() + ":" + f.ordinal(), f -> String.format("%s, %.1f GiB, last-level cache %d MiB, %d cores%s; %s, %s",
+                f.name(), f.memoryBytes() / 1073741824.0, f.lastLevelCacheBytes() >> 20, f.cores(),
+                f.theoreticalBandwidth() > 0 ? String.format(", theoretical %.0f GB/s", f.theoreticalBandwidth() / 1e9) : "", f.driverVersion(), f.runtimeVersion()));
+        card(r, Floor.class, f -> "Floor of " + f.name() + " " + f.pass().id() + " at " + f.tokens() + " tokens",
+                f -> String.format("%d bytes, %d FLOPs: ideal %.1f us (%s-bound) at %.0f GB/s", f.bytes(), f.flops(), f.idealSeconds() * 1e6, f.bound(), f.bandwidth() / 1e9));
+        r.createRegistration(Ranking.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN).register((k, ctx) -> {
+            String verdict = k.stopReached() ? "Stop rule reached: the remaining gap is under " + pct(k.stopFraction()) + " of the layer."
+                    : k.worthFixing().size() + " candidate(s) above the stop rule (" + pct(k.stopFraction()) + " of the layer).";
+            ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> "<p><b>" + verdict + "</b></p>" + html(k.table()));
+            ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> "**" + verdict + "**\n\n" + Tables.markdown(k.table()));
+            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> verdict + "\n" + k.table().printAll());
+        });
+        r.createRegistration(BenchResult.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN).register((b, ctx) -> {
+            ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(b.table()) + (b.checks().isEmpty() ? "" : html(b.correctness())));
+            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> b.table().printAll());
+        });
+        card(r, TraceSummary.class, s -> "Trace " + java.nio.file.Path.of(s.file()).getFileName(), s -> "<pre>" + escape(TraceText.summary(s, 15)) + "</pre>");
+        card(r, TraceDiff.class, d -> "Trace diff", d -> "<pre>" + escape(TraceText.diff(d, 15)) + "</pre>");
+    }
+
+    private static <T> void card(Renderer r, Class<T> type, java.util.function.Function<T, String> title, java.util.function.Function<T, String> body) {
+        r.createRegistration(type).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN).register((x, ctx) -> {
+            String b = body.apply(x), t = title.apply(x);
+            ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> "<div style='border:1px solid #ccc;padding:6px'><b>" + escape(t) + "</b><br/>"
+                    + (b.startsWith("<pre>") ? b : escape(b)) + "</div>");
+            ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> "**" + t + "**\n\n" + b.replace("<pre>", "```\n").replace("</pre>", "\n```"));
+            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> t + ": " + b.replace("<pre>", "").replace("</pre>", ""));
+        });
+    }
+
+    static Table head(Table t) { return t.rowCount() > TABLE_ROWS ? t.first(TABLE_ROWS) : t; }
+
+    static String more(Table t) { return t.rowCount() > TABLE_ROWS ? "\n... " + (t.rowCount() - TABLE_ROWS) + " more rows" : ""; }
+
+    public static String html(Table t) {
+        StringBuilder sb = new StringBuilder("<table><thead><tr>");
+        for (String c : t.columnNames()) sb.append("<th>").append(escape(c)).append("</th>");
+        sb.append("</tr></thead><tbody>");
+        Table h = head(t);
+        for (int r = 0; r < h.rowCount(); r++) {
+            sb.append("<tr>");
+            for (int c = 0; c < h.columnCount(); c++) sb.append("<td>").append(escape(h.column(c).getString(r))).append("</td>");
+            sb.append("</tr>");
+        }
+        sb.append("</tbody></table>");
+        if (t.rowCount() > TABLE_ROWS) sb.append("<p>").append(t.rowCount() - TABLE_ROWS).append(" more rows</p>");
+        return (t.name() == null || t.name().isBlank() ? "" : "<p><b>" + escape(t.name()) + "</b></p>") + sb;
+    }
+
+    static String svg(Chart<?, ?> c) {
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            VectorGraphicsEncoder.saveVectorGraphic(c, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+            return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static String escape(String s) { return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"); }
+
+    private static String pct(double f) { return String.format("%.1f%%", 100 * f); }
+
+    /** What a cell shows when its value's renderer throws: the value as text, the cell still succeeds. */
+    public static DisplayData fallback(Object value, Exception e) {
+        DisplayData d = new DisplayData(String.valueOf(value));
+        d.putMetaData("gluelab/render_error", e.toString());
+        return d;
+    }
+}

@@ -1,0 +1,165 @@
+package gluelab.kernel.eval;
+
+import jdk.jshell.*;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Evaluates Java cells with an in-process JShell: a cell may hold several snippets (statements,
+ * declarations, redefinitions); the value of its last expression is returned as the real object.
+ */
+public final class Evaluator implements AutoCloseable {
+    /** Imports every cell starts with, so {@code var lab = Gluelab.open();} works at once. */
+    public static final List<String> STARTUP = List.of(
+            "import java.util.*;", "import java.util.stream.*;", "import java.nio.file.*;",
+            "import gluelab.lab.*;", "import gluelab.ops.*;", "import gluelab.model.*;", "import gluelab.timing.*;",
+            "import gluelab.rank.*;", "import gluelab.chart.*;", "import gluelab.report.*;", "import gluelab.trace.*;",
+            "import gluelab.record.*;", "import gluelab.devlog.*;", "import gluelab.calibrate.*;", "import gluelab.bench.*;",
+            "import tech.tablesaw.api.*;");
+
+    private final JShell shell;
+    private final CapturingExecutionControl.Provider provider;
+
+    public Evaluator() {
+        provider = new CapturingExecutionControl.Provider(Evaluator.class.getClassLoader());
+        shell = JShell.builder().executionEngine(provider, java.util.Map.of()).compilerOptions("-Xlint:none").build();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (!entry.isBlank()) shell.addToClasspath(entry);
+        }
+        if (System.getenv("GLUELAB_NO_IMPORTS") == null) for (String s : STARTUP) shell.eval(s);
+    }
+
+    /** Adds a jar or folder for the following cells. */
+    public void addToClasspath(String path) {
+        if (!new File(path).exists()) throw new IllegalArgumentException("classpath entry " + path + " does not exist");
+        shell.addToClasspath(path);
+    }
+
+    /** Runs a cell; returns its last expression's value, or null when the last snippet has none. */
+    public Object eval(String cell) {
+        Object result = null;
+        String remaining = cell;
+        int consumed = 0;
+        SourceCodeAnalysis analysis = shell.sourceCodeAnalysis();
+        while (!remaining.isBlank()) {
+            SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(remaining);
+            String source = info.source();
+            if (info.completeness() == SourceCodeAnalysis.Completeness.EMPTY) break;
+            if (source == null || !info.completeness().isComplete()) {
+                int line = lineOf(cell, consumed + leading(remaining));
+                throw new CompileError("incomplete code at cell line " + line + ": " + firstLine(remaining.strip()), line, 1);
+            }
+            int start = consumed + leading(remaining);
+            result = run(source, cell, start);
+            consumed += remaining.length() - info.remaining().length();
+            remaining = info.remaining();
+        }
+        return result;
+    }
+
+    private Object run(String source, String cell, int startOffset) {
+        List<SnippetEvent> events = shell.eval(source);
+        Object value = null;
+        for (SnippetEvent e : events) {
+            if (e.causeSnippet() != null) continue;
+            Snippet s = e.snippet();
+            if (e.status() == Snippet.Status.REJECTED) {
+                Diag d = shell.diagnostics(s).findFirst().orElse(null);
+                if (d == null) throw new CompileError("cannot compile: " + firstLine(source), lineOf(cell, startOffset), 1);
+                int at = startOffset + (int) Math.max(0, d.getStartPosition());
+                int line = lineOf(cell, at), col = columnOf(cell, at);
+                String text = cell.lines().skip(line - 1).findFirst().orElse("");
+                throw new CompileError("compile error at cell line " + line + ", column " + col + ": " + d.getMessage(null)
+                        + "\n    " + text + "\n    " + " ".repeat(Math.max(0, col - 1)) + "^", line, col);
+            }
+            if (e.exception() != null) {
+                Throwable real = provider.control.takeThrown();
+                if (e.exception() instanceof EvalException && real != null) throw new UserCodeError(real, lineOf(cell, startOffset));
+                if (real == null && e.exception().getMessage() != null && e.exception().getMessage().contains("Stop")) {
+                    throw new InterruptedCellException();
+                }
+                throw new UserCodeError(e.exception(), lineOf(cell, startOffset));
+            }
+            if (s instanceof VarSnippet v && e.value() != null) {
+                shell.varValue(v);
+                value = provider.control.takeValue();
+            } else if (s instanceof ExpressionSnippet x && e.value() != null) {
+                VarSnippet v = shell.variables().filter(vs -> vs.name().equals(x.name())).reduce((a, b) -> b).orElse(null);
+                if (v != null) {
+                    shell.varValue(v);
+                    value = provider.control.takeValue();
+                }
+            } else {
+                value = null;
+            }
+        }
+        return value;
+    }
+
+    /** Stops the running snippet (a loop stops at its next back-edge). */
+    public void stop() { shell.stop(); }
+
+    public List<String> complete(String code, int cursor, int[] anchor) {
+        List<SourceCodeAnalysis.Suggestion> s = shell.sourceCodeAnalysis().completionSuggestions(code, cursor, anchor);
+        return s.stream().map(SourceCodeAnalysis.Suggestion::continuation).distinct().collect(Collectors.toList());
+    }
+
+    /** Signature and javadoc of the expression at the cursor, or null. */
+    public String inspect(String code, int cursor) {
+        List<SourceCodeAnalysis.Documentation> docs = shell.sourceCodeAnalysis().documentation(code, cursor, true);
+        if (docs.isEmpty()) return null;
+        StringBuilder sb = new StringBuilder();
+        for (SourceCodeAnalysis.Documentation d : docs) {
+            sb.append(d.signature()).append('\n');
+            if (d.javadoc() != null && !d.javadoc().isBlank()) sb.append(d.javadoc().strip()).append('\n');
+        }
+        return sb.toString().strip();
+    }
+
+    /** "complete", "incomplete" or "invalid" for the whole cell. */
+    public String isComplete(String code) {
+        String remaining = code;
+        while (!remaining.isBlank()) {
+            var info = shell.sourceCodeAnalysis().analyzeCompletion(remaining);
+            switch (info.completeness()) {
+                case EMPTY -> { return "complete"; }
+                case DEFINITELY_INCOMPLETE, CONSIDERED_INCOMPLETE -> { return "incomplete"; }
+                case UNKNOWN -> { return "invalid"; }
+                default -> remaining = info.remaining();
+            }
+        }
+        return "complete";
+    }
+
+    private static int leading(String s) {
+        int i = 0;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
+        return i;
+    }
+
+    static int lineOf(String text, int offset) {
+        int line = 1;
+        for (int i = 0; i < Math.min(offset, text.length()); i++) if (text.charAt(i) == '\n') line++;
+        return line;
+    }
+
+    static int columnOf(String text, int offset) {
+        int lastNl = text.lastIndexOf('\n', Math.max(0, Math.min(offset, text.length()) - 1));
+        return offset - lastNl;
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl) + " ...";
+    }
+
+    @Override public void close() { shell.close(); }
+
+    /** The cell was interrupted. */
+    public static final class InterruptedCellException extends RuntimeException {
+        public InterruptedCellException() { super("interrupted: the cell was stopped"); }
+    }
+}
