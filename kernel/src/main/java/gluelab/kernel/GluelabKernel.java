@@ -148,6 +148,61 @@ public final class GluelabKernel extends BaseKernel {
         env.reply(new StatusKernelInfoReply(Header.PROTOCOL_VERISON, getName(), getVersion(), getLanguageInfo(), getBanner(), getHelpLinks()));
     }
 
+    /**
+     * history_reply as the protocol has it: "status": "ok" and entries as [session, line, input]
+     * (or [session, line, [input, output]]); jjava 1.0-a6 leaves out the status and writes objects.
+     */
+    @Override protected void handleHistoryRequest(ShellReplyEnvironment env, Message<org.dflib.jjava.jupyter.messages.request.HistoryRequest> request) {
+        var r = request.getContent();
+        env.setBusyDeferIdle();
+        var none = java.util.EnumSet.noneOf(org.dflib.jjava.jupyter.kernel.history.HistoryManager.ResultFlag.class);
+        List<org.dflib.jjava.jupyter.kernel.history.HistoryEntry> entries = switch (r.getAccessType()) {
+            case TAIL -> history.lookupTail(((org.dflib.jjava.jupyter.messages.request.HistoryRequest.Tail) r).getMaxReturnLength(), none);
+            case RANGE -> {
+                var range = (org.dflib.jjava.jupyter.messages.request.HistoryRequest.Range) r;
+                yield history.lookupRange(range.getSessionIndex(), range.getStart(), range.getStop(), none);
+            }
+            case SEARCH -> {
+                var search = (org.dflib.jjava.jupyter.messages.request.HistoryRequest.Search) r;
+                var found = history.search(search.getPattern(), search.filterUnique() ? Integer.MAX_VALUE : search.getMaxReturnLength(), none);
+                if (search.filterUnique()) {
+                    java.util.LinkedHashMap<String, org.dflib.jjava.jupyter.kernel.history.HistoryEntry> last = new java.util.LinkedHashMap<>();
+                    for (var e : found) {
+                        last.remove(e.getInput());
+                        last.put(e.getInput(), e);
+                    }
+                    found = new ArrayList<>(last.values());
+                    int max = search.getMaxReturnLength();
+                    if (max > 0 && found.size() > max) found = found.subList(found.size() - max, found.size());
+                }
+                yield found;
+            }
+        };
+        List<List<Object>> rows = new ArrayList<>();
+        for (var e : entries) {
+            rows.add(List.of(e.getSession(), e.getCellNumber(), r.includeOutput() ? java.util.Arrays.asList(e.getInput(), null) : e.getInput()));
+        }
+        env.reply(new HistoryRows(rows));
+    }
+
+    /** The content of a history_reply. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static final class HistoryRows implements org.dflib.jjava.jupyter.messages.ContentType<HistoryRows>,
+            org.dflib.jjava.jupyter.messages.ReplyType<org.dflib.jjava.jupyter.messages.request.HistoryRequest> {
+        @SuppressWarnings("unused") private final String status = "ok";
+        @SuppressWarnings("unused") private final List<List<Object>> history;
+
+        HistoryRows(List<List<Object>> history) { this.history = history; }
+
+        @Override public org.dflib.jjava.jupyter.messages.MessageType<HistoryRows> getType() {
+            return (org.dflib.jjava.jupyter.messages.MessageType) org.dflib.jjava.jupyter.messages.reply.HistoryReply.MESSAGE_TYPE;
+        }
+
+        @Override public org.dflib.jjava.jupyter.messages.MessageType<org.dflib.jjava.jupyter.messages.request.HistoryRequest> getRequestType() {
+            return org.dflib.jjava.jupyter.messages.reply.HistoryReply.REQUEST_MESSAGE_TYPE;
+        }
+    }
+
     static final class StatusKernelInfoReply extends KernelInfoReply {
         @SuppressWarnings("unused") private final String status = "ok";
 

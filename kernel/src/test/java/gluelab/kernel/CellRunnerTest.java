@@ -1,0 +1,95 @@
+package gluelab.kernel;
+
+import gluelab.kernel.display.Renderers;
+import gluelab.kernel.eval.Evaluator;
+import org.dflib.jjava.jupyter.kernel.display.DisplayData;
+import org.dflib.jjava.jupyter.kernel.display.Renderer;
+import org.dflib.jjava.jupyter.kernel.display.mime.MIMEType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.Table;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class CellRunnerTest {
+    static Evaluator e;
+    static CellRunner cells;
+
+    @BeforeAll static void open() {
+        e = new Evaluator();
+        cells = new CellRunner(e);
+        Session.switchDevice("cpu");
+    }
+
+    @AfterAll static void close() {
+        Session.reset();
+        e.close();
+    }
+
+    @Test
+    void magicsAndCodeRunInOrder() throws Exception {
+        assertTrue(String.valueOf(cells.run("%lsmagic")).contains("%%cuda"));
+        assertEquals(5, cells.run("int m = 2;\n%lsmagic\nm + 3"));
+        Object floors = cells.run("%floor rmsnorm --model llama-3-8b --tokens 8k");
+        assertInstanceOf(Table.class, floors);
+        assertEquals(2, ((Table) floors).rowCount());
+        assertTrue(String.valueOf(cells.run("%device")).contains("cpu"));
+        assertNotNull(cells.run("lab.facts()"), "%device defines lab");
+    }
+
+    @Test
+    void benchMagicTakesTheCliOptions() throws Exception {
+        Object r = cells.run("%bench cat --tokens 64 --timeout 0.2 --min-time 0 --check 4");
+        assertInstanceOf(gluelab.bench.BenchResult.class, r);
+        assertEquals(2, ((gluelab.bench.BenchResult) r).rows().size());
+    }
+
+    @Test
+    void devlogMagicAppends(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("log.md");
+        cells.run("%devlog --file " + f);
+        cells.run("%devlog tried the fused norm");
+        assertTrue(Files.readString(f).contains("tried the fused norm"));
+    }
+
+    @Test
+    void badMagicsSayWhatExists() {
+        var unknown = assertThrows(IllegalArgumentException.class, () -> cells.run("%nope"));
+        assertTrue(unknown.getMessage().contains("lsmagic"), unknown.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> cells.run("%classpath remove x"));
+        assertThrows(IllegalArgumentException.class, () -> cells.run("%%cuda"));
+    }
+
+    @Test
+    void cudaCellsOnTheCpuSayNoGpuIsPresent() {
+        var err = assertThrows(IllegalStateException.class,
+                () -> cells.run("%%cuda scale\nextern \"C\" __global__ void scale(float* x) { x[0] *= 2; }"));
+        assertTrue(err.getMessage().contains("need a GPU") && err.getMessage().contains("cpu"), err.getMessage());
+    }
+
+    @Test
+    void renderersShowTablesChartsAndFallBackToText() {
+        Renderer r = new Renderer();
+        Renderers.install(r);
+        Table t = Table.create("big", IntColumn.indexColumn("i", 100, 0));
+        DisplayData d = r.render(t);
+        String html = String.valueOf(d.getData(MIMEType.TEXT_HTML));
+        assertTrue(html.contains("<table>") && html.contains("60 more rows"), html.substring(0, 200));
+        var ranking = gluelab.rank.Ranking.of(java.util.List.of(new gluelab.rank.Candidate("rmsnorm", "fwd", "eager", 4096, 1, 50, 10, 1000)), 0.01);
+        DisplayData chart = r.render(gluelab.chart.Charts.ranked(ranking));
+        byte[] png = java.util.Base64.getDecoder().decode(String.valueOf(chart.getData(MIMEType.IMAGE_PNG)));
+        assertEquals((byte) 0x89, png[0]);
+        assertTrue(String.valueOf(r.render(ranking).getData(MIMEType.TEXT_HTML)).contains("rmsnorm"));
+        Object weird = new Object() {
+            @Override public String toString() { return "weird value"; }
+        };
+        DisplayData fb = Renderers.fallback(weird, new RuntimeException("boom"));
+        assertEquals("weird value", fb.getData(MIMEType.TEXT_PLAIN));
+    }
+}

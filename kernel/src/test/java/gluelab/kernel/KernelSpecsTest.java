@@ -1,0 +1,30 @@
+package gluelab.kernel;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import gluelab.kernel.install.KernelSpecs;
+import gluelab.record.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class KernelSpecsTest {
+    @Test
+    void installWritesAKernelspecAndUninstallRemovesIt(@TempDir Path dir) throws Exception {
+        Path kernels = KernelSpecs.kernelsDir(null, dir, null);
+        assertEquals(dir.resolve("share/jupyter/kernels"), kernels);
+        Path spec = KernelSpecs.install(kernels);
+        JsonNode k = Json.MAPPER.readTree(spec.resolve("kernel.json").toFile());
+        assertEquals("Java (gluelab)", k.get("display_name").asText());
+        assertEquals("message", k.get("interrupt_mode").asText());
+        assertEquals("{connection_file}", k.get("argv").get(k.get("argv").size() - 1).asText());
+        assertTrue(k.get("argv").toString().contains("gluelab.kernel.KernelMain"));
+        assertTrue(KernelSpecs.uninstall(kernels));
+        assertFalse(Files.exists(spec));
+        assertFalse(KernelSpecs.uninstall(kernels));
+        assertEquals(dir.resolve("jp/kernels"), KernelSpecs.kernelsDir(null, null, dir.resolve("jp")));
+    }
+}

@@ -1,0 +1,91 @@
+package gluelab.kernel;
+
+import gluelab.kernel.channel.GluelabConnection;
+import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Over real ZMQ sockets: a badly signed or unsigned execute_request is dropped, never run; the kernel keeps serving. */
+class SignatureTest {
+    static final String KEY = "a0436f6c-1916-498b-8eb9-e81ab9368e84";
+
+    static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    static byte[][] message(String type, String content, String key) throws Exception {
+        String header = "{\"msg_id\": \"" + UUID.randomUUID() + "\", \"username\": \"test\", \"session\": \"s\", \"date\": \"2026-11-29T00:00:00Z\", "
+                + "\"msg_type\": \"" + type + "\", \"version\": \"5.3\"}";
+        byte[][] parts = {header.getBytes(StandardCharsets.UTF_8), "{}".getBytes(), "{}".getBytes(), content.getBytes(StandardCharsets.UTF_8)};
+        String sig;
+        if (key == null) sig = "";
+        else {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            for (byte[] p : parts) mac.update(p);
+            sig = HexFormat.of().formatHex(mac.doFinal());
+        }
+        return new byte[][]{"<IDS|MSG>".getBytes(), sig.getBytes(), parts[0], parts[1], parts[2], parts[3]};
+    }
+
+    static void send(ZMQ.Socket s, byte[][] frames) {
+        for (int i = 0; i < frames.length; i++) {
+            if (i < frames.length - 1) s.sendMore(frames[i]);
+            else s.send(frames[i]);
+        }
+    }
+
+    @Test
+    void unsignedAndBadlySignedRequestsNeverRun(@TempDir Path dir) throws Exception {
+        Path marker = dir.resolve("MARKER");
+        var props = new KernelConnectionProperties("127.0.0.1", freePort(), freePort(), freePort(), freePort(), freePort(), "tcp", "hmac-sha256", KEY);
+        GluelabKernel kernel = new GluelabKernel();
+        GluelabConnection connection = new GluelabConnection(props);
+        kernel.becomeHandlerForConnection(connection);
+        connection.connect();
+        try (ZContext ctx = new ZContext()) {
+            ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
+            shell.connect("tcp://127.0.0.1:" + props.getShellPort());
+            String code = "java.nio.file.Files.writeString(java.nio.file.Path.of(" + com.fasterxml.jackson.databind.node.TextNode.valueOf(marker.toString()) + "), \\\"ran\\\")";
+            String content = "{\"code\": \"" + code + "\", \"silent\": false, \"store_history\": true, \"user_expressions\": {}, \"allow_stdin\": false}";
+            send(shell, message("execute_request", content, "wrong-key"));
+            send(shell, message("execute_request", content, null));
+            Thread.sleep(3000);
+            assertFalse(Files.exists(marker), "a request with a bad signature ran");
+            assertEquals(2, connection.shellChannel().rejectedMessages());
+
+            send(shell, message("kernel_info_request", "{}", KEY));
+            shell.setReceiveTimeOut(30_000);
+            String reply = null;
+            for (int i = 0; i < 10 && reply == null; i++) {
+                byte[] frame = shell.recv();
+                assertNotNull(frame, "no reply to a correctly signed request");
+                String s = new String(frame, StandardCharsets.UTF_8);
+                if (s.contains("kernel_info_reply")) {
+                    while (shell.hasReceiveMore()) s += "|" + new String(shell.recv(), StandardCharsets.UTF_8);
+                    reply = s;
+                }
+            }
+            assertNotNull(reply);
+            assertTrue(reply.contains("\"status\":\"ok\""), reply);
+        } finally {
+            connection.close();
+        }
+    }
+}
