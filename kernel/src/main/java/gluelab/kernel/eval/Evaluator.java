@@ -86,6 +86,9 @@ public final class Evaluator implements AutoCloseable {
             if (s instanceof VarSnippet v && e.value() != null) {
                 shell.varValue(v);
                 value = provider.control.takeValue();
+                // A bare expression's temporary ($1, $2, ...) is not referenced by notebooks; dropping it
+                // keeps JShell's state from growing with every cell.
+                if (v.subKind() == Snippet.SubKind.TEMP_VAR_EXPRESSION_SUBKIND) shell.drop(v);
             } else if (s instanceof ExpressionSnippet x && e.value() != null) {
                 VarSnippet v = shell.variables().filter(vs -> vs.name().equals(x.name())).reduce((a, b) -> b).orElse(null);
                 if (v != null) {
