@@ -44,5 +44,19 @@ class InterruptTests(unittest.TestCase):
             km.shutdown_kernel(now=True)
 
 
+class IsolationTests(unittest.TestCase):
+    def test_the_kernels_protocol_libraries_are_invisible_to_user_code(self):
+        km, kc = jupyter_client.manager.start_new_kernel(kernel_name="gluelab", startup_timeout=120)
+        try:
+            for cls in ("com.google.gson.Gson", "org.zeromq.ZMQ"):
+                reply = kc.execute_interactive('Class.forName("%s")' % cls, timeout=60)
+                self.assertEqual("error", reply["content"]["status"], cls + " is visible to notebook code")
+            reply = kc.execute_interactive('Class.forName("tech.tablesaw.api.Table")', timeout=60)
+            self.assertEqual("ok", reply["content"]["status"])
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
+
 if __name__ == "__main__":
     unittest.main()
