@@ -143,6 +143,32 @@ public final class Gluelab implements AutoCloseable {
 
     public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
 
+    /** An analyst's kernel launch against its floor; bytes from its buffer arguments. */
+    public gluelab.bench.KernelBenchmark.Result benchKernel(gluelab.bench.KernelBenchmark.Subject launch) {
+        return gluelab.bench.KernelBenchmark.run(device, calibration(), launch, TimingConfig.defaults());
+    }
+
+    /** Any launch against a floor of {@code bytes}. */
+    public gluelab.bench.KernelBenchmark.Result benchKernel(gluelab.device.Launch launch, String name, long bytes) {
+        return gluelab.bench.KernelBenchmark.run(device, calibration(), launch, name, bytes, TimingConfig.defaults());
+    }
+
+    /** Compiles an analyst's CUDA C kernel on this lab's device (a GPU). */
+    public gluelab.device.cuda.UserKernel cudaKernel(String source, String name) {
+        return gluelab.device.cuda.UserKernel.compile(device, source, name);
+    }
+
+    /** Allocates a device buffer filled with uniform values in [-1, 1) (a deterministic seed). */
+    public gluelab.device.Buffer buffer(String name, String dtype, long... shape) {
+        var spec = gluelab.tensor.TensorSpec.of(name, DType.parse(dtype), shape);
+        var b = device.allocate(spec);
+        try (var host = gluelab.tensor.Tensor.allocate(spec)) {
+            gluelab.tensor.Fill.uniform(host, 1, -1, 1);
+            device.upload(host, b);
+        }
+        return b;
+    }
+
     @Override public void close() { device.close(); }
 
     /** Fluent description of a bench; run() measures, record() also writes an experiment record. */

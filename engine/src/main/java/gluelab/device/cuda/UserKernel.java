@@ -56,13 +56,17 @@ public final class UserKernel {
      * A launch of grid x block threads with arguments in the kernel's order: Buffer (a pointer),
      * Long (long long), Integer (int), Float (float), Double (double).
      */
-    public Launch launch(int grid, int block, Object... args) {
+    public UserLaunch launch(int grid, int block, Object... args) {
         if (grid < 1 || block < 1 || block > 1024) throw new IllegalArgumentException("bad launch shape grid " + grid + ", block " + block);
         KernelLaunch.Args a = new KernelLaunch.Args();
+        long bytes = 0;
         for (int i = 0; i < args.length; i++) {
             Object o = args[i];
             switch (o) {
-                case Buffer b -> a.ptr(CudaDevice.cuda(b));
+                case Buffer b -> {
+                    a.ptr(CudaDevice.cuda(b));
+                    bytes += b.spec().bytes();
+                }
                 case Long v -> a.i64(v);
                 case Integer v -> a.i32(v);
                 case Float v -> a.f32(v);
@@ -72,6 +76,15 @@ public final class UserKernel {
             }
         }
         KernelLaunch k = a.launchFunction(name, function, grid, block);
-        return new CudaProgram(device).add(k);
+        return new UserLaunch(name, new CudaProgram(device).add(k), bytes);
+    }
+
+    /** A launch of a user kernel; {@code bufferBytes} (every buffer argument's size) is its default floor traffic. */
+    public record UserLaunch(String name, Launch launch, long bufferBytes) implements gluelab.bench.KernelBenchmark.Subject {
+        @Override public void run() { launch.run(); }
+
+        @Override public int kernels() { return 1; }
+
+        @Override public long scratchBytes() { return 0; }
     }
 }

@@ -193,10 +193,13 @@ class CudaDeviceTest {
              Tensor host = Tensor.allocate(TensorSpec.of("h", DType.FP32, n))) {
             Fill.uniform(host, 1, -1, 1);
             device.upload(host, x);
-            var m = new gluelab.timing.Harness(device).measure(new gluelab.timing.Harness.Subject("scale", k.launch(1056, 256, x, y, n), 8 * n),
+            var launch = k.launch(1056, 256, x, y, n);
+            assertEquals(8 * n, launch.bufferBytes(), "floor bytes default to the buffers' sizes");
+            var r = gluelab.bench.KernelBenchmark.run(device, new Calibrator(device, gluelab.lab.Locations.calibrationCache()).calibrate(false), launch,
                     new TimingConfig(Mode.COLD, 0.05, new StopRule(10, 0.05, 0.02, 2, 1000), 4));
-            double gbs = 8.0 * n / m.summary().median() / 1e9;
-            assertTrue(gbs > 1000, "user kernel at " + gbs + " GB/s");
+            assertTrue(r.achievedGBs() > 1000, "user kernel at " + r.achievedGBs() + " GB/s");
+            assertTrue(r.pctOfFloor() > 20 && r.pctOfFloor() < 130, "% of floor " + r.pctOfFloor());
+            System.out.printf("user kernel 'scale' on 2 x 256 MiB: %.1f us, %.1f GB/s, %.0f%% of floor%n", r.measuredUs(), r.achievedGBs(), r.pctOfFloor());
         }
     }
 }
