@@ -48,21 +48,13 @@ public final class CpuDevice implements Device {
 
     @Override public Launch prepare(OpInstance instance, Map<String, Buffer> args) {
         Map<String, Tensor> tensors = new HashMap<>();
-        for (TensorSpec s : instance.op().inputs(instance.shape(), instance.pass())) tensors.put(s.name(), bound(args, s));
-        for (TensorSpec s : instance.op().outputs(instance.shape(), instance.pass())) tensors.put(s.name(), bound(args, s));
+        instance.bind(args).forEach((name, buffer) -> tensors.put(name, tensor(buffer)));
         if (instance.variant() == Variant.EAGER) {
             Program program = new Program();
             EagerChains.build(instance, tensors, new CpuEagerOps(program, parallel));
             return program;
         }
         return CpuKernels.forOp(instance.op()).fused(instance, tensors, parallel);
-    }
-
-    private static Tensor bound(Map<String, Buffer> args, TensorSpec s) {
-        Buffer b = args.get(s.name());
-        if (b == null) throw new IllegalArgumentException("missing argument '" + s.name() + "' " + s);
-        if (!b.spec().equals(s)) throw new IllegalArgumentException("argument '" + s.name() + "' is " + b.spec() + ", expected " + s);
-        return tensor(b);
     }
 
     @Override public Launch copyKernel(Buffer src, Buffer dst) {

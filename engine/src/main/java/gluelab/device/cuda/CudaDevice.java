@@ -224,8 +224,7 @@ public final class CudaDevice implements Device {
             throw new IllegalArgumentException("the CUDA device runs bf16 and fp32 activations; fp16 is not supported yet");
         }
         Map<String, CudaBuffer> t = new HashMap<>();
-        for (TensorSpec s : instance.op().inputs(instance.shape(), instance.pass())) t.put(s.name(), bound(args, s));
-        for (TensorSpec s : instance.op().outputs(instance.shape(), instance.pass())) t.put(s.name(), bound(args, s));
+        instance.bind(args).forEach((name, buffer) -> t.put(name, cuda(buffer)));
         makeCurrent();
         CudaProgram p = new CudaProgram(this);
         try {
@@ -236,13 +235,6 @@ public final class CudaDevice implements Device {
             throw e;
         }
         return p;
-    }
-
-    private static CudaBuffer bound(Map<String, Buffer> args, TensorSpec s) {
-        Buffer b = args.get(s.name());
-        if (b == null) throw new IllegalArgumentException("missing argument '" + s.name() + "' " + s);
-        if (!b.spec().equals(s)) throw new IllegalArgumentException("argument '" + s.name() + "' is " + b.spec() + ", expected " + s);
-        return cuda(b);
     }
 
     @Override public Launch copyKernel(Buffer src, Buffer dst) {
