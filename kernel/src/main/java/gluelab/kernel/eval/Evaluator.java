@@ -29,7 +29,7 @@ public final class Evaluator implements AutoCloseable {
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             if (!entry.isBlank()) shell.addToClasspath(entry);
         }
-        if (System.getenv("GLUELAB_NO_IMPORTS") == null) for (String s : STARTUP) shell.eval(s);
+        for (String s : STARTUP) shell.eval(s);
     }
 
     /** Adds a jar or folder for the following cells. */
