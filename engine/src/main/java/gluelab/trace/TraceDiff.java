@@ -18,7 +18,7 @@ public record TraceDiff(TraceSummary a, TraceSummary b, List<FamilyDelta> famili
     public static TraceDiff of(TraceSummary a, TraceSummary b) {
         Set<String> names = new LinkedHashSet<>(a.families().keySet());
         names.addAll(b.families().keySet());
-        double ta = total(a), tb = total(b);
+        double ta = a.familyTimeUs(), tb = b.familyTimeUs();
         List<FamilyDelta> fam = new ArrayList<>();
         for (String f : names) {
             var x = a.families().getOrDefault(f, new TraceSummary.FamilyTotal(0, 0));
@@ -41,9 +41,5 @@ public record TraceDiff(TraceSummary a, TraceSummary b, List<FamilyDelta> famili
         }
         kernels.sort(Comparator.comparingDouble((KernelDelta d) -> Math.abs(d.deltaUs())).reversed());
         return new TraceDiff(a, b, fam, kernels, TraceSummary.round(b.kernelTimeUs() - a.kernelTimeUs()), b.kernelCount() - a.kernelCount());
-    }
-
-    private static double total(TraceSummary s) {
-        return s.families().values().stream().mapToDouble(TraceSummary.FamilyTotal::timeUs).sum();
     }
 }

@@ -18,6 +18,11 @@ public record TraceSummary(
         @JsonProperty("unknown_kinds") Map<String, Integer> unknownKinds, Map<String, Integer> warnings,
         @JsonProperty("warning_examples") Map<String, String> warningExamples) {
 
+    /** GPU time over all families: kernels, copies and sets. */
+    public double familyTimeUs() {
+        return families.values().stream().mapToDouble(FamilyTotal::timeUs).sum();
+    }
+
     public record FamilyTotal(@JsonProperty("time_us") double timeUs, int count) {}
 
     public record KernelRow(String name, String family, int count, @JsonProperty("total_us") double totalUs,

@@ -13,7 +13,7 @@ public final class TraceText {
                 s.memsetCount(), s.memsetTimeUs(), s.steps()));
         o.append(String.format("parsed %.1f MB of JSON in %.3f s (%.0f MB/s)%n", s.jsonBytes() / 1e6, s.parseSeconds(), s.jsonBytes() / 1e6 / s.parseSeconds()));
         o.append("\nfamilies:\n");
-        double total = s.families().values().stream().mapToDouble(TraceSummary.FamilyTotal::timeUs).sum();
+        double total = s.familyTimeUs();
         for (Map.Entry<String, TraceSummary.FamilyTotal> e : s.families().entrySet()) {
             o.append(String.format("  %-16s %10.1f us %6.1f%% %6d%n", e.getKey(), e.getValue().timeUs(), 100 * e.getValue().timeUs() / total, e.getValue().count()));
         }

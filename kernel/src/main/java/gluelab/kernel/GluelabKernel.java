@@ -3,7 +3,6 @@ package gluelab.kernel;
 import gluelab.kernel.display.Renderers;
 import gluelab.kernel.eval.CompileError;
 import gluelab.kernel.eval.Evaluator;
-import gluelab.kernel.eval.UserCodeError;
 import gluelab.progress.Progress;
 import org.dflib.jjava.jupyter.channels.ShellReplyEnvironment;
 import org.dflib.jjava.jupyter.kernel.BaseKernel;
@@ -37,6 +36,7 @@ public final class GluelabKernel extends BaseKernel {
 
     /** JShell takes most of a second to start: it is built in the background so kernel_info answers at once. */
     private final java.util.concurrent.CompletableFuture<Evaluator> evaluator;
+    private final java.util.concurrent.CompletableFuture<CellRunner> cells;
     private final History history;
     private volatile Thread executing;
     private volatile boolean interrupted;
@@ -52,6 +52,7 @@ public final class GluelabKernel extends BaseKernel {
                 new StringStyler.Builder().build());
         this.history = history;
         this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(Evaluator::new);
+        this.cells = evaluator.thenApply(CellRunner::new);
         Renderers.install(renderer);
         Session.displaySink(o -> io.display.display(renderSafely(o)));
         Progress.DEFAULT.set(new NotebookProgress(d -> io.display.display(d), (id, d) -> io.display.updateDisplay(id, d)));
@@ -65,7 +66,7 @@ public final class GluelabKernel extends BaseKernel {
         executing = Thread.currentThread();
         interrupted = false;
         try {
-            Object v = new CellRunner(evaluator()).run(code);
+            Object v = cells.join().run(code);
             if (interrupted) throw new Evaluator.InterruptedCellException();
             history.add(code);
             return v;
@@ -88,14 +89,7 @@ public final class GluelabKernel extends BaseKernel {
         return v == null ? null : renderSafely(v);
     }
 
-    DisplayData renderSafely(Object v) {
-        if (v instanceof DisplayData d) return d;
-        try {
-            return getRenderer().render(v);
-        } catch (Exception e) {
-            return Renderers.fallback(v, e);
-        }
-    }
+    DisplayData renderSafely(Object v) { return Renderers.render(getRenderer(), v); }
 
     @Override public DisplayData inspect(String code, int at, boolean extraDetail) {
         String doc = evaluator().inspect(code, at);
@@ -135,9 +129,8 @@ public final class GluelabKernel extends BaseKernel {
             lines.addAll(e.getMessage().lines().toList());
             return lines;
         }
-        Throwable shown = e instanceof UserCodeError && e.getCause() != null ? e : e;
         StringWriter w = new StringWriter();
-        shown.printStackTrace(new PrintWriter(w));
+        e.printStackTrace(new PrintWriter(w));
         lines.addAll(w.toString().lines().toList());
         return lines;
     }

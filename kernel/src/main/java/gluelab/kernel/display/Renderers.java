@@ -104,6 +104,16 @@ public final class Renderers {
 
     private static String pct(double f) { return String.format("%.1f%%", 100 * f); }
 
+    /** Renders a value; a renderer that throws falls back to text and the cell still succeeds. */
+    public static DisplayData render(Renderer renderer, Object value) {
+        if (value instanceof DisplayData d) return d;
+        try {
+            return renderer.render(value);
+        } catch (Exception e) {
+            return fallback(value, e);
+        }
+    }
+
     /** What a cell shows when its value's renderer throws: the value as text, the cell still succeeds. */
     public static DisplayData fallback(Object value, Exception e) {
         DisplayData d = new DisplayData(String.valueOf(value));

@@ -66,7 +66,7 @@ public final class NotebookRunner {
                 cell.put("execution_count", count);
                 ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
                 List<DisplayData> displays = new ArrayList<>();
-                setSink(o -> displays.add(render(renderer, o)));
+                Session.displaySink(o -> displays.add(Renderers.render(renderer, o)));
                 System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
                 System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
                 Object value = null;
@@ -93,13 +93,13 @@ public final class NotebookRunner {
                 }
                 if (value != null) {
                     ObjectNode r = outputs.addObject().put("output_type", "execute_result").put("execution_count", count);
-                    data(r, render(renderer, value));
+                    data(r, Renderers.render(renderer, value));
                 }
             }
         } finally {
             System.setOut(oldOut);
             System.setErr(oldErr);
-            setSink(o -> System.out.println(o));
+            Session.displaySink(null);
             Session.reset();
         }
         nb.put("nbformat", 4).put("nbformat_minor", 5);
@@ -109,8 +109,6 @@ public final class NotebookRunner {
         AtomicFiles.write(executed, Json.write(nb));
         return new Result(notebook, executed, failed < 0, failed, error, count);
     }
-
-    private static void setSink(java.util.function.Consumer<Object> sink) { Session.displaySink(sink); }
 
     private static ObjectNode read(Path notebook) {
         try {
@@ -155,15 +153,6 @@ public final class NotebookRunner {
     static String literal(String v) {
         if (v.matches("-?\\d+") || v.matches("-?\\d*\\.\\d+([eE][-+]?\\d+)?") || v.equals("true") || v.equals("false")) return v;
         return "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    private static DisplayData render(Renderer renderer, Object v) {
-        if (v instanceof DisplayData d) return d;
-        try {
-            return renderer.render(v);
-        } catch (Exception e) {
-            return Renderers.fallback(v, e);
-        }
     }
 
     private static void data(ObjectNode output, DisplayData d) {
