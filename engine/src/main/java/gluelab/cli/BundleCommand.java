@@ -72,7 +72,9 @@ public final class BundleCommand implements Callable<Integer> {
                 # gluelab from a bundle: its own Java runtime, no build, no JDK needed.
                 here="$(cd "$(dirname "$0")/.." && pwd)"
                 exec "$here/runtime/bin/java" --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true \\
-                  -Dslf4j.internal.verbosity=ERROR $GLUELAB_JAVA_OPTS -cp "$here/runtime/lib/app/*" gluelab.cli.Main "$@"
+                  -Dslf4j.internal.verbosity=ERROR --add-opens jdk.jshell/jdk.jshell=ALL-UNNAMED \\
+                  --add-opens jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-opens jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED \\
+                  $GLUELAB_JAVA_OPTS -cp "$here/runtime/lib/app/*" gluelab.cli.Main "$@"
                 """);
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
         System.out.println("modules: " + String.join(",", modules));

@@ -82,6 +82,54 @@ class EvaluatorTest {
     }
 
     @Test
+    void oneShotCellsAreForgottenWhileDeclarationsKeepWorking() {
+        try (Evaluator ev = new Evaluator()) {
+            ev.eval("int x = 0;");
+            ev.eval("Runnable bump = null;");
+            ev.eval("bump = () -> x += 1000;"); // the lambda's body lives in a one-shot class
+            ev.eval("int twice(int v) { return 2 * v; }");
+            int declared = ev.recordedSnippets();
+            assertTrue(declared > 0, "compaction is available with the opens the build gives the test JVM");
+            int rounds = 60; // 360 cells: crosses a rebuild of javac's contexts
+            for (int i = 0; i < rounds; i++) {
+                ev.eval("x++;");
+                assertEquals(i + 2, ev.eval("x + 1"));
+                assertEquals(i + 1, ev.eval("x"));
+                assertThrows(CompileError.class, () -> ev.eval("x.nope()"));
+                assertThrows(UserCodeError.class, () -> ev.eval("Integer.parseInt(\"z\")"));
+                ev.eval("new Runnable() { public void run() { x += 0; } }.run();");
+            }
+            assertEquals(declared, ev.recordedSnippets(), "one-shot cells leave nothing in JShell's records");
+            ev.eval("bump.run();");
+            assertEquals(rounds + 1000, ev.eval("x"));
+            assertEquals(2 * (rounds + 1000), ev.eval("twice(x)"));
+            ev.eval("int twice(int v) { return 3 * v; }");
+            assertEquals(3, ev.eval("twice(1)"));
+        }
+    }
+
+    @Test
+    void oneShotCellsSeeUserTypesAndTheirClassesAreUnloaded() {
+        try (Evaluator ev = new Evaluator()) {
+            ev.eval("class P { int a; P(int a) { this.a = a; } int twice() { return 2 * a; } }");
+            ev.eval("enum Color { RED, GREEN }");
+            ev.eval("P p = new P(3);");
+            assertEquals(6, ev.eval("p.twice()"));
+            ev.eval("p.a = 5;");
+            assertEquals(5, ev.eval("p.a"));
+            assertEquals(10, ev.eval("new P(5).twice()"));
+            assertEquals("green", ev.eval("switch (Color.GREEN) { case RED -> \"red\"; case GREEN -> \"green\"; }"));
+            var classes = java.lang.management.ManagementFactory.getClassLoadingMXBean();
+            long before = classes.getUnloadedClassCount();
+            for (int i = 0; i < 50; i++) assertEquals(i * 2, ev.eval("java.util.stream.IntStream.of(" + i + ").map(v -> v * 2).sum()"));
+            ev.eval("1");
+            System.gc();
+            assertTrue(classes.getUnloadedClassCount() - before >= 50, "a one-shot cell's classes are unloaded once it ran");
+            assertEquals(5, ev.eval("p.a"), "declarations survive");
+        }
+    }
+
+    @Test
     void badClasspathEntriesAreNamed() {
         var err = assertThrows(IllegalArgumentException.class, () -> e.addToClasspath("/no/such.jar"));
         assertTrue(err.getMessage().contains("/no/such.jar"));

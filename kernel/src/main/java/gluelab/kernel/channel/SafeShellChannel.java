@@ -85,6 +85,14 @@ public final class SafeShellChannel extends ShellChannel {
 
     @Override public void close() {
         running = false;
+        // A ZMQ socket belongs to one thread: let the loop leave its poll before the socket closes.
+        if (thread != null && thread != Thread.currentThread()) {
+            try {
+                thread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         super.close();
     }
 

@@ -16,8 +16,14 @@ import java.util.Map;
 final class CapturingExecutionControl extends LocalExecutionControl {
     private volatile Object lastValue;
     private volatile Throwable lastThrown;
+    final SnippetLoader loader;
 
-    CapturingExecutionControl(ClassLoader parent) { super(parent); }
+    private CapturingExecutionControl(SnippetLoader loader) {
+        super(loader);
+        this.loader = loader;
+    }
+
+    CapturingExecutionControl(ClassLoader parent) { this(new SnippetLoader(parent)); }
 
     @Override public String varValue(String className, String varName) throws RunException, EngineTerminationException, InternalException {
         try {

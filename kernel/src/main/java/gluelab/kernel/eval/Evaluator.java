@@ -22,6 +22,7 @@ public final class Evaluator implements AutoCloseable {
 
     private final JShell shell;
     private final CapturingExecutionControl.Provider provider;
+    private final ShellCompactor compactor;
 
     public Evaluator() {
         provider = new CapturingExecutionControl.Provider(Evaluator.class.getClassLoader());
@@ -30,6 +31,7 @@ public final class Evaluator implements AutoCloseable {
             if (!entry.isBlank()) shell.addToClasspath(entry);
         }
         for (String s : STARTUP) shell.eval(s);
+        compactor = new ShellCompactor(shell);
     }
 
     /** Adds a jar or folder for the following cells. */
@@ -40,6 +42,15 @@ public final class Evaluator implements AutoCloseable {
 
     /** Runs a cell; returns its last expression's value, or null when the last snippet has none. */
     public Object eval(String cell) {
+        try {
+            return evalSnippets(cell);
+        } finally {
+            provider.control.loader.forgetOneShots();
+            compactor.cellDone();
+        }
+    }
+
+    private Object evalSnippets(String cell) {
         Object result = null;
         String remaining = cell;
         int consumed = 0;
@@ -66,41 +77,58 @@ public final class Evaluator implements AutoCloseable {
         for (SnippetEvent e : events) {
             if (e.causeSnippet() != null) continue;
             Snippet s = e.snippet();
-            if (e.status() == Snippet.Status.REJECTED) {
-                Diag d = shell.diagnostics(s).findFirst().orElse(null);
-                if (d == null) throw new CompileError("cannot compile: " + firstLine(source), lineOf(cell, startOffset), 1);
-                int at = startOffset + (int) Math.max(0, d.getStartPosition());
-                int line = lineOf(cell, at), col = columnOf(cell, at);
-                String text = cell.lines().skip(line - 1).findFirst().orElse("");
-                throw new CompileError("compile error at cell line " + line + ", column " + col + ": " + d.getMessage(null)
-                        + "\n    " + text + "\n    " + " ".repeat(Math.max(0, col - 1)) + "^", line, col);
-            }
-            if (e.exception() != null) {
-                Throwable real = provider.control.takeThrown();
-                if (e.exception() instanceof EvalException && real != null) throw new UserCodeError(real, lineOf(cell, startOffset));
-                if (real == null && e.exception().getMessage() != null && e.exception().getMessage().contains("Stop")) {
-                    throw new InterruptedCellException();
+            // A bare expression's temporary ($1, $2, ...) is not referenced by notebooks: it is dropped
+            // and, like every one-shot snippet, forgotten.
+            try {
+                value = outcome(e, s, source, cell, startOffset);
+            } finally {
+                if (s instanceof VarSnippet v && v.subKind() == Snippet.SubKind.TEMP_VAR_EXPRESSION_SUBKIND && shell.status(v).isActive()) {
+                    shell.drop(v);
                 }
-                throw new UserCodeError(e.exception(), lineOf(cell, startOffset));
-            }
-            if (s instanceof VarSnippet v && e.value() != null) {
-                shell.varValue(v);
-                value = provider.control.takeValue();
-                // A bare expression's temporary ($1, $2, ...) is not referenced by notebooks; dropping it
-                // keeps JShell's state from growing with every cell.
-                if (v.subKind() == Snippet.SubKind.TEMP_VAR_EXPRESSION_SUBKIND) shell.drop(v);
-            } else if (s instanceof ExpressionSnippet x && e.value() != null) {
-                VarSnippet v = shell.variables().filter(vs -> vs.name().equals(x.name())).reduce((a, b) -> b).orElse(null);
-                if (v != null) {
-                    shell.varValue(v);
-                    value = provider.control.takeValue();
-                }
-            } else {
-                value = null;
+                compactor.forget(s);
             }
         }
         return value;
     }
+
+    /** The value of one snippet's event, or the error it raised. */
+    private Object outcome(SnippetEvent e, Snippet s, String source, String cell, int startOffset) {
+        if (e.status() == Snippet.Status.REJECTED) {
+            Diag d = shell.diagnostics(s).findFirst().orElse(null);
+            if (d == null) throw new CompileError("cannot compile: " + firstLine(source), lineOf(cell, startOffset), 1);
+            int at = startOffset + (int) Math.max(0, d.getStartPosition());
+            int line = lineOf(cell, at), col = columnOf(cell, at);
+            String text = cell.lines().skip(line - 1).findFirst().orElse("");
+            throw new CompileError("compile error at cell line " + line + ", column " + col + ": " + d.getMessage(null)
+                    + "\n    " + text + "\n    " + " ".repeat(Math.max(0, col - 1)) + "^", line, col);
+        }
+        if (e.exception() != null) {
+            Throwable real = provider.control.takeThrown();
+            if (e.exception() instanceof EvalException && real != null) throw new UserCodeError(real, lineOf(cell, startOffset));
+            if (real == null && e.exception().getMessage() != null && e.exception().getMessage().contains("Stop")) {
+                throw new InterruptedCellException();
+            }
+            throw new UserCodeError(e.exception(), lineOf(cell, startOffset));
+        }
+        if (s instanceof VarSnippet v && e.value() != null) {
+            shell.varValue(v);
+            return provider.control.takeValue();
+        }
+        if (s instanceof ExpressionSnippet x && e.value() != null) {
+            VarSnippet v = shell.variables().filter(vs -> vs.name().equals(x.name())).reduce((a, b) -> b).orElse(null);
+            if (v != null) {
+                shell.varValue(v);
+                return provider.control.takeValue();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Snippets JShell still records: the session's declarations and imports. One-shot cells
+     * (statements, expressions, errors) are forgotten once run; -1 if this JDK does not allow it.
+     */
+    public int recordedSnippets() { return compactor.recordedSnippets(); }
 
     /** Stops the running snippet (a loop stops at its next back-edge). */
     public void stop() { shell.stop(); }

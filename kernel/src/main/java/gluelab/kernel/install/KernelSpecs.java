@@ -32,6 +32,8 @@ public final class KernelSpecs {
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("argv", List.of(javaExecutable, "--enable-native-access=ALL-UNNAMED", "-Djava.awt.headless=true",
                 "-Dslf4j.internal.verbosity=ERROR", "--add-opens", "jdk.jshell/jdk.jshell=ALL-UNNAMED",
+                "--add-opens", "jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
+                "--add-opens", "jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
                 "-cp", classpath, "gluelab.kernel.KernelMain", "{connection_file}"));
         spec.put("display_name", "Java (gluelab)");
         spec.put("language", "java");
