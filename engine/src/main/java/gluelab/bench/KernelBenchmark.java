@@ -7,9 +7,12 @@ import gluelab.timing.Harness;
 import gluelab.timing.Measurement;
 import gluelab.timing.TimingConfig;
 
+import java.util.Optional;
+
 /**
  * Any launch (an analyst's own kernel) timed against its floor like a catalogue op: the bytes
- * are given, or taken from the sizes of its buffer arguments.
+ * are given, or taken from the sizes of its buffer arguments. Like every measurement it gets a
+ * CUDA-graph row where the device has graphs.
  */
 public final class KernelBenchmark {
     /** A launch that knows its name and the bytes its buffer arguments hold. */
@@ -19,35 +22,45 @@ public final class KernelBenchmark {
         long bufferBytes();
     }
 
-    /** The measurement with its floor. */
-    public record Result(String name, Measurement measurement, long bytes, double idealUs, double measuredUs, double pctOfFloor,
-                         double achievedGBs) {}
+    /** A subject timed somewhere else: a user kernel is timed in its worker process. */
+    public interface TimedElsewhere {
+        Timed time(String label, long bytes, TimingConfig timing);
+    }
+
+    /** The normal measurement and the CUDA-graph replay one (null where the device has no graphs). */
+    public record Timed(Measurement normal, Measurement graph) {}
+
+    /** The measurements with their floor. */
+    public record Result(String name, Measurement measurement, Measurement graph, long bytes, double idealUs, double measuredUs,
+                         double pctOfFloor, double achievedGBs) {
+        /** The graph replay's median per launch, in microseconds, if there is a graph row. */
+        public Optional<Double> graphUs() { return Optional.ofNullable(graph).map(Measurement::medianMicros); }
+    }
 
     private KernelBenchmark() {}
 
     public static Result run(Device device, Calibration cal, Subject s, TimingConfig timing) {
-        return run(device, cal, s, s.bufferBytes(), timing);
+        return run(device, cal, s, s.name(), s.bufferBytes(), timing);
     }
 
     public static Result run(Device device, Calibration cal, Launch launch, String name, long bytes, TimingConfig timing) {
-        Subject s = new Subject() {
-            @Override public String name() { return name; }
-
-            @Override public long bufferBytes() { return bytes; }
-
-            @Override public void run() { launch.run(); }
-
-            @Override public int kernels() { return launch.kernels(); }
-
-            @Override public long scratchBytes() { return launch.scratchBytes(); }
-        };
-        return run(device, cal, s, bytes, timing);
+        if (bytes <= 0) throw new IllegalArgumentException(name + ": give the bytes it must move (no buffer arguments to count)");
+        Timed t = launch instanceof TimedElsewhere elsewhere ? elsewhere.time(name, bytes, timing) : time(device, launch, name, bytes, timing);
+        double measured = t.normal().medianMicros(), ideal = bytes / cal.bandwidth() * 1e6;
+        return new Result(name, t.normal(), t.graph(), bytes, ideal, measured, 100 * ideal / measured, bytes / (measured * 1e-6) / 1e9);
     }
 
-    private static Result run(Device device, Calibration cal, Subject s, long bytes, TimingConfig timing) {
-        if (bytes <= 0) throw new IllegalArgumentException(s.name() + ": give the bytes it must move (no buffer arguments to count)");
-        Measurement m = new Harness(device).measure(new Harness.Subject(s.name(), s, bytes), timing);
-        double measured = m.summary().median() * 1e6, ideal = bytes / cal.bandwidth() * 1e6;
-        return new Result(s.name(), m, bytes, ideal, measured, 100 * ideal / measured, bytes / (measured * 1e-6) / 1e9);
+    /** Times a launch on this device: the normal row, then the graph row where the device has graphs. */
+    public static Timed time(Device device, Launch launch, String label, long bytes, TimingConfig timing) {
+        Harness harness = new Harness(device);
+        Measurement normal = harness.measure(new Harness.Subject(label, launch, bytes), timing);
+        Measurement graph = null;
+        Optional<Launch> g = device.graph(launch, BenchRunner.GRAPH_REPEATS);
+        if (g.isPresent()) {
+            try (Launch replay = g.get()) {
+                graph = harness.measure(new Harness.Subject(label + BenchRunner.GRAPH_SUFFIX, replay, bytes), timing);
+            }
+        }
+        return new Timed(normal, graph);
     }
 }

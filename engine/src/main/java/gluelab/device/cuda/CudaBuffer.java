@@ -3,13 +3,20 @@ package gluelab.device.cuda;
 import gluelab.device.Buffer;
 import gluelab.tensor.TensorSpec;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUipcMemHandle;
+import jcuda.driver.JCudaDriver;
+
+import java.lang.reflect.Field;
+import java.util.Base64;
 
 /** Device memory holding one tensor. */
 public final class CudaBuffer implements Buffer {
     private final CudaDevice device;
     private final TensorSpec spec;
     private final CUdeviceptr ptr;
+    private final Object lock = new Object();
     private boolean closed;
+    private String ipcHandle;
 
     CudaBuffer(CudaDevice device, TensorSpec spec, CUdeviceptr ptr) {
         this.device = device;
@@ -26,9 +33,56 @@ public final class CudaBuffer implements Buffer {
 
     CudaDevice device() { return device; }
 
+    /**
+     * The CUDA IPC handle (base64) through which the kernel worker process maps this memory; made
+     * once. JCuda keeps the handle's 64 bytes in a private field with no accessor, hence the reflection.
+     */
+    String ipcHandle() {
+        synchronized (lock) {
+            return exportedHandle();
+        }
+    }
+
+    private String exportedHandle() {
+        if (ipcHandle == null) {
+            CUipcMemHandle h = new CUipcMemHandle();
+            device.makeCurrent();
+            JCudaDriver.cuIpcGetMemHandle(h, ptr());
+            try {
+                Field bytes = CUipcMemHandle.class.getDeclaredField("reserved");
+                bytes.setAccessible(true);
+                ipcHandle = Base64.getEncoder().encodeToString((byte[]) bytes.get(h));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read the CUDA IPC handle of " + spec + " from JCuda: " + e, e);
+            }
+        }
+        return ipcHandle;
+    }
+
+    /** Rebuilds an IPC handle from its base64 text (in the worker process). */
+    static CUipcMemHandle handleOf(String base64) {
+        CUipcMemHandle h = new CUipcMemHandle();
+        try {
+            Field bytes = CUipcMemHandle.class.getDeclaredField("reserved");
+            bytes.setAccessible(true);
+            byte[] raw = Base64.getDecoder().decode(base64);
+            byte[] into = (byte[]) bytes.get(h);
+            if (raw.length != into.length) throw new IllegalArgumentException("an IPC handle has " + into.length + " bytes, got " + raw.length);
+            System.arraycopy(raw, 0, into, 0, raw.length);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot set a CUDA IPC handle in JCuda: " + e, e);
+        }
+        return h;
+    }
+
     @Override public void close() {
-        if (closed) return;
-        closed = true;
+        String exported;
+        synchronized (lock) {
+            if (closed) return;
+            closed = true;
+            exported = ipcHandle;
+        }
+        if (exported != null) device.released(exported);
         device.free(ptr);
     }
 }

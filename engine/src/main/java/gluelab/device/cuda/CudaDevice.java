@@ -26,9 +26,10 @@ import static jcuda.driver.JCudaDriver.*;
  *
  * <p>A kernel fault (illegal address, launch failure) is sticky for the whole process on CUDA 12
  * and 13: measured on the H200 host, even a new context after destroying the faulted one returns
- * CUDA_ERROR_ILLEGAL_ADDRESS. So the device reports the fault clearly, marks itself unusable, and
- * every later call says to restart the process (the notebook kernel restarts in a second) instead
- * of crashing or returning obscure errors.
+ * CUDA_ERROR_ILLEGAL_ADDRESS. Analysts' own kernels, which fault while being written, therefore run
+ * in a worker process ({@link KernelSandbox}) that is replaced after a fault. Should one of
+ * gluelab's own kernels fault, the device reports it clearly, marks itself unusable, and every
+ * later call says to restart the process instead of crashing or returning obscure errors.
  */
 public final class CudaDevice implements Device {
     private static final long HOLD_TIMEOUT_NS = 5_000_000_000L;
@@ -136,6 +137,30 @@ public final class CudaDevice implements Device {
     public List<CompileCache.Entry> compileLog() { return cache.log(); }
 
     private volatile String fault;
+    private KernelSandbox sandbox;
+
+    /** The worker process that runs user kernels, started on first use. */
+    synchronized KernelSandbox sandbox() {
+        makeCurrent();
+        if (sandbox == null) sandbox = new KernelSandbox(this);
+        return sandbox;
+    }
+
+    /** A buffer the worker may have mapped is about to be freed. */
+    synchronized void released(String ipcHandle) {
+        if (sandbox != null) sandbox.released(ipcHandle);
+    }
+
+    /** The sticky fault this process's context took, or null. */
+    String fault() { return fault; }
+
+    /** True for the CUDA errors that poison a context for the life of its process. */
+    static boolean isStickyFault(String message) {
+        String m = String.valueOf(message);
+        return m.contains("ILLEGAL_ADDRESS") || m.contains("LAUNCH_FAILED") || m.contains("ILLEGAL_INSTRUCTION")
+                || m.contains("MISALIGNED_ADDRESS") || m.contains("HARDWARE_STACK_ERROR") || m.contains("ASSERT")
+                || m.contains("INVALID_PC") || m.contains("INVALID_ADDRESS_SPACE");
+    }
 
     void makeCurrent() {
         if (fault != null) {
@@ -293,15 +318,14 @@ public final class CudaDevice implements Device {
 
     /**
      * Runs a driver call; a kernel fault (illegal address, launch failure) is sticky and poisons the
-     * context, so it is rebuilt and the error reported clearly.
+     * process's context, so the device is marked unusable and the error reported clearly.
      */
     void guard(Runnable call) {
         try {
             call.run();
         } catch (CudaException e) {
             String m = String.valueOf(e.getMessage());
-            if (m.contains("ILLEGAL_ADDRESS") || m.contains("LAUNCH_FAILED") || m.contains("ILLEGAL_INSTRUCTION")
-                    || m.contains("MISALIGNED_ADDRESS") || m.contains("HARDWARE_STACK_ERROR") || m.contains("ASSERT")) {
+            if (isStickyFault(m)) {
                 fault = m;
                 throw new IllegalStateException("a kernel on " + id() + " faulted (" + m + "); CUDA keeps this fault for the life of "
                         + "the process, so " + id() + " is now unusable: restart gluelab (in a notebook, restart the kernel)", e);
@@ -311,6 +335,10 @@ public final class CudaDevice implements Device {
     }
 
     @Override public void close() {
+        synchronized (this) {
+            if (sandbox != null) sandbox.close();
+            sandbox = null;
+        }
         try {
             if (fault != null) return;
             makeCurrent();

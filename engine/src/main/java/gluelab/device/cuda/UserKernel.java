@@ -1,40 +1,39 @@
 package gluelab.device.cuda;
 
+import gluelab.bench.KernelBenchmark;
 import gluelab.device.Buffer;
 import gluelab.device.Device;
-import gluelab.device.Launch;
-import jcuda.driver.CUfunction;
-import jcuda.driver.CUmodule;
-import jcuda.driver.JCudaDriver;
+import gluelab.device.cuda.WorkerProtocol.Reply;
+import gluelab.timing.TimingConfig;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
 
 /**
  * An analyst's own CUDA C kernel (a notebook's %%cuda cell or a .cu file), compiled for the device
  * through the same cache as the catalogue, launched with buffers and scalars, and benchmarked
  * against its floor like a catalogue op.
+ *
+ * <p>It runs in gluelab's kernel worker process ({@link KernelSandbox}): a fault in it (an illegal
+ * address, say) raises {@link KernelFaultException} and leaves the device and the session usable.
  */
 public final class UserKernel {
     private final CudaDevice device;
     private final String name;
-    private final CUfunction function = new CUfunction();
+    private final String key;
     private final double compileMillis;
     private final String origin;
 
     private UserKernel(CudaDevice device, String source, String name) {
         this.device = device;
         this.name = name;
-        device.makeCurrent();
-        int before = device.compileLog().size();
-        byte[] cubin = device.cache().cubin(source, name + ".cu", device.facts().extras().get("arch"), CudaKernels.OPTIONS);
-        var entry = device.compileLog().get(before);
-        compileMillis = entry.millis();
-        origin = entry.origin();
-        CUmodule module = new CUmodule();
-        JCudaDriver.cuModuleLoadData(module, cubin);
-        try {
-            JCudaDriver.cuModuleGetFunction(function, module, name);
-        } catch (jcuda.CudaException e) {
-            throw new IllegalArgumentException("the source compiled but has no extern \"C\" __global__ function named '" + name + "'", e);
-        }
+        this.key = name + "-" + digest(source);
+        Reply r = device.sandbox().compile(key, name, source);
+        compileMillis = r.compileMillis();
+        origin = r.origin();
     }
 
     /** Compiles {@code source} and finds kernel {@code name} in it; the device must be a CUDA device. */
@@ -42,6 +41,7 @@ public final class UserKernel {
         if (!(device instanceof CudaDevice cuda)) {
             throw new IllegalStateException("user CUDA kernels need a GPU; the current device is " + device.id() + " (no GPU is present or selected)");
         }
+        if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_]*")) throw new IllegalArgumentException("a kernel name must be a C identifier, got '" + name + "'");
         return new UserKernel(cuda, source, name);
     }
 
@@ -58,33 +58,47 @@ public final class UserKernel {
      */
     public UserLaunch launch(int grid, int block, Object... args) {
         if (grid < 1 || block < 1 || block > 1024) throw new IllegalArgumentException("bad launch shape grid " + grid + ", block " + block);
-        KernelLaunch.Args a = new KernelLaunch.Args();
         long bytes = 0;
         for (int i = 0; i < args.length; i++) {
             Object o = args[i];
             switch (o) {
-                case Buffer b -> {
-                    a.ptr(CudaDevice.cuda(b));
-                    bytes += b.spec().bytes();
-                }
-                case Long v -> a.i64(v);
-                case Integer v -> a.i32(v);
-                case Float v -> a.f32(v);
-                case Double v -> a.f64(v);
+                case Buffer b -> bytes += CudaDevice.cuda(b).spec().bytes();
+                case Long v -> { }
+                case Integer v -> { }
+                case Float v -> { }
+                case Double v -> { }
                 case null, default -> throw new IllegalArgumentException("argument " + i + " of " + name + " must be a Buffer, Long, Integer, Float or Double, got "
                         + (o == null ? "null" : o.getClass().getSimpleName()));
             }
         }
-        KernelLaunch k = a.launchFunction(name, function, grid, block);
-        return new UserLaunch(name, new CudaProgram(device).add(k), bytes);
+        return new UserLaunch(this, grid, block, List.of(args), bytes);
     }
 
-    /** A launch of a user kernel; {@code bufferBytes} (every buffer argument's size) is its default floor traffic. */
-    public record UserLaunch(String name, Launch launch, long bufferBytes) implements gluelab.bench.KernelBenchmark.Subject {
-        @Override public void run() { launch.run(); }
+    /**
+     * A launch of a user kernel; {@code bufferBytes} (every buffer argument's size) is its default
+     * floor traffic. {@link #run()} runs it once to completion in the worker.
+     */
+    public record UserLaunch(UserKernel kernel, int grid, int block, List<Object> args, long bufferBytes)
+            implements KernelBenchmark.Subject, KernelBenchmark.TimedElsewhere {
+        @Override public String name() { return kernel.name; }
+
+        @Override public void run() { kernel.device.sandbox().run(kernel.key, kernel.name, grid, block, args); }
+
+        @Override public KernelBenchmark.Timed time(String label, long bytes, TimingConfig timing) {
+            return kernel.device.sandbox().time(kernel.key, kernel.name, grid, block, args, label, bytes, timing);
+        }
 
         @Override public int kernels() { return 1; }
 
         @Override public long scratchBytes() { return 0; }
+    }
+
+    private static String digest(String source) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(source.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
