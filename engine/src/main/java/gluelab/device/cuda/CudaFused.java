@@ -34,7 +34,8 @@ final class CudaFused {
                     p.add(a.ptr(t.get("y")).i64(rows).i32(n).f32(eps).i32(dt)
                             .launch(k, "fused_rmsnorm_fwd", (int) Math.min(rows, d.sms() * 64L), block));
                 } else {
-                    long parts = Math.min(rows, d.sms() * 4L), rpb = (rows + parts - 1) / parts;
+                    // Enough blocks to keep every SM busy with several rows in flight; each writes one dw partial row.
+                    long parts = Math.min(rows, d.sms() * 8L), rpb = (rows + parts - 1) / parts;
                     parts = (rows + rpb - 1) / rpb;
                     CudaBuffer partial = p.scratch("dw_partial", DType.FP32, parts, n);
                     Args a = new Args().ptr(t.get(add ? "h" : "x")).ptr(t.get("w")).ptr(t.get("dy"));
