@@ -34,8 +34,7 @@ public final class CudaBuffer implements Buffer {
     CudaDevice device() { return device; }
 
     /**
-     * The CUDA IPC handle (base64) through which the kernel worker process maps this memory; made
-     * once. JCuda keeps the handle's 64 bytes in a private field with no accessor, hence the reflection.
+     * The CUDA IPC handle (base64) through which the kernel worker process maps this memory; made once.
      */
     String ipcHandle() {
         synchronized (lock) {
@@ -48,13 +47,7 @@ public final class CudaBuffer implements Buffer {
             CUipcMemHandle h = new CUipcMemHandle();
             device.makeCurrent();
             JCudaDriver.cuIpcGetMemHandle(h, ptr());
-            try {
-                Field bytes = CUipcMemHandle.class.getDeclaredField("reserved");
-                bytes.setAccessible(true);
-                ipcHandle = Base64.getEncoder().encodeToString((byte[]) bytes.get(h));
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("cannot read the CUDA IPC handle of " + spec + " from JCuda: " + e, e);
-            }
+            ipcHandle = Base64.getEncoder().encodeToString(bytesOf(h));
         }
         return ipcHandle;
     }
@@ -62,17 +55,21 @@ public final class CudaBuffer implements Buffer {
     /** Rebuilds an IPC handle from its base64 text (in the worker process). */
     static CUipcMemHandle handleOf(String base64) {
         CUipcMemHandle h = new CUipcMemHandle();
+        byte[] raw = Base64.getDecoder().decode(base64), into = bytesOf(h);
+        if (raw.length != into.length) throw new IllegalArgumentException("an IPC handle has " + into.length + " bytes, got " + raw.length);
+        System.arraycopy(raw, 0, into, 0, raw.length);
+        return h;
+    }
+
+    /** The handle's own byte array (JCuda keeps it private, with no accessor). */
+    private static byte[] bytesOf(CUipcMemHandle h) {
         try {
             Field bytes = CUipcMemHandle.class.getDeclaredField("reserved");
             bytes.setAccessible(true);
-            byte[] raw = Base64.getDecoder().decode(base64);
-            byte[] into = (byte[]) bytes.get(h);
-            if (raw.length != into.length) throw new IllegalArgumentException("an IPC handle has " + into.length + " bytes, got " + raw.length);
-            System.arraycopy(raw, 0, into, 0, raw.length);
+            return (byte[]) bytes.get(h);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot set a CUDA IPC handle in JCuda: " + e, e);
+            throw new IllegalStateException("cannot reach the bytes of a CUDA IPC handle in JCuda: " + e, e);
         }
-        return h;
     }
 
     @Override public void close() {

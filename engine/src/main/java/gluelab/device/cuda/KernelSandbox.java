@@ -103,20 +103,10 @@ final class KernelSandbox implements AutoCloseable {
             compiledInWorker.add(key);
         }
         List<Arg> out = new ArrayList<>();
-        for (Object o : args) {
-            switch (o) {
-                case CudaBuffer b -> {
-                    if (b.device() != device) throw new IllegalArgumentException("buffer " + b.spec() + " belongs to another device");
-                    String h = b.ipcHandle();
-                    mappedInWorker.add(h);
-                    out.add(Arg.buffer(h, b.spec().bytes()));
-                }
-                case Long v -> out.add(Arg.scalar("i64", v, 0));
-                case Integer v -> out.add(Arg.scalar("i32", v, 0));
-                case Float v -> out.add(Arg.scalar("f32", 0, v));
-                case Double v -> out.add(Arg.scalar("f64", 0, v));
-                default -> throw new IllegalArgumentException("cannot pass a " + o.getClass().getSimpleName() + " to a kernel");
-            }
+        for (int i = 0; i < args.size(); i++) {
+            Arg a = Arg.of(args.get(i), i, name, device);
+            if (a.handle() != null) mappedInWorker.add(a.handle());
+            out.add(a);
         }
         return out;
     }

@@ -1,7 +1,6 @@
 package gluelab.device.cuda;
 
 import gluelab.bench.KernelBenchmark;
-import gluelab.device.Buffer;
 import gluelab.device.Device;
 import gluelab.device.cuda.WorkerProtocol.Reply;
 import gluelab.timing.TimingConfig;
@@ -59,18 +58,7 @@ public final class UserKernel {
     public UserLaunch launch(int grid, int block, Object... args) {
         if (grid < 1 || block < 1 || block > 1024) throw new IllegalArgumentException("bad launch shape grid " + grid + ", block " + block);
         long bytes = 0;
-        for (int i = 0; i < args.length; i++) {
-            Object o = args[i];
-            switch (o) {
-                case Buffer b -> bytes += CudaDevice.cuda(b).spec().bytes();
-                case Long v -> { }
-                case Integer v -> { }
-                case Float v -> { }
-                case Double v -> { }
-                case null, default -> throw new IllegalArgumentException("argument " + i + " of " + name + " must be a Buffer, Long, Integer, Float or Double, got "
-                        + (o == null ? "null" : o.getClass().getSimpleName()));
-            }
-        }
+        for (int i = 0; i < args.length; i++) bytes += WorkerProtocol.Arg.of(args[i], i, name, device).bytes();
         return new UserLaunch(this, grid, block, List.of(args), bytes);
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import gluelab.device.Buffer;
 import gluelab.timing.Measurement;
 import gluelab.timing.TimingConfig;
 
@@ -30,6 +31,21 @@ final class WorkerProtocol {
         static Arg buffer(String handle, long bytes) { return new Arg("buffer", handle, bytes, 0, 0); }
 
         static Arg scalar(String kind, long integer, double real) { return new Arg(kind, null, 0, integer, real); }
+
+        /** Argument {@code index} of {@code kernel} as a message: a Buffer of this device, Long, Integer, Float or Double. */
+        static Arg of(Object o, int index, String kernel, CudaDevice device) {
+            return switch (o) {
+                case CudaBuffer b when b.device() == device -> buffer(b.ipcHandle(), b.spec().bytes());
+                case Buffer b -> throw new IllegalArgumentException("argument " + index + " of " + kernel + ": buffer " + b.spec()
+                        + " does not belong to " + device.id());
+                case Long v -> scalar("i64", v, 0);
+                case Integer v -> scalar("i32", v, 0);
+                case Float v -> scalar("f32", 0, v);
+                case Double v -> scalar("f64", 0, v);
+                case null, default -> throw new IllegalArgumentException("argument " + index + " of " + kernel
+                        + " must be a Buffer, Long, Integer, Float or Double, got " + (o == null ? "null" : o.getClass().getSimpleName()));
+            };
+        }
     }
 
     /** A request; fields an op does not use are null or 0. */

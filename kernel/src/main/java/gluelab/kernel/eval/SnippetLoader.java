@@ -38,7 +38,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SnippetLoader implements LoaderDelegate {
     private final BytesLoader declarations;
-    private final Map<String, Class<?>> declared = new ConcurrentHashMap<>();
     private final Map<String, Class<?>> oneShots = new ConcurrentHashMap<>();
 
     SnippetLoader(ClassLoader parent) {
@@ -53,7 +52,8 @@ final class SnippetLoader implements LoaderDelegate {
             BytesLoader into = oneShot ? new BytesLoader(declarations) : declarations;
             for (ClassBytecodes c : cbcs) into.declare(c.name(), oneShot ? c.bytecodes() : widened(c.bytecodes()));
             for (int i = 0; i < cbcs.length; i++) {
-                (oneShot ? oneShots : declared).put(cbcs[i].name(), into.loadClass(cbcs[i].name()));
+                Class<?> c = into.loadClass(cbcs[i].name());
+                if (oneShot) oneShots.put(cbcs[i].name(), c);
                 installed[i] = true;
             }
         } catch (Throwable t) {
@@ -75,7 +75,6 @@ final class SnippetLoader implements LoaderDelegate {
 
     @Override public Class<?> findClass(String name) throws ClassNotFoundException {
         Class<?> c = oneShots.get(name);
-        if (c == null) c = declared.get(name);
         return c != null ? c : declarations.loadClass(name);
     }
 
