@@ -19,9 +19,9 @@ public final class Presets {
             "deepseek-ai/DeepSeek-V3 config.json", 7168, 128, 128, 192, 64, 18432, 2048, 256, 8, "sigmoid",
             1e-6, 10000, 61, List.of());
 
-    /** Dims of the H200 anchor table (shared/reference/anchors-h200.md): Llama-3-8B with 64 experts top-8. */
+    /** Dims of the H200 reference measurements (docs/benchmarks.md): Llama-3-8B with 64 experts top-8. */
     public static final ModelSpec ANCHOR_H200 = new ModelSpec("anchor-h200", "llama-3-8b",
-            "dims of anchors-h200.md", 4096, 32, 8, 128, 128, 14336, 14336, 64, 8, "softmax",
+            "dims of the H200 reference measurements", 4096, 32, 8, 128, 128, 14336, 14336, 64, 8, "softmax",
             1e-5, 500000, 32, List.of());
 
     public static List<ModelSpec> all() { return List.of(LLAMA_3_8B, LLAMA_3_70B, DEEPSEEK_V3, ANCHOR_H200); }

@@ -7,7 +7,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Bytes each op must move, checked against the formulas of shared/reference/anchors-h200.md. */
+/** Bytes each op must move, checked against the byte formulas of the H200 reference table (docs/methodology.md, Floors). */
 class FloorBytesTest {
     static final long D = 4096, H = 32, HD = 128, F = 14336, E = 64, K = 8;
 

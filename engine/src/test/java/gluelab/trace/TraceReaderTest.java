@@ -20,17 +20,7 @@ import java.util.zip.GZIPOutputStream;
 import static org.junit.jupiter.api.Assertions.*;
 
 class TraceReaderTest {
-    static final Path TRACES = locate();
-
-    static Path locate() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path c = p.resolve("shared/data/traces");
-            if (Files.isDirectory(c)) return c;
-            Path sibling = p.resolveSibling("shared/data/traces");
-            if (Files.isDirectory(sibling)) return sibling;
-        }
-        throw new IllegalStateException("shared/data/traces not found above " + Path.of("").toAbsolutePath());
-    }
+    static final Path TRACES = SampleTraces.folder();
 
     static String json(String name) throws IOException {
         try (InputStream in = new GZIPInputStream(Files.newInputStream(TRACES.resolve(name)))) {
