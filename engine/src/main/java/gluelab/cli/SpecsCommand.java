@@ -18,6 +18,7 @@ public final class SpecsCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         SpecRegistry reg = SpecRegistry.load(Locations.specFolders());
+        for (String problem : reg.problems()) System.err.println("gluelab specs: left out a broken model spec: " + problem);
         List<ModelSpec> list = reach == null ? List.copyOf(reg.all()) : reg.reach(reach, region);
         System.out.printf("%-16s %-14s %6s %5s %4s %6s %7s %4s %s%n", "name", "extends", "hidden", "heads", "hd", "ffn", "experts", "topk", "regions");
         for (ModelSpec s : list) {

@@ -32,13 +32,17 @@ public record ModelSpec(
         require(name != null && !name.isBlank(), "a model spec needs a name");
         require(hidden > 0, name + ": hidden must be > 0, got " + hidden);
         require(heads > 0, name + ": heads must be > 0, got " + heads);
+        require(kvHeads > 0 && heads % kvHeads == 0, name + ": kvHeads must be > 0 and divide heads (" + heads + "), got " + kvHeads);
         require(headDim > 0, name + ": headDim must be > 0, got " + headDim);
         require(ropeHeadDim > 0 && ropeHeadDim % 2 == 0, name + ": ropeHeadDim must be even and > 0, got " + ropeHeadDim);
         require(ffn > 0, name + ": ffn must be > 0, got " + ffn);
         require(experts >= 0 && topK >= 0 && topK <= Math.max(experts, 0), name + ": need 0 <= topK <= experts, got topK " + topK + ", experts " + experts);
         require(routerScore == null || routerScore.equals("softmax") || routerScore.equals("sigmoid"),
                 name + ": routerScore must be softmax or sigmoid, got " + routerScore);
-        require(normEps > 0, name + ": normEps must be > 0");
+        require(moeFfn >= 0, name + ": moeFfn must be >= 0, got " + moeFfn);
+        require(normEps > 0 && Double.isFinite(normEps), name + ": normEps must be a finite number > 0, got " + normEps);
+        require(ropeTheta > 0 && Double.isFinite(ropeTheta), name + ": ropeTheta must be a finite number > 0, got " + ropeTheta);
+        require(layers > 0, name + ": layers must be > 0, got " + layers);
     }
 
     private static void require(boolean ok, String message) {

@@ -13,7 +13,10 @@ import java.util.stream.Stream;
 /**
  * All known model specs: the presets plus user JSON files. A user file names a parent with
  * {@code "extends"} and overrides any field; {@code "regions"} adds to the parent's enabled regions
- * unless {@code "regionsReplace": true}.
+ * unless {@code "regionsReplace": true}. A broken user file (invalid JSON, a wrong-typed or
+ * out-of-range field, a missing parent, a cycle) is left out and listed in {@link #problems()},
+ * naming the file and the field; every other spec still works. Asking for a broken spec by name
+ * fails with its problem.
  */
 public final class SpecRegistry {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -23,6 +26,8 @@ public final class SpecRegistry {
 
     private final Map<String, ModelSpec> specs = new LinkedHashMap<>();
     private final Map<String, Path> origins = new HashMap<>();
+    private final Map<String, String> broken = new LinkedHashMap<>();
+    private final List<String> problems = new ArrayList<>();
 
     private SpecRegistry() {}
 
@@ -39,21 +44,49 @@ public final class SpecRegistry {
         Map<String, ObjectNode> raw = new LinkedHashMap<>();
         for (Path folder : folders) {
             if (!Files.isDirectory(folder)) continue;
-            try (Stream<Path> files = Files.list(folder)) {
-                for (Path f : files.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
+            List<Path> files;
+            try (Stream<Path> list = Files.list(folder)) {
+                files = list.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+            } catch (IOException e) {
+                r.problems.add("cannot list model specs in " + folder + ": " + e.getMessage());
+                continue;
+            }
+            for (Path f : files) {
+                String name = stripJson(f);
+                try {
                     ObjectNode node = readSpecFile(f);
-                    String name = node.path("name").asText(stripJson(f));
+                    name = node.has("name") ? text(node, "name", f.toString()) : name;
+                    if (name == null || name.isBlank()) throw new IllegalArgumentException(f + ": \"name\" must not be empty");
+                    Path earlier = r.origins.get(name);
+                    if (earlier != null || r.specs.containsKey(name))
+                        throw new IllegalArgumentException(f + ": model spec '" + name + "' is already defined " + (earlier != null ? "in " + earlier : "as a preset"));
                     node.put("name", name);
                     raw.put(name, node);
                     r.origins.put(name, f);
+                } catch (IllegalArgumentException e) {
+                    r.markBroken(name, e.getMessage());
                 }
-            } catch (IOException e) {
-                throw new IllegalArgumentException("cannot list model specs in " + folder + ": " + e.getMessage(), e);
             }
         }
-        for (String name : List.copyOf(raw.keySet())) r.resolve(name, raw, new ArrayDeque<>());
+        for (String name : List.copyOf(raw.keySet())) {
+            if (!raw.containsKey(name)) continue;
+            try {
+                r.resolve(name, raw, new ArrayDeque<>());
+            } catch (IllegalArgumentException e) {
+                r.markBroken(name, e.getMessage());
+                raw.remove(name);
+            }
+        }
         return r;
     }
+
+    private void markBroken(String name, String message) {
+        if (!broken.containsKey(name)) broken.put(name, message);
+        problems.add(message);
+    }
+
+    /** What is wrong with each user spec file that was left out, one message each, naming the file. */
+    public List<String> problems() { return List.copyOf(problems); }
 
     /** Adds one spec from JSON text (for notebooks and tests); returns it resolved. */
     public ModelSpec define(String jsonText) {
@@ -66,20 +99,23 @@ public final class SpecRegistry {
             throw new IllegalArgumentException("model spec is not valid JSON: " + e.getMessage(), e);
         }
         checkFields(node, "inline spec");
-        if (!node.hasNonNull("name")) throw new IllegalArgumentException("inline spec needs a \"name\"");
+        String name = text(node, "name", "inline spec");
+        if (name == null || name.isBlank()) throw new IllegalArgumentException("inline spec needs a \"name\"");
         Map<String, ObjectNode> raw = new LinkedHashMap<>();
-        raw.put(node.get("name").asText(), node);
-        return resolve(node.get("name").asText(), raw, new ArrayDeque<>());
+        raw.put(name, node);
+        return resolve(name, raw, new ArrayDeque<>());
     }
 
     private static ObjectNode readSpecFile(Path f) {
         try {
             JsonNode node = JSON.readTree(f.toFile());
-            if (!(node instanceof ObjectNode o)) throw new IllegalArgumentException("model spec " + f + " must hold a JSON object");
+            if (!(node instanceof ObjectNode o)) throw new IllegalArgumentException(f + ": a model spec must hold a JSON object");
             checkFields(o, f.toString());
             return o;
         } catch (IOException e) {
-            throw new IllegalArgumentException("model spec " + f + " is not valid JSON: " + e.getMessage(), e);
+            String detail = e instanceof com.fasterxml.jackson.core.JsonProcessingException j && j.getLocation() != null
+                    ? j.getOriginalMessage() + " (line " + j.getLocation().getLineNr() + ", column " + j.getLocation().getColumnNr() + ")" : e.getMessage();
+            throw new IllegalArgumentException(f + ": not valid JSON: " + detail, e);
         }
     }
 
@@ -101,17 +137,32 @@ public final class SpecRegistry {
         if (chain.contains(name)) throw new IllegalArgumentException("model spec cycle: " + String.join(" -> ", chain) + " -> " + name);
         ObjectNode node = raw.get(name);
         if (node == null) return get(name);
-        chain.addLast(name);
-        String parentName = node.path("extends").asText(null);
-        ModelSpec parent = parentName == null ? null : resolve(parentName, raw, chain);
-        chain.removeLast();
         String where = origins.containsKey(name) ? origins.get(name).toString() : "spec " + name;
+        String parentName = text(node, "extends", where);
+        ModelSpec parent = null;
+        if (parentName != null) {
+            if (broken.containsKey(parentName))
+                throw new IllegalArgumentException(where + ": \"extends\": '" + parentName + "' is broken (" + broken.get(parentName) + ")");
+            if (!raw.containsKey(parentName) && !specs.containsKey(parentName))
+                throw new IllegalArgumentException(where + ": \"extends\": unknown model spec '" + parentName + "'; known: " + specs.keySet());
+            chain.addLast(name);
+            try {
+                parent = resolve(parentName, raw, chain);
+            } catch (IllegalArgumentException e) {
+                int cycle = e.getMessage().indexOf("model spec cycle");
+                if (cycle >= 0) throw new IllegalArgumentException(where + ": " + e.getMessage().substring(cycle), e);
+                throw new IllegalArgumentException(where + ": \"extends\": '" + parentName + "' is broken (" + e.getMessage() + ")", e);
+            } finally {
+                chain.removeLast();
+            }
+        }
         try {
             List<String> regions = new ArrayList<>();
-            if (parent != null && !node.path("regionsReplace").asBoolean(false)) regions.addAll(parent.regions());
-            for (JsonNode r : node.path("regions")) if (!regions.contains(r.asText())) regions.add(r.asText());
+            if (parent != null && !bool(node, "regionsReplace", false, where)) regions.addAll(parent.regions());
+            for (String r : regions(node, where)) if (!regions.contains(r)) regions.add(r);
+            String source = text(node, "source", where), router = text(node, "routerScore", where);
             ModelSpec spec = new ModelSpec(name, parentName,
-                    node.path("source").asText(where),
+                    source != null ? source : where,
                     intField(node, "hidden", parent == null ? 0 : parent.hidden(), where),
                     intField(node, "heads", parent == null ? 0 : parent.heads(), where),
                     intField(node, "kvHeads", parent == null ? 0 : parent.kvHeads(), where),
@@ -121,30 +172,66 @@ public final class SpecRegistry {
                     intField(node, "moeFfn", parent == null ? 0 : parent.moeFfn(), where),
                     intField(node, "experts", parent == null ? 0 : parent.experts(), where),
                     intField(node, "topK", parent == null ? 0 : parent.topK(), where),
-                    node.path("routerScore").asText(parent == null ? null : parent.routerScore()),
-                    node.path("normEps").asDouble(parent == null ? 1e-5 : parent.normEps()),
-                    node.path("ropeTheta").asDouble(parent == null ? 10000 : parent.ropeTheta()),
+                    router != null ? router : parent == null ? null : parent.routerScore(),
+                    doubleField(node, "normEps", parent == null ? 1e-5 : parent.normEps(), where),
+                    doubleField(node, "ropeTheta", parent == null ? 10000 : parent.ropeTheta(), where),
                     intField(node, "layers", parent == null ? 1 : parent.layers(), where),
                     regions);
             specs.put(name, spec);
             raw.remove(name);
             return spec;
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(e.getMessage().startsWith(where) ? e.getMessage() : where + ": " + e.getMessage(), e);
         }
     }
 
     private static int intField(ObjectNode node, String field, int fallback, String where) {
         JsonNode v = node.get(field);
         if (v == null || v.isNull()) return fallback;
-        if (!v.canConvertToInt() || !v.isIntegralNumber()) throw new IllegalArgumentException(where + ": \"" + field + "\" must be a whole number, got " + v);
+        if (!v.isIntegralNumber() || !v.canConvertToInt()) throw new IllegalArgumentException(where + ": \"" + field + "\" must be a whole number, got " + v);
         return v.asInt();
+    }
+
+    private static double doubleField(ObjectNode node, String field, double fallback, String where) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) return fallback;
+        if (!v.isNumber()) throw new IllegalArgumentException(where + ": \"" + field + "\" must be a number, got " + v);
+        double d = v.asDouble();
+        if (!Double.isFinite(d)) throw new IllegalArgumentException(where + ": \"" + field + "\" must be a finite number, got " + v.asText());
+        return d;
+    }
+
+    private static String text(ObjectNode node, String field, String where) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) return null;
+        if (!v.isTextual()) throw new IllegalArgumentException(where + ": \"" + field + "\" must be a string, got " + v);
+        return v.asText();
+    }
+
+    private static boolean bool(ObjectNode node, String field, boolean fallback, String where) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) return fallback;
+        if (!v.isBoolean()) throw new IllegalArgumentException(where + ": \"" + field + "\" must be true or false, got " + v);
+        return v.asBoolean();
+    }
+
+    private static List<String> regions(ObjectNode node, String where) {
+        JsonNode v = node.get("regions");
+        if (v == null || v.isNull()) return List.of();
+        if (!v.isArray()) throw new IllegalArgumentException(where + ": \"regions\" must be a list of region names, got " + v);
+        List<String> out = new ArrayList<>();
+        for (JsonNode r : v) {
+            if (!r.isTextual() || r.asText().isBlank()) throw new IllegalArgumentException(where + ": \"regions\" entries must be region names, got " + r);
+            out.add(r.asText());
+        }
+        return out;
     }
 
     public ModelSpec get(String name) {
         ModelSpec s = specs.get(name);
-        if (s == null) throw new IllegalArgumentException("unknown model spec '" + name + "'; known: " + specs.keySet());
-        return s;
+        if (s != null) return s;
+        if (broken.containsKey(name)) throw new IllegalArgumentException("model spec '" + name + "' is broken: " + broken.get(name));
+        throw new IllegalArgumentException("unknown model spec '" + name + "'; known: " + specs.keySet());
     }
 
     public Collection<ModelSpec> all() { return Collections.unmodifiableCollection(specs.values()); }

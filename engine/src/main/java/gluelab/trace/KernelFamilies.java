@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -20,6 +21,8 @@ public final class KernelFamilies {
     public static final String MEMCPY = "memcpy/memset", OTHER = "other";
 
     private final List<Rule> rules;
+    /** Family per distinct kernel name: a trace repeats a few hundred names over millions of launches. */
+    private final Map<String, String> memo = new ConcurrentHashMap<>();
 
     private KernelFamilies(List<Rule> rules) { this.rules = List.copyOf(rules); }
 
@@ -66,6 +69,10 @@ public final class KernelFamilies {
     public List<Rule> rules() { return rules; }
 
     public String of(String kernelName) {
+        return memo.computeIfAbsent(kernelName, this::classify);
+    }
+
+    private String classify(String kernelName) {
         for (Rule r : rules) if (r.pattern().matcher(kernelName).find()) return r.family();
         return OTHER;
     }

@@ -119,5 +119,5 @@ public final class KernelTable {
         return out.length() <= width ? out : out.substring(0, width - 3) + "...";
     }
 
-    static double r(double v) { return Math.round(v * 1000) / 1000.0; }
+    static double r(double v) { return Math.rint(v * 1000) / 1000.0; }
 }

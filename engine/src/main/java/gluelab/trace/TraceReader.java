@@ -25,6 +25,11 @@ public final class TraceReader {
             .enable(com.fasterxml.jackson.core.StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             .build();
 
+    /** A day in microseconds: no profiled event lasts longer; 1e308 or an overflowed number is damage. */
+    static final double MAX_DURATION_US = 86_400e6;
+    /** Timestamps are microseconds since an epoch or a boot: beyond this (3000 years) they are damage. */
+    static final double MAX_TIMESTAMP_US = 1e17;
+
     private final Path file;
     private final NameTable names = new NameTable();
     private final List<Events.Kernel> kernels = new ArrayList<>();
@@ -326,6 +331,10 @@ public final class TraceReader {
         }
         if (e.dur < 0) {
             warn("event with a negative duration (left out)", at + " (" + e.name + ", dur " + e.dur + ")");
+            return;
+        }
+        if (e.dur > MAX_DURATION_US || !(Math.abs(e.ts) <= MAX_TIMESTAMP_US)) {
+            warn("event with an impossible duration (over a day) or timestamp (left out)", at + " (" + e.name + ", ts " + e.ts + ", dur " + e.dur + ")");
             return;
         }
         if (e.dur == 0 && (cat.equals("kernel") || cat.startsWith("gpu_mem"))) {

@@ -48,5 +48,5 @@ public record TraceSummary(
     }
 
     /** Microseconds to 3 decimals: trace timestamps carry nanoseconds, no more. */
-    static double round(double us) { return Math.round(us * 1000) / 1000.0; }
+    static double round(double us) { return Math.rint(us * 1000) / 1000.0; }
 }

@@ -44,32 +44,55 @@ class SpecRegistryTest {
         assertEquals(List.of("dsv3-ours", "kimi-k2", "kimi-small"), r.descendants("deepseek-v3").stream().map(ModelSpec::name).toList());
     }
 
+    /** The one problem a folder holding only {@code file} with {@code json} reports; the presets still load. */
+    static String problem(Path dir, String file, String json) throws Exception {
+        Path d = Files.createDirectories(dir.resolve(file + ".d"));
+        Files.writeString(d.resolve(file), json);
+        SpecRegistry r = SpecRegistry.load(List.of(d));
+        assertEquals(4096, r.get("llama-3-8b").hidden());
+        assertEquals(1, r.problems().size(), r.problems().toString());
+        String m = r.problems().getFirst();
+        assertTrue(m.contains(file), m);
+        return m;
+    }
+
     @Test
-    void badSpecsNameTheFileAndTheProblem(@TempDir Path dir) throws Exception {
+    void badSpecsNameTheFileAndTheField(@TempDir Path dir) throws Exception {
+        assertTrue(problem(dir, "x.json", "{\"extends\": \"llama-3-8b\", \"hiden\": 1}").contains("hiden"));
+        assertTrue(problem(dir, "y.json", "{\"extends\": \"llama-3-8b\", \"hidden\": -4}").contains("hidden"));
+        assertTrue(problem(dir, "z.json", "{\"extends\": \"llama-3-8b\",").contains("not valid JSON"));
+        assertTrue(problem(dir, "w.json", "{\"extends\": \"nope\"}").contains("\"extends\": unknown model spec 'nope'"));
+        assertTrue(problem(dir, "e1.json", "{\"extends\": \"llama-3-8b\", \"normEps\": \"abc\"}").contains("\"normEps\" must be a number"));
+        assertTrue(problem(dir, "e2.json", "{\"extends\": \"llama-3-8b\", \"normEps\": 1e400}").contains("\"normEps\" must be a finite number"));
+        assertTrue(problem(dir, "e3.json", "{\"extends\": \"llama-3-8b\", \"ropeTheta\": 0}").contains("ropeTheta"));
+        assertTrue(problem(dir, "k.json", "{\"extends\": \"llama-3-8b\", \"kvHeads\": -8}").contains("kvHeads"));
+        assertTrue(problem(dir, "k2.json", "{\"extends\": \"llama-3-8b\", \"kvHeads\": 5}").contains("kvHeads"));
+        assertTrue(problem(dir, "l.json", "{\"extends\": \"llama-3-8b\", \"layers\": -1}").contains("layers"));
+        assertTrue(problem(dir, "r1.json", "{\"extends\": \"llama-3-8b\", \"regions\": \"cat\"}").contains("\"regions\" must be a list"));
+        assertTrue(problem(dir, "r2.json", "{\"extends\": \"llama-3-8b\", \"regions\": [\"cat\", 5]}").contains("\"regions\" entries"));
+        assertTrue(problem(dir, "r3.json", "{\"extends\": \"llama-3-8b\", \"regionsReplace\": \"yes\"}").contains("regionsReplace"));
+        assertTrue(problem(dir, "p.json", "{\"extends\": [\"x\"]}").contains("\"extends\" must be a string"));
+        assertTrue(problem(dir, "n.json", "{\"name\": 7, \"extends\": \"llama-3-8b\"}").contains("\"name\" must be a string"));
+        assertTrue(problem(dir, "s.json", "[1, 2]").contains("JSON object"));
+    }
+
+    @Test
+    void aBrokenSpecIsReportedAndTheOthersWork(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("good.json"), "{\"extends\": \"llama-3-8b\", \"layers\": 2}");
+        Files.writeString(dir.resolve("bad.json"), "{\"extends\": \"llama-3-8b\", \"normEps\": \"abc\"}");
+        Files.writeString(dir.resolve("child.json"), "{\"extends\": \"bad\", \"layers\": 3}");
         Files.writeString(dir.resolve("a.json"), "{\"extends\": \"b\"}");
         Files.writeString(dir.resolve("b.json"), "{\"extends\": \"a\"}");
-        var cycle = assertThrows(IllegalArgumentException.class, () -> SpecRegistry.load(List.of(dir)));
-        assertTrue(cycle.getMessage().contains("cycle"), cycle.getMessage());
-
-        Path d2 = Files.createDirectory(dir.resolve("d2"));
-        Files.writeString(d2.resolve("x.json"), "{\"extends\": \"llama-3-8b\", \"hiden\": 1}");
-        var field = assertThrows(IllegalArgumentException.class, () -> SpecRegistry.load(List.of(d2)));
-        assertTrue(field.getMessage().contains("x.json") && field.getMessage().contains("hiden"), field.getMessage());
-
-        Path d3 = Files.createDirectory(dir.resolve("d3"));
-        Files.writeString(d3.resolve("y.json"), "{\"extends\": \"llama-3-8b\", \"hidden\": -4}");
-        var neg = assertThrows(IllegalArgumentException.class, () -> SpecRegistry.load(List.of(d3)));
-        assertTrue(neg.getMessage().contains("y.json") && neg.getMessage().contains("hidden"), neg.getMessage());
-
-        Path d4 = Files.createDirectory(dir.resolve("d4"));
-        Files.writeString(d4.resolve("z.json"), "{\"extends\": \"llama-3-8b\",");
-        var json = assertThrows(IllegalArgumentException.class, () -> SpecRegistry.load(List.of(d4)));
-        assertTrue(json.getMessage().contains("z.json") && json.getMessage().contains("not valid JSON"), json.getMessage());
-
-        Path d5 = Files.createDirectory(dir.resolve("d5"));
-        Files.writeString(d5.resolve("w.json"), "{\"extends\": \"nope\"}");
-        var parent = assertThrows(IllegalArgumentException.class, () -> SpecRegistry.load(List.of(d5)));
-        assertTrue(parent.getMessage().contains("unknown model spec 'nope'"), parent.getMessage());
+        SpecRegistry r = SpecRegistry.load(List.of(dir));
+        assertEquals(2, r.get("good").layers());
+        assertEquals(4, r.problems().size(), r.problems().toString());
+        var bad = assertThrows(IllegalArgumentException.class, () -> r.get("bad"));
+        assertTrue(bad.getMessage().contains("broken") && bad.getMessage().contains("bad.json") && bad.getMessage().contains("normEps"), bad.getMessage());
+        String child = assertThrows(IllegalArgumentException.class, () -> r.get("child")).getMessage();
+        assertTrue(child.contains("child.json") && child.contains("'bad' is broken") && child.contains("bad.json"), child);
+        assertTrue(r.problems().stream().anyMatch(p -> p.contains("a.json: model spec cycle")), r.problems().toString());
+        assertTrue(r.problems().stream().anyMatch(p -> p.startsWith(dir.resolve("b.json") + ":") && p.contains("cycle")), r.problems().toString());
+        assertFalse(r.all().stream().anyMatch(s -> s.name().equals("bad") || s.name().equals("a")));
     }
 
     @Test

@@ -140,6 +140,30 @@ class TraceReaderTest {
         assertTrue(t.warningExamples().get("event with a negative duration (left out)").contains("neg"));
     }
 
+    @Test
+    void impossibleDurationsAreLeftOutAndFlaggedNeverSummed(@TempDir Path dir) throws Exception {
+        Path p = write(dir, "huge.json", """
+                {"traceEvents": [
+                 {"ph":"X","cat":"kernel","name":"good","ts":1,"dur":10},
+                 {"ph":"X","cat":"kernel","name":"good","ts":20,"dur":30},
+                 {"ph":"X","cat":"kernel","name":"huge","ts":60,"dur":1e308},
+                 {"ph":"X","cat":"kernel","name":"overflow","ts":70,"dur":1e999999999},
+                 {"ph":"X","cat":"kernel","name":"text","ts":80,"dur":"1e999999999"},
+                 {"ph":"X","cat":"kernel","name":"late","ts":1e300,"dur":1},
+                 {"ph":"X","cat":"gpu_memcpy","name":"Memcpy","ts":90,"dur":1e308,"args":{"bytes":64}}
+                ]}""");
+        Trace t = TraceReader.read(p);
+        assertEquals(40.0, t.kernelMicros());
+        assertEquals(5, t.warnings().get("event with an impossible duration (over a day) or timestamp (left out)"), t.warnings().toString());
+        TraceSummary s = TraceSummary.of(t, 0.1, KernelFamilies.defaults(), null);
+        assertEquals(40.0, s.kernelTimeUs());
+        assertEquals(100.0, s.kernels().getFirst().sharePct());
+        String json = gluelab.record.Json.write(s);
+        assertFalse(json.contains("Infinity") || json.contains("NaN"), json);
+        assertTrue(TraceText.summary(s, 5).contains("5 x event with an impossible duration"), TraceText.summary(s, 5));
+        assertEquals(1e15, TraceSummary.round(1e15), "rounding keeps large totals instead of capping them at Long.MAX_VALUE");
+    }
+
     /**
      * Mutated real traces: each either reads or fails with a TraceException naming the file; when
      * it reads, its kernel total equals an independent count of the well-formed kernel events.
