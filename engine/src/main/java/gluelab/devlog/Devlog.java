@@ -68,7 +68,22 @@ public final class Devlog {
 
     public Entry note(String text) { return append(Kind.NOTE, text); }
 
-    /** All entries, in file order. */
+    private Instant header(Matcher m, int line) {
+        try {
+            return Instant.parse(m.group(1));
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException(file + ":" + line + ": entry header has time '" + m.group(1)
+                    + "', expected an ISO-8601 instant such as 2026-11-30T09:00:00Z");
+        }
+    }
+
+    private Kind kind(String name, int line) {
+        for (Kind k : Kind.values()) if (k.name().equalsIgnoreCase(name)) return k;
+        throw new IllegalArgumentException(file + ":" + line + ": entry header has kind [" + name + "], expected one of "
+                + java.util.Arrays.stream(Kind.values()).map(k -> k.name().toLowerCase()).toList());
+    }
+
+    /** All entries, in file order; a malformed entry header fails with the file and line. */
     public List<Entry> read() {
         List<Entry> out = new ArrayList<>();
         if (!Files.exists(file)) return out;
@@ -81,12 +96,13 @@ public final class Devlog {
         Instant at = null;
         Kind kind = null;
         StringBuilder text = new StringBuilder();
-        for (String line : lines) {
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
             Matcher m = HEADER.matcher(line);
             if (m.matches()) {
                 if (at != null) out.add(new Entry(at, kind, text.toString().strip()));
-                at = Instant.parse(m.group(1));
-                kind = Kind.valueOf(m.group(2).toUpperCase());
+                at = header(m, i + 1);
+                kind = kind(m.group(2), i + 1);
                 text.setLength(0);
             } else if (at != null) {
                 text.append(line).append('\n');

@@ -1,6 +1,7 @@
 package gluelab.record;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,20 +63,36 @@ public final class RecordStore {
         }
     }
 
-    /** Loads one run directory (or a record.json file); errors name the file and the problem. */
+    /**
+     * Loads one run directory (or a record.json file); errors name the file and the field. A run
+     * that did not finish ({@code .partial}, maybe FAILED) is refused as a folder, saying whether
+     * its record.json is complete; naming that record.json file itself loads it.
+     */
     public static ExperimentRecord load(Path dirOrFile) {
-        Path file = Files.isDirectory(dirOrFile) ? dirOrFile.resolve(RECORD_FILE) : dirOrFile;
+        boolean asFolder = Files.isDirectory(dirOrFile);
+        Path file = asFolder ? dirOrFile.resolve(RECORD_FILE) : dirOrFile;
         Path dir = file.toAbsolutePath().getParent();
-        if (Files.exists(dir.resolve(FAILED_FILE))) {
-            throw new IllegalArgumentException("run " + dir + " failed and has no valid record: " + readQuietly(dir.resolve(FAILED_FILE)));
-        }
-        if (dir.getFileName() != null && dir.getFileName().toString().endsWith(".partial")) {
-            throw new IllegalArgumentException("run " + dir + " is incomplete (still being written, or its process died)");
+        boolean partial = dir.getFileName() != null && dir.getFileName().toString().endsWith(".partial");
+        boolean failed = Files.exists(dir.resolve(FAILED_FILE));
+        if (asFolder && (partial || failed)) {
+            String state = failed ? "failed (" + readQuietly(dir.resolve(FAILED_FILE)) + ")" : "is incomplete (still being written, or its process died)";
+            if (!Files.isRegularFile(file)) throw new IllegalArgumentException("run " + dir + " " + state + " and has no record.json");
+            try {
+                read(file);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("run " + dir + " " + state + " and has no valid record: " + e.getMessage(), e);
+            }
+            throw new IllegalArgumentException("run " + dir + " " + state + "; its record " + file
+                    + " is complete: load that file to use the measurements it holds");
         }
         if (!Files.isRegularFile(file)) throw new IllegalArgumentException("no experiment record at " + file);
-        ExperimentRecord r;
+        return read(file);
+    }
+
+    private static ExperimentRecord read(Path file) {
+        JsonNode tree;
         try {
-            r = Json.MAPPER.readValue(file.toFile(), ExperimentRecord.class);
+            tree = Json.MAPPER.readTree(file.toFile());
         } catch (JsonProcessingException e) {
             var loc = e.getLocation();
             throw new IllegalArgumentException("corrupt experiment record " + file
@@ -83,16 +100,53 @@ public final class RecordStore {
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read experiment record " + file + ": " + e.getMessage(), e);
         }
-        if (r == null || r.formatVersion() != ExperimentRecord.FORMAT || r.id() == null || r.environment() == null) {
+        if (tree == null || !tree.isObject() || tree.path("formatVersion").asInt(-1) != ExperimentRecord.FORMAT)
             throw new IllegalArgumentException("experiment record " + file + " is not a gluelab record of format " + ExperimentRecord.FORMAT);
+        require(file, tree, "id", JsonNode::isTextual, "a string");
+        require(file, tree, "spec", JsonNode::isObject, "a model spec object");
+        require(file, tree, "environment", JsonNode::isObject, "an object");
+        require(file, tree, "rows", JsonNode::isArray, "a list of rows");
+        for (int i = 0; i < tree.get("rows").size(); i++) {
+            JsonNode row = tree.get("rows").get(i);
+            String at = "rows[" + i + "]";
+            if (!row.isObject()) throw new IllegalArgumentException("experiment record " + file + ": \"" + at + "\" must be an object, got " + row);
+            for (String f : List.of("op", "pass", "variant")) require(file, row, at, f, JsonNode::isTextual, "a string");
+            require(file, row, at, "measurement", JsonNode::isObject, "an object");
+            JsonNode m = row.get("measurement");
+            require(file, m, at + ".measurement", "summary", JsonNode::isObject, "an object");
+            require(file, m, at + ".measurement", "samples", n -> n.isArray() && !n.isEmpty(), "a non-empty list of samples");
         }
-        for (Row row : r.rows()) {
-            if (row.measurement() == null || row.measurement().samples().length == 0) {
-                throw new IllegalArgumentException("experiment record " + file + ": row " + row.key() + " has no samples");
-            }
+        try {
+            return Json.MAPPER.treeToValue(tree, ExperimentRecord.class);
+        } catch (JsonProcessingException e) {
+            String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? fieldPath(m) : "";
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new IllegalArgumentException("experiment record " + file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": "
+                    + (cause == e ? e.getOriginalMessage() : cause.getMessage()), e);
         }
-        return r;
     }
+
+    private static void require(Path file, JsonNode node, String field, java.util.function.Predicate<JsonNode> ok, String what) {
+        require(file, node, "", field, ok, what);
+    }
+
+    private static void require(Path file, JsonNode node, String at, String field, java.util.function.Predicate<JsonNode> ok, String what) {
+        JsonNode v = node.get(field);
+        String name = at.isEmpty() ? field : at + "." + field;
+        if (v == null || v.isNull()) throw new IllegalArgumentException("experiment record " + file + ": field \"" + name + "\" is " + (v == null ? "missing" : "null"));
+        if (!ok.test(v)) throw new IllegalArgumentException("experiment record " + file + ": field \"" + name + "\" must be " + what + ", got " + abbreviate(v.toString()));
+    }
+
+    private static String fieldPath(com.fasterxml.jackson.databind.JsonMappingException e) {
+        StringBuilder b = new StringBuilder();
+        for (var r : e.getPath()) {
+            if (r.getFieldName() != null) b.append(b.isEmpty() ? "" : ".").append(r.getFieldName());
+            else if (r.getIndex() >= 0) b.append('[').append(r.getIndex()).append(']');
+        }
+        return b.toString();
+    }
+
+    private static String abbreviate(String s) { return s.length() <= 60 ? s : s.substring(0, 57) + "..."; }
 
     /** Every loadable record under the root; unloadable ones are reported, not fatal. */
     public List<ExperimentRecord> loadAll(List<String> problems) {

@@ -19,23 +19,32 @@ public final class KernelTable {
 
     private KernelTable() {}
 
+    /** One name's running totals while the launches stream by: no allocation per launch. */
+    private static final class Acc {
+        final Events.Kernel first;
+        int count;
+        double total, min = Double.POSITIVE_INFINITY, max = Double.NEGATIVE_INFINITY;
+        boolean vary;
+
+        Acc(Events.Kernel first) { this.first = first; }
+
+        void add(Events.Kernel k) {
+            count++;
+            total += k.dur();
+            min = Math.min(min, k.dur());
+            max = Math.max(max, k.dur());
+            if (!vary && k != first && (!Arrays.equals(k.grid(), first.grid()) || !Arrays.equals(k.block(), first.block()))) vary = true;
+        }
+    }
+
     public static List<Entry> of(Trace t, KernelFamilies families) {
         double total = t.kernelMicros();
         Map<Long, Double> launchTs = new HashMap<>();
-        for (Events.ApiCall c : t.apiCalls()) if (c.correlation() >= 0) launchTs.putIfAbsent(c.correlation(), c.ts());
-        Map<String, Entry> rows = new LinkedHashMap<>();
+        if (!t.steps().isEmpty()) for (Events.ApiCall c : t.apiCalls()) if (c.correlation() >= 0) launchTs.putIfAbsent(c.correlation(), c.ts());
+        Map<String, Acc> rows = new LinkedHashMap<>();
         Map<String, Map<String, Double>> steps = new HashMap<>();
         for (Events.Kernel k : t.kernels()) {
-            String grid = Arrays.toString(k.grid()), block = Arrays.toString(k.block());
-            Entry e = rows.get(k.name());
-            if (e == null) {
-                e = new Entry(k.name(), families.of(k.name()), 1, k.dur(), k.dur(), k.dur(), grid, block, k.registers(), false, 0, Map.of());
-            } else {
-                boolean vary = e.shapesVary() || !e.grid().equals(grid) || !e.block().equals(block);
-                e = new Entry(e.name(), e.family(), e.count() + 1, e.totalUs() + k.dur(), Math.min(e.minUs(), k.dur()), Math.max(e.maxUs(), k.dur()),
-                        e.grid(), e.block(), e.registers(), vary, 0, Map.of());
-            }
-            rows.put(k.name(), e);
+            rows.computeIfAbsent(k.name(), n -> new Acc(k)).add(k);
             if (!t.steps().isEmpty()) {
                 double at = launchTs.getOrDefault(k.correlation(), k.ts());
                 for (Events.Step s : t.steps()) {
@@ -47,9 +56,10 @@ public final class KernelTable {
             }
         }
         List<Entry> out = new ArrayList<>();
-        for (Entry e : rows.values()) {
-            out.add(new Entry(e.name(), e.family(), e.count(), e.totalUs(), e.minUs(), e.maxUs(), e.grid(), e.block(), e.registers(),
-                    e.shapesVary(), total > 0 ? e.totalUs() / total : 0, steps.getOrDefault(e.name(), Map.of())));
+        for (Acc a : rows.values()) {
+            Events.Kernel k = a.first;
+            out.add(new Entry(k.name(), families.of(k.name()), a.count, a.total, a.min, a.max, Arrays.toString(k.grid()), Arrays.toString(k.block()),
+                    k.registers(), a.vary, total > 0 ? a.total / total : 0, steps.getOrDefault(k.name(), Map.of())));
         }
         out.sort(Comparator.comparingDouble(Entry::totalUs).reversed());
         return out;

@@ -38,6 +38,7 @@ public final class TraceReader {
     private final List<Events.CpuOp> cpuOps = new ArrayList<>();
     private final List<Events.Step> steps = new ArrayList<>();
     private final Map<String, Integer> unknown = new TreeMap<>();
+    private final Map<String, Map<String, String>> unknownKeys = new HashMap<>();
     private final Map<String, Integer> warnings = new TreeMap<>();
     private final Map<String, String> examples = new TreeMap<>();
     private String device = "";
@@ -155,7 +156,7 @@ public final class TraceReader {
             if (t == null) throw new TraceException(file + ": the trace ends early, after " + eventIndex + " events (the traceEvents array is not closed)");
             eventIndex++;
             if (t != JsonToken.START_OBJECT) {
-                warn("event is not a JSON object", "event " + eventIndex + " at " + where(p.currentLocation()));
+                warn("event is not a JSON object", p.currentLocation(), null, "");
                 p.skipChildren();
                 continue;
             }
@@ -300,15 +301,25 @@ public final class TraceReader {
         }
     }
 
-    private void warn(String kind, String example) {
+    /** Counts a warning; its example (where the event starts, and what was wrong) is built only the first time. */
+    private void warn(String kind, JsonLocation start, Raw e, String detail) {
         warnings.merge(kind, 1, Integer::sum);
-        examples.putIfAbsent(kind, example);
+        if (!examples.containsKey(kind)) {
+            examples.put(kind, "event " + eventIndex + " at " + where(start) + (e == null ? "" : " (" + e.name + detail + ")"));
+        }
+    }
+
+    /** Counts an event kind gluelab does not use; the key string is built once per (ph, cat) pair. */
+    private void unknownKind(String ph, String cat) {
+        Map<String, String> byCat = unknownKeys.computeIfAbsent(ph == null ? "" : ph, k -> new HashMap<>());
+        String key = byCat.computeIfAbsent(cat == null ? "" : cat, c -> ph != null && (ph.equals("M") || ph.equals("s") || ph.equals("f") || ph.equals("i") || ph.equals("I"))
+                ? "ph=" + ph + (cat == null ? "" : " cat=" + cat) : c.isEmpty() ? "(no cat)" : c);
+        unknown.merge(key, 1, Integer::sum);
     }
 
     private void accept(Raw e, JsonLocation start) {
-        String at = "event " + eventIndex + " at " + where(start);
         if ("M".equals(e.ph) || "s".equals(e.ph) || "f".equals(e.ph) || "i".equals(e.ph) || "I".equals(e.ph)) {
-            unknown.merge("ph=" + e.ph + (e.cat == null ? "" : " cat=" + e.cat), 1, Integer::sum);
+            unknownKind(e.ph, e.cat);
             return;
         }
         String cat = e.cat == null ? "" : e.cat;
@@ -318,27 +329,27 @@ public final class TraceReader {
         };
         boolean step = e.name != null && e.name.startsWith("ProfilerStep#");
         if (!used && !step) {
-            unknown.merge(cat.isEmpty() ? "(no cat)" : cat, 1, Integer::sum);
+            unknownKind(null, cat);
             return;
         }
         if (e.name == null || e.name.isEmpty()) {
-            warn("event without a name (left out)", at);
+            warn("event without a name (left out)", start, null, "");
             return;
         }
         if (Double.isNaN(e.ts) || Double.isNaN(e.dur)) {
-            warn("event without ts or dur (left out)", at + " (" + e.name + ")");
+            warn("event without ts or dur (left out)", start, e, "");
             return;
         }
         if (e.dur < 0) {
-            warn("event with a negative duration (left out)", at + " (" + e.name + ", dur " + e.dur + ")");
+            warn("event with a negative duration (left out)", start, e, ", dur " + e.dur);
             return;
         }
         if (e.dur > MAX_DURATION_US || !(Math.abs(e.ts) <= MAX_TIMESTAMP_US)) {
-            warn("event with an impossible duration (over a day) or timestamp (left out)", at + " (" + e.name + ", ts " + e.ts + ", dur " + e.dur + ")");
+            warn("event with an impossible duration (over a day) or timestamp (left out)", start, e, ", ts " + e.ts + ", dur " + e.dur);
             return;
         }
         if (e.dur == 0 && (cat.equals("kernel") || cat.startsWith("gpu_mem"))) {
-            warn("GPU event with zero duration (kept, adds 0 us)", at + " (" + e.name + ")");
+            warn("GPU event with zero duration (kept, adds 0 us)", start, e, "");
         }
         String name = e.name;
         if (step) {
@@ -356,7 +367,7 @@ public final class TraceReader {
                 cpuOps.add(new Events.CpuOp(name, e.ts, e.dur, e.externalId, dims, e.types == null ? List.of() : e.types,
                         e.concrete == null ? List.of() : e.concrete, e.lists == null ? List.of() : e.lists));
             }
-            default -> unknown.merge(cat, 1, Integer::sum);
+            default -> unknownKind(null, cat);
         }
     }
 

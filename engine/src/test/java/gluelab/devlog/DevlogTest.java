@@ -30,6 +30,17 @@ class DevlogTest {
     }
 
     @Test
+    void malformedHeadersNameFileAndLine(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("devlog.md");
+        java.nio.file.Files.writeString(f, "## 2026-11-30T09:00:00Z [note]\nfine\n\n## yesterday [note]\ntext\n");
+        var time = assertThrows(IllegalArgumentException.class, () -> new Devlog(f).read());
+        assertTrue(time.getMessage().contains(f + ":4") && time.getMessage().contains("'yesterday'"), time.getMessage());
+        java.nio.file.Files.writeString(f, "# effort\n\n## 2026-11-30T09:00:00Z [rumour]\ntext\n");
+        var kind = assertThrows(IllegalArgumentException.class, () -> new Devlog(f).read());
+        assertTrue(kind.getMessage().contains(f + ":3") && kind.getMessage().contains("[rumour]") && kind.getMessage().contains("dead_end"), kind.getMessage());
+    }
+
+    @Test
     void threadsAndAnotherProcessAppendingAtOnceLoseNothing(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("devlog.md");
         int threads = 4, perThread = 200, childEntries = 300;

@@ -72,7 +72,9 @@ class RecordRoundTripTest {
             Path partial = new RecordStore(out).begin("half-written");
             Files.writeString(partial.resolve("record.json"), text);
             var p = assertThrows(IllegalArgumentException.class, () -> RecordStore.load(partial));
-            assertTrue(p.getMessage().contains("incomplete"), p.getMessage());
+            assertTrue(p.getMessage().contains("incomplete") && p.getMessage().contains("is complete: load that file"), p.getMessage());
+            assertFalse(p.getMessage().contains("no valid record"), p.getMessage());
+            assertEquals(16, RecordStore.load(partial.resolve("record.json")).rows().size(), "the complete record loads when named");
 
             List<String> problems = new ArrayList<>();
             List<ExperimentRecord> all = new RecordStore(out).loadAll(problems);
@@ -80,6 +82,40 @@ class RecordRoundTripTest {
             assertEquals(good.getFileName().toString(), all.getFirst().id());
             assertEquals(2, problems.size(), problems.toString());
         }
+    }
+
+    @Test
+    void nullAndWrongTypedFieldsAreNamed(@TempDir Path out) throws Exception {
+        try (CpuDevice device = new CpuDevice(2)) {
+            Path run = smallRun(out, device).dir();
+            String text = Files.readString(run.resolve("record.json"));
+            assertField(out, text, "spec", null, "field \"spec\" is null");
+            assertField(out, text, "environment", null, "field \"environment\" is null");
+            assertField(out, text, "rows", "\"x\"", "field \"rows\" must be a list of rows");
+            assertField(out, text, "id", "5", "field \"id\" must be a string");
+            var tree = (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(text);
+            ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("rows").get(3).get("measurement")).putNull("summary");
+            Path f = Files.createDirectories(out.resolve("summary-null")).resolve("record.json");
+            Files.writeString(f, tree.toString());
+            String m = assertThrows(IllegalArgumentException.class, () -> RecordStore.load(f.getParent())).getMessage();
+            assertTrue(m.contains(f.toString()) && m.contains("field \"rows[3].measurement.summary\" is null"), m);
+            ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("rows").get(3).get("measurement")).set("summary", tree.get("rows").get(2).get("measurement").get("summary"));
+            ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("spec")).put("hidden", -1);
+            Files.writeString(f, tree.toString());
+            m = assertThrows(IllegalArgumentException.class, () -> RecordStore.load(f)).getMessage();
+            assertTrue(m.contains(f.toString()) && m.contains("\"spec\"") && m.contains("hidden must be > 0"), m);
+            assertFalse(m.contains("NullPointerException"), m);
+        }
+    }
+
+    private static void assertField(Path out, String text, String field, String json, String expected) throws Exception {
+        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(text);
+        tree.set(field, json == null ? null : Json.MAPPER.readTree(json));
+        if (json == null) tree.putNull(field);
+        Path f = Files.createDirectories(out.resolve("bad-" + field)).resolve("record.json");
+        Files.writeString(f, tree.toString());
+        String m = assertThrows(IllegalArgumentException.class, () -> RecordStore.load(f.getParent())).getMessage();
+        assertTrue(m.contains(f.toString()) && m.contains(expected), m);
     }
 
     @Test
