@@ -12,13 +12,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.*;
 
-/** The charts analysts paste into findings docs, as XChart charts; save() writes PNG and SVG. */
+/**
+ * The charts analysts paste into findings docs, as XChart charts; save() writes PNG and SVG. Titles
+ * name the device, the model and the token counts, so a chart pasted alone still says what it shows.
+ */
 public final class Charts {
     private Charts() {}
 
     /** Measured vs ideal per candidate, in ranking order. */
-    public static CategoryChart ranked(Ranking ranking) {
-        CategoryChart c = base("Ranked candidates: measured vs ideal", "candidate", "time per layer (us)");
+    public static CategoryChart ranked(Ranking ranking) { return ranked(ranking, null, null); }
+
+    /** Measured vs ideal per candidate, in ranking order; {@code device} and {@code model} go into the title (null: left out). */
+    public static CategoryChart ranked(Ranking ranking, String device, String model) {
+        CategoryChart c = base("Ranked candidates: measured vs ideal" + context(device, model,
+                ranking.ranked().stream().map(Candidate::tokens).distinct().toList()), "candidate", "time per layer (us)");
         List<String> names = new ArrayList<>();
         List<Double> measured = new ArrayList<>(), ideal = new ArrayList<>();
         for (Candidate k : ranking.ranked()) {
@@ -33,12 +40,19 @@ public final class Charts {
     }
 
     /** Eager vs fused time for every (op, tokens) of one pass, log scale. */
-    public static CategoryChart baselines(List<Row> rows, String pass) {
-        CategoryChart c = base("Baselines (" + pass + "): eager vs fused vs ideal", "op @ tokens", "median time (us, log scale)");
+    public static CategoryChart baselines(List<Row> rows, String pass) { return baselines(rows, pass, null); }
+
+    /** Eager vs fused time for every (op, tokens) of one pass, log scale; {@code device} goes into the title. */
+    public static CategoryChart baselines(List<Row> rows, String pass, String device) {
+        List<Row> these = rows.stream().filter(r -> r.pass().equals(pass)).toList();
+        CategoryChart c = base("Baselines (" + pass + "): eager vs fused vs ideal" + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()),
+                "op @ tokens", "median time (us, log scale)");
         // A dot plot: XChart cannot draw bars on a log axis, and times span four decades here.
         c.getStyler().setYAxisLogarithmic(true);
         c.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Scatter);
         c.getStyler().setMarkerSize(10);
+        // Overlapped: every series' marker sits on its category's tick, not offset into a bar slot.
+        c.getStyler().setOverlapped(true);
         Map<String, List<Row>> byVariant = new TreeMap<>();
         List<String> categories = new ArrayList<>();
         for (Row r : rows) {
@@ -52,7 +66,7 @@ public final class Charts {
             Map<String, Double> values = new HashMap<>();
             for (Row r : e.getValue()) values.put(r.op() + " @" + r.tokens(), r.measuredUs());
             List<Double> ys = new ArrayList<>();
-            for (String cat : categories) ys.add(values.getOrDefault(cat, 0.0));
+            for (String cat : categories) ys.add(values.get(cat)); // null: no marker (0 has no place on a log axis)
             c.addSeries(e.getKey(), categories, ys);
         }
         List<Double> ideal = new ArrayList<>();
@@ -64,8 +78,12 @@ public final class Charts {
     }
 
     /** Percent of the bandwidth floor per op and variant at one token count. */
-    public static CategoryChart percentOfFloor(List<Row> rows, long tokens) {
-        CategoryChart c = base("% of floor at " + tokens + " tokens (100 = at the floor)", "op", "% of floor");
+    public static CategoryChart percentOfFloor(List<Row> rows, long tokens) { return percentOfFloor(rows, tokens, null); }
+
+    /** Percent of the bandwidth floor per op and variant at one token count; {@code device} goes into the title. */
+    public static CategoryChart percentOfFloor(List<Row> rows, long tokens, String device) {
+        CategoryChart c = base("% of floor, 100 = at the floor" + context(device, model(rows.stream().filter(r -> r.tokens() == tokens).toList()), List.of(tokens)),
+                "op", "% of floor");
         Map<String, Map<String, Double>> byVariant = new TreeMap<>();
         List<String> categories = new ArrayList<>();
         for (Row r : rows) {
@@ -83,13 +101,42 @@ public final class Charts {
         return c;
     }
 
+    /** " (NVIDIA H200, llama-3-8b, 32,768 tokens)": what a chart shows, for its title. */
+    public static String context(String device, String model, List<Long> tokens) {
+        List<String> parts = new ArrayList<>();
+        if (device != null && !device.isBlank()) parts.add(device);
+        if (model != null && !model.isBlank()) parts.add(model);
+        List<Long> t = tokens.stream().sorted().toList();
+        if (t.size() == 1) parts.add(String.format("%,d tokens", t.getFirst()));
+        else if (t.size() > 1) parts.add(String.format("%,d-%,d tokens", t.getFirst(), t.getLast()));
+        return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
+    }
+
+    private static String model(List<Row> rows) {
+        List<String> models = rows.stream().map(Row::model).filter(Objects::nonNull).distinct().toList();
+        return String.join(", ", models);
+    }
+
     private static CategoryChart base(String title, String x, String y) {
         CategoryChart c = new CategoryChartBuilder().width(1200).height(600).title(title).xAxisTitle(x).yAxisTitle(y).build();
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        style(c);
         c.getStyler().setXAxisLabelRotation(45);
-        c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         c.getStyler().setOverlapped(false);
         return c;
+    }
+
+    /**
+     * The look every gluelab chart shares: white, the legend right of the plot (inside it covered
+     * the tallest bars), plain numbers on the value axis
+     * (1,200 not 1.2E3), solid grid lines (XChart writes each dash of a dashed line into the SVG:
+     * 25 KB a line).
+     */
+    public static void style(CategoryChart c) {
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        c.getStyler().setYAxisDecimalPattern("#,##0.##");
+        c.getStyler().setPlotGridLinesStroke(new java.awt.BasicStroke(1f));
+        c.getStyler().setPlotGridLinesColor(new java.awt.Color(225, 225, 225));
     }
 
     /** Writes {@code base}.png and {@code base}.svg; returns the PNG path. */
@@ -98,10 +145,22 @@ public final class Charts {
             Files.createDirectories(base.toAbsolutePath().getParent());
             BitmapEncoder.saveBitmapWithDPI(chart, base.toString(), BitmapEncoder.BitmapFormat.PNG, 120);
             VectorGraphicsEncoder.saveVectorGraphic(chart, base.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+            Path svg = Path.of(base + ".svg");
+            Files.writeString(svg, compactSvg(Files.readString(svg)));
             return Path.of(base + ".png");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot save chart " + base + ": " + e.getMessage(), e);
         }
+    }
+
+    private static final java.util.regex.Pattern LONG_DECIMAL = java.util.regex.Pattern.compile("(-?\\d+\\.\\d)\\d+");
+
+    /**
+     * XChart draws text as glyph outlines with coordinates to 15 digits; a tenth of a pixel is
+     * plenty and makes the file less than half as large.
+     */
+    static String compactSvg(String svg) {
+        return LONG_DECIMAL.matcher(svg).replaceAll("$1");
     }
 
     /** PNG bytes of a chart, for notebooks. */

@@ -51,14 +51,15 @@ public final class RunReport {
         Ranking ranking = rank(r);
         Map<String, String> charts = new LinkedHashMap<>();
         List<String> skipped = new ArrayList<>();
-        if (!ranking.ranked().isEmpty()) draw(charts, skipped, "ranked", dir, () -> Charts.ranked(ranking));
+        String device = r.environment().device() == null ? null : r.environment().device().name();
+        if (!ranking.ranked().isEmpty()) draw(charts, skipped, "ranked", dir, () -> Charts.ranked(ranking, device, r.spec().name()));
         for (String pass : List.of("fwd", "bwd")) {
             if (r.rows().stream().anyMatch(x -> x.pass().equals(pass))) {
-                draw(charts, skipped, "baselines_" + pass, dir, () -> Charts.baselines(r.rows(), pass));
+                draw(charts, skipped, "baselines_" + pass, dir, () -> Charts.baselines(r.rows(), pass, device));
             }
         }
         long largest = r.rows().stream().mapToLong(Row::tokens).max().orElse(0);
-        draw(charts, skipped, "pct_of_floor", dir, () -> Charts.percentOfFloor(r.rows(), largest));
+        draw(charts, skipped, "pct_of_floor", dir, () -> Charts.percentOfFloor(r.rows(), largest, device));
         Path findings = dir.resolve("findings.md");
         String md = Findings.markdown(r, ranking, charts);
         if (!skipped.isEmpty()) {

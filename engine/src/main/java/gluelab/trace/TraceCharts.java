@@ -2,7 +2,6 @@ package gluelab.trace;
 
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.style.Styler;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +12,11 @@ public final class TraceCharts {
 
     /** GPU time per family, A next to B. */
     public static CategoryChart families(TraceDiff d) {
-        CategoryChart c = new CategoryChartBuilder().width(1100).height(550).title("GPU time by kernel family: A vs B")
+        String device = d.a().device().equals(d.b().device()) ? d.a().device() : d.a().device() + " vs " + d.b().device();
+        CategoryChart c = new CategoryChartBuilder().width(1100).height(550)
+                .title("GPU time by kernel family: A vs B" + (device.isBlank() ? "" : " (" + device + ")"))
                 .xAxisTitle("family").yAxisTitle("time (us)").build();
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
-        c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        gluelab.chart.Charts.style(c);
         List<String> names = new ArrayList<>();
         List<Double> a = new ArrayList<>(), b = new ArrayList<>();
         for (TraceDiff.FamilyDelta f : d.families()) {

@@ -86,7 +86,7 @@ class TraceAnalysisTest {
     }
 
     @Test
-    void theDiffShowsWhereCompileSavedTime() {
+    void theDiffShowsWhereCompileSavedTime() throws Exception {
         TraceSummary a = TraceSummary.of(trace("block_eager_T4096.json.gz"), 0, KernelFamilies.defaults(), null);
         TraceSummary b = TraceSummary.of(trace("block_compiled_T4096.json.gz"), 0, KernelFamilies.defaults(), null);
         TraceDiff d = TraceDiff.of(a, b);
@@ -97,7 +97,11 @@ class TraceAnalysisTest {
         var gemm = d.families().stream().filter(f -> f.family().equals("gemm")).findFirst().orElseThrow();
         assertEquals(30, gemm.aCount());
         assertTrue(Math.abs(gemm.deltaUs()) < 0.01 * gemm.aUs(), "GEMMs barely change under compile: " + gemm);
-        assertNotNull(TraceCharts.families(d));
+        var chart = TraceCharts.families(d);
+        assertTrue(chart.getTitle().contains("NVIDIA H200"), chart.getTitle());
+        Path png = gluelab.chart.Charts.save(chart, Path.of("target/chart-samples/trace_families"));
+        assertTrue(Files.size(png) > 1000);
+        assertTrue(Files.size(Path.of("target/chart-samples/trace_families.svg")) < 100_000);
     }
 
     @Test
