@@ -78,7 +78,7 @@ public record NcuUnit(String text, Dimension dimension, double toBase) {
             Double f = DECIMAL.get(s.substring(0, s.length() - "byte".length()));
             return f == null ? null : new Atom("byte", Dimension.BYTES, f);
         }
-        if (s.length() <= 3 && s.toLowerCase(Locale.ROOT).endsWith("b") && !s.equals("b")) {
+        if (s.length() <= 3 && s.endsWith("B")) { // KB, MB, GB; a lower-case b would be bits, which ncu never prints
             Double f = DECIMAL.get(s.substring(0, s.length() - 1));
             return f == null ? null : new Atom("byte", Dimension.BYTES, f);
         }

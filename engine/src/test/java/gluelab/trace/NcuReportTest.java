@@ -73,7 +73,7 @@ class NcuReportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"furlong", "Xbyte", "byte/%", "second/byte", "b", "msec"})
+    @ValueSource(strings = {"furlong", "Xbyte", "byte/%", "second/byte", "b", "Mb", "msec"})
     void unknownUnitsAreRefusedByName(String unit) {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> NcuUnit.parse(unit)).getMessage().contains("unknown unit '" + unit + "'"));
     }
