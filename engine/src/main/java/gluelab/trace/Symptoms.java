@@ -24,7 +24,7 @@ public final class Symptoms {
                 "a tiny bmm lowered to a GEMV", "an explicit weighted sum", "pattern 3: tiny bmm -> explicit sum, 3475 -> 2155 us (ideal 794)");
         match(out, kernels, Pattern.compile("index_put|scatter_add|scatter|atomic"), "scatter", "index_put / scatter_add / atomics",
                 "a scatter (often a MoE combine)", "gather-sum instead of scatter", "pattern 6: gather-sum combine, 13540 -> 1102 us (ideal 827)");
-        boolean backward = t.cpuOps().stream().anyMatch(o -> o.name().contains("Backward") || o.name().startsWith("autograd::"));
+        boolean backward = t.backward();
         if (backward) {
             match(out, kernels, Pattern.compile("direct_copy"), "direct-copy-backward", "direct_copy_kernel in a trace with a backward",
                     "a region returns a strided view, so the backward copies it", "return a contiguous tensor from the region",

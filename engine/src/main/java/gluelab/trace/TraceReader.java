@@ -41,6 +41,8 @@ public final class TraceReader {
     private final Map<String, Map<String, String>> unknownKeys = new HashMap<>();
     private final Map<String, Integer> warnings = new TreeMap<>();
     private final Map<String, String> examples = new TreeMap<>();
+    private final Map<Long, int[]> shapes = new HashMap<>();
+    private boolean backward;
     private String device = "";
     private boolean recordShapes;
     private long eventIndex;
@@ -81,7 +83,7 @@ public final class TraceReader {
             throw new TraceException(file + ": cannot read: " + m, e);
         }
         return new Trace(file, counted.count, device, recordShapes, List.copyOf(kernels), List.copyOf(gpuMem), List.copyOf(apiCalls),
-                List.copyOf(cpuOps), List.copyOf(steps), Map.copyOf(unknown), Map.copyOf(warnings), Map.copyOf(examples));
+                List.copyOf(cpuOps), backward, List.copyOf(steps), Map.copyOf(unknown), Map.copyOf(warnings), Map.copyOf(examples));
     }
 
     private static String where(JsonLocation loc) {
@@ -358,17 +360,29 @@ public final class TraceReader {
         }
         switch (cat) {
             case "kernel" -> kernels.add(new Events.Kernel(name, e.ts, e.dur, e.stream, e.correlation, e.externalId,
-                    e.grid == null ? new int[0] : e.grid, e.block == null ? new int[0] : e.block, e.registers, e.shared));
+                    canonical(e.grid), canonical(e.block), e.registers, e.shared));
             case "gpu_memcpy", "gpu_memset" -> gpuMem.add(new Events.GpuMem(cat.equals("gpu_memset"), name, e.ts, e.dur, e.bytes, e.correlation, e.externalId));
             case "cuda_runtime", "cuda_driver" -> apiCalls.add(new Events.ApiCall(name, e.ts, e.dur, e.correlation, e.externalId, cat.equals("cuda_driver")));
             case "cpu_op" -> {
+                if (!backward && (name.contains("Backward") || name.startsWith("autograd::"))) backward = true;
                 List<long[]> dims = e.dims == null ? List.of() : e.dims;
-                if (!dims.isEmpty()) recordShapes = true;
+                if (dims.isEmpty()) return; // only shape floors read ops, and only those with shapes
+                recordShapes = true;
                 cpuOps.add(new Events.CpuOp(name, e.ts, e.dur, e.externalId, dims, e.types == null ? List.of() : e.types,
                         e.concrete == null ? List.of() : e.concrete, e.lists == null ? List.of() : e.lists));
             }
             default -> unknownKind(null, cat);
         }
+    }
+
+    private static final int[] NO_DIMS = new int[0];
+
+    /** One array per distinct grid or block: a million launches share a few dozen shapes. */
+    private int[] canonical(int[] dims) {
+        if (dims == null) return NO_DIMS;
+        if (dims.length != 3 || dims[0] < 0 || dims[1] < 0 || dims[1] > 0xFFFF || dims[2] < 0 || dims[2] > 0xFFFF) return dims;
+        long key = ((long) dims[0] << 32) | ((long) dims[1] << 16) | dims[2];
+        return shapes.computeIfAbsent(key, k -> dims);
     }
 
     /** Counts the (decompressed) JSON bytes read, for parse-rate reporting. */
