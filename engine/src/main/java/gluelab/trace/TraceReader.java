@@ -311,11 +311,14 @@ public final class TraceReader {
         }
     }
 
-    /** Counts an event kind gluelab does not use; the key string is built once per (ph, cat) pair. */
+    /**
+     * Counts an event gluelab does not use, by phase and category ({@code ph} null: a complete event
+     * of an unused category); each key string is built once, not per event.
+     */
     private void unknownKind(String ph, String cat) {
-        Map<String, String> byCat = unknownKeys.computeIfAbsent(ph == null ? "" : ph, k -> new HashMap<>());
-        String key = byCat.computeIfAbsent(cat == null ? "" : cat, c -> ph != null && (ph.equals("M") || ph.equals("s") || ph.equals("f") || ph.equals("i") || ph.equals("I"))
-                ? "ph=" + ph + (cat == null ? "" : " cat=" + cat) : c.isEmpty() ? "(no cat)" : c);
+        String c = cat == null ? "" : cat;
+        String key = unknownKeys.computeIfAbsent(ph == null ? "" : ph, k -> new HashMap<>())
+                .computeIfAbsent(c, k -> ph == null ? (c.isEmpty() ? "(no cat)" : c) : "ph=" + ph + (cat == null ? "" : " cat=" + cat));
         unknown.merge(key, 1, Integer::sum);
     }
 
