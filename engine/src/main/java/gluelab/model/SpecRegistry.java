@@ -58,8 +58,7 @@ public final class SpecRegistry {
                     name = node.has("name") ? text(node, "name", f.toString()) : name;
                     if (name == null || name.isBlank()) throw new IllegalArgumentException(f + ": \"name\" must not be empty");
                     Path earlier = r.origins.get(name);
-                    if (earlier != null || r.specs.containsKey(name))
-                        throw new IllegalArgumentException(f + ": model spec '" + name + "' is already defined " + (earlier != null ? "in " + earlier : "as a preset"));
+                    if (earlier != null) throw new IllegalArgumentException(f + ": model spec '" + name + "' is already defined in " + earlier);
                     node.put("name", name);
                     raw.put(name, node);
                     r.origins.put(name, f);
