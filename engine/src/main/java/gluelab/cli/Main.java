@@ -8,7 +8,8 @@ import java.util.ServiceLoader;
 @Command(name = "gluelab", mixinStandardHelpOptions = true, version = "gluelab 0.1.0",
         description = "Time the glue ops of a transformer layer against their bandwidth floor and rank what is worth fixing.",
         subcommands = {DemoCommand.class, BenchCommand.class, CalibrateCommand.class, ReportCommand.class,
-                SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class, BundleCommand.class, TraceCommand.class, NcuCommand.class})
+                SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class, BundleCommand.class, TraceCommand.class, NcuCommand.class,
+                CompileLogCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -141,6 +141,11 @@ public final class Gluelab implements AutoCloseable {
 
     public BenchBuilder bench(String... ops) { return new BenchBuilder(ops); }
 
+    /** The graph budget of a dynamo log (TORCH_LOGS=recompiles,graph_breaks,guards captured to a file); needs no torch. */
+    public static gluelab.compilelog.GraphBudget graphBudget(String file) {
+        return gluelab.compilelog.GraphBudget.of(gluelab.compilelog.CompileLogParser.read(Path.of(file)));
+    }
+
     public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
 
     /** An analyst's kernel launch against its floor; bytes from its buffer arguments. */

@@ -30,6 +30,7 @@ public final class CellRunner {
             "devlog", "%devlog TEXT | %devlog --file PATH: append a note to the effort's devlog",
             "classpath", "%classpath add PATH: add a jar or folder for the next cells",
             "time", "%time CODE: run CODE and print its wall time",
+            "graphbudget", gluelab.kernel.magic.GraphBudgetMagic.HELP,
             "lsmagic", "%lsmagic: list the magics"));
     static final Map<String, String> CELL_MAGICS = new TreeMap<>(Map.of(
             "cuda", "%%cuda NAME: compile the cell's CUDA C; NAME becomes a kernel object (needs a GPU)",
@@ -83,6 +84,7 @@ public final class CellRunner {
                         String.format("%s %s %s T=%d: median %.1f us, ideal %.1f us", row.op(), row.pass(), row.variant(), row.tokens(), row.measuredUs(), row.idealUs())));
             }
             case "floor" -> floor(args);
+            case "graphbudget" -> gluelab.kernel.magic.GraphBudgetMagic.run(args);
             case "devlog" -> {
                 if (args.size() == 2 && args.getFirst().equals("--file")) {
                     Session.devlog(Path.of(args.get(1)));

@@ -57,6 +57,7 @@ public final class Renderers {
             ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(b.table()) + (b.checks().isEmpty() ? "" : html(b.correctness())));
             ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> b.table().printAll());
         });
+        card(r, gluelab.compilelog.GraphBudget.class, b -> "Graph budget", b -> "<pre>" + escape(gluelab.compilelog.BudgetText.text(b)) + "</pre>");
         card(r, TraceSummary.class, s -> "Trace " + java.nio.file.Path.of(s.file()).getFileName(), s -> "<pre>" + escape(TraceText.summary(s, 15)) + "</pre>");
         card(r, TraceDiff.class, d -> "Trace diff", d -> "<pre>" + escape(TraceText.diff(d, 15)) + "</pre>");
     }
