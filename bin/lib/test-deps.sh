@@ -1,10 +1,12 @@
 # Sourced by bin/test and .ci/run: installs what the tests need when it is missing (Maven, and
-# Debian's Jupyter clients for the system Python), with apt-get when running as root.
+# Debian's Jupyter clients and torch for the system Python), with apt-get when running as root.
 ensure_test_deps() {
   local need=()
   command -v mvn >/dev/null || need+=(maven)
   /usr/bin/python3 -c 'import jupyter_client, nbclient, jupyter_kernel_test, nbformat' 2>/dev/null \
     || need+=(python3-jupyter-client python3-nbclient python3-jupyter-kernel-test python3-nbformat python3-ipykernel)
+  # The torch bridge's tests run Debian's CPU torch for real (eager rows; 1.13 has no torch.compile).
+  /usr/bin/python3 -c 'import torch' 2>/dev/null || need+=(python3-torch)
   [ ${#need[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
     echo "bin/test: missing ${need[*]}; install them (Debian: apt-get install -y ${need[*]})" >&2

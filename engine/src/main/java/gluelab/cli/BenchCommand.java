@@ -32,6 +32,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Mixin DeviceOptions deviceOptions;
 
+    @Mixin TorchOptions torchOptions;
+
     @Option(names = "--model", defaultValue = "llama-3-8b", description = "model spec (default: ${DEFAULT-VALUE})")
     String model;
 
@@ -80,11 +82,12 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         BenchPlan plan = plan();
-        try (Device device = deviceOptions.open()) {
+        try (Device device = deviceOptions.open(); var torch = torchOptions.start(device)) {
             plan.checkFits(device);
             var cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
             Progress progress = json ? Progress.NONE : new ConsoleProgress(System.err);
             BenchResult result = new BenchRunner(device, cal).run(plan, progress, row -> {});
+            result = torchOptions.addRows(torch, plan, cal, result, progress, json);
             if (json) {
                 System.out.println(Json.write(result.rows()));
             } else {

@@ -55,14 +55,19 @@ public final class CompileLogParser {
             throw new CompileLogException(file + ":" + line + ": not UTF-8 text; expected a dynamo log (stderr of a run with "
                     + "TORCH_LOGS=recompiles,graph_breaks,guards)");
         }
-        return parse(file.toString(), out.flip().toString().lines().toList());
+        return parse(file.toString(), out.flip().toString().lines().toList(), true);
     }
 
-    /** Parses a log's lines; {@code source} names it in errors. */
-    public static CompileLog parse(String source, List<String> rawLines) {
+    /**
+     * Parses a log's lines; {@code source} names it in errors. A capture with no torch log lines is an
+     * empty log (nothing recompiled or broke); only a file given as a log must hold some.
+     */
+    public static CompileLog parse(String source, List<String> rawLines) { return parse(source, rawLines, false); }
+
+    private static CompileLog parse(String source, List<String> rawLines, boolean requireTorchLines) {
         List<LogLine> lines = new ArrayList<>(rawLines.size());
         for (int i = 0; i < rawLines.size(); i++) lines.add(LogLine.parse(i + 1, rawLines.get(i)));
-        return new State(source, lines).run();
+        return new State(source, lines, requireTorchLines).run();
     }
 
     /** The code objects being assembled, by frame id. */
@@ -102,10 +107,12 @@ public final class CompileLogParser {
         final List<Failure> failures = new ArrayList<>();
         int limit = CompileLog.DEFAULT_LIMIT;
         boolean limitFromLog, anyTorchLine;
+        final boolean requireTorchLines;
 
-        State(String source, List<LogLine> lines) {
+        State(String source, List<LogLine> lines, boolean requireTorchLines) {
             this.source = source;
             this.lines = lines;
+            this.requireTorchLines = requireTorchLines;
         }
 
         Frame frame(int id) { return frames.computeIfAbsent(id, Frame::new); }
@@ -139,7 +146,7 @@ public final class CompileLogParser {
                     }
                 }
             }
-            if (!anyTorchLine && failures.isEmpty()) {
+            if (requireTorchLines && !anyTorchLine && failures.isEmpty()) {
                 throw new CompileLogException(source + ": no torch log lines in " + lines.size() + " lines; expected the stderr of a run with "
                         + "TORCH_LOGS=recompiles,graph_breaks,guards (lines such as 'V1130 08:49:14.884000 871 torch/_dynamo/guards.py:4760] "
                         + "[0/1] [__recompiles] Recompiling function forward in model.py:40')");

@@ -1,0 +1,143 @@
+package gluelab.cli;
+
+import gluelab.bench.Tokens;
+import gluelab.calibrate.Calibrator;
+import gluelab.device.Device;
+import gluelab.lab.Locations;
+import gluelab.model.ModelSpec;
+import gluelab.model.SpecRegistry;
+import gluelab.ops.Pass;
+import gluelab.record.Json;
+import gluelab.tensor.TensorSpec;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import gluelab.torch.*;
+import picocli.CommandLine.*;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+@Command(name = "torch", mixinStandardHelpOptions = true, description = "PyTorch side by side: the user's Python runs gluelab's harness (torch is all it needs).",
+        subcommands = {TorchCommand.Versions.class, TorchCommand.Time.class, TorchCommand.CompareCompile.class})
+public final class TorchCommand implements Runnable {
+    @Spec Model.CommandSpec spec;
+
+    @Override public void run() { spec.commandLine().usage(System.out); }
+
+    /** Options every torch subcommand shares. */
+    static final class Common {
+        @Mixin DeviceOptions deviceOptions;
+
+        @Option(names = "--python", defaultValue = "python3", description = "the Python with torch (default: ${DEFAULT-VALUE})")
+        String python;
+
+        @Option(names = "--json", description = "print JSON") boolean json;
+    }
+
+    /** The user target's inputs and timing options. */
+    static final class Target {
+        @Parameters(index = "0", paramLabel = "TARGET", description = "module:function or file.py:function (an nn.Module class or a function)")
+        String target;
+
+        @Option(names = "--inputs", required = true, description = "NAME:DIMS:DTYPE; ... with numbers or model symbols T B D H KV HD F E K, e.g. 'x:T,D:bf16; w:D:bf16'")
+        String inputs;
+
+        @Option(names = "--model", defaultValue = "llama-3-8b", description = "model spec for the symbols (default: ${DEFAULT-VALUE})")
+        String model;
+
+        @Option(names = "--tokens", defaultValue = "4096", description = "T (default: ${DEFAULT-VALUE}); 4k = 4096")
+        String tokens;
+
+        @Option(names = "--compile-mode", defaultValue = "default", description = "torch.compile mode (default: ${DEFAULT-VALUE})")
+        String compileMode;
+
+        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})")
+        double timeout;
+
+        ModelSpec spec() { return SpecRegistry.load(Locations.specFolders()).get(model); }
+
+        List<TensorSpec> inputSpecs() {
+            List<Long> t = Tokens.parse(tokens);
+            if (t.size() != 1) throw new IllegalArgumentException("--tokens takes one count here, got " + tokens);
+            return InputSpecs.parse(inputs, InputSpecs.symbols(spec(), t.getFirst()));
+        }
+
+        TimingConfig timing() { return TimingConfig.defaults().withStop(StopRule.nvbench().withTimeout(timeout)); }
+    }
+
+    @Command(name = "versions", mixinStandardHelpOptions = true, description = "Start the harness and print Python, torch, Triton, CUDA and GPU.")
+    static final class Versions implements Callable<Integer> {
+        @Mixin Common common;
+
+        @Override public Integer call() {
+            try (Device device = common.deviceOptions.open(); TorchSide torch = TorchSide.start(common.python, device)) {
+                System.out.println(common.json ? Json.write(torch.versions()) : torch.versions().describe());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "time", mixinStandardHelpOptions = true, description = "Time the user's torch function or module eager and compiled, against its floor.")
+    static final class Time implements Callable<Integer> {
+        @Mixin Common common;
+        @Mixin Target target;
+
+        @Option(names = "--passes", defaultValue = "fwd", description = "fwd, bwd or fwd,bwd (default: ${DEFAULT-VALUE})")
+        String passes;
+
+        @Option(names = "--variants", defaultValue = "torch-eager,torch-compile,torch-compile-graph", description = "(default: ${DEFAULT-VALUE})")
+        String variants;
+
+        @Override public Integer call() {
+            List<TensorSpec> inputs = target.inputSpecs();
+            List<Pass> ps = Arrays.stream(passes.split(",")).map(Pass::parse).toList();
+            List<TorchVariant> vs = Arrays.stream(variants.split(",")).map(TorchVariant::parse).toList();
+            TorchSide.checkMode(target.compileMode);
+            TorchFunction fn = new TorchFunction(target.target, inputs, target.model);
+            try (Device device = common.deviceOptions.open(); TorchSide torch = TorchSide.start(common.python, device)) {
+                var cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
+                List<gluelab.record.Row> rows = new java.util.ArrayList<>();
+                List<CompileReport> compiles = new java.util.ArrayList<>();
+                List<Skipped> skipped = new java.util.ArrayList<>();
+                for (Pass p : ps) {
+                    TorchResult r = fn.time(torch.bridge(), cal, torch.flushBytes(), p, vs, target.compileMode, target.timing());
+                    rows.addAll(r.rows());
+                    compiles.addAll(r.compiles());
+                    skipped.addAll(r.skipped());
+                }
+                if (common.json) {
+                    System.out.println(Json.write(new TorchResult(torch.versions(), rows, compiles, skipped)));
+                } else {
+                    System.out.println("torch side: " + torch.versions().describe());
+                    System.out.println(gluelab.report.Tables.results(rows).printAll());
+                    if (!compiles.isEmpty()) System.out.println(TorchTables.compiles(compiles).printAll());
+                    skipped.forEach(s -> System.out.println("skipped " + s.subject() + " " + s.variant() + ": " + s.reason()));
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "compare-compile", mixinStandardHelpOptions = true,
+            description = "Compile the model whole, then each repeated block on its own: compile seconds, graphs, recompiles, run time.")
+    static final class CompareCompile implements Callable<Integer> {
+        @Mixin Common common;
+        @Mixin Target target;
+
+        @Option(names = "--fullgraph", description = "compile with fullgraph=True (graph breaks and the recompile limit become errors)")
+        boolean fullgraph;
+
+        @Override public Integer call() {
+            List<TensorSpec> inputs = target.inputSpecs();
+            TorchSide.checkMode(target.compileMode);
+            try (Device device = common.deviceOptions.open(); TorchSide torch = TorchSide.start(common.python, device)) {
+                System.err.println("compiling " + target.target + " whole, then per block (this takes a while)...");
+                CompileComparison c = CompileComparison.run(torch.bridge(), target.target, inputs, target.compileMode, fullgraph, target.timing(),
+                        torch.flushBytes());
+                System.out.println(common.json ? Json.write(c) : c.text());
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package gluelab.cli;
+
+import gluelab.bench.BenchPlan;
+import gluelab.bench.BenchResult;
+import gluelab.calibrate.Calibration;
+import gluelab.chart.Charts;
+import gluelab.device.Device;
+import gluelab.progress.Progress;
+import gluelab.torch.Skipped;
+import gluelab.torch.TorchSide;
+import gluelab.torch.TorchVariant;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/** bench's torch options: {@code --with torch} adds torch rows timed in the user's Python. */
+public final class TorchOptions {
+    @Option(names = "--with", paramLabel = "torch", description = "torch: add torch-eager, torch-compile and torch-compile-graph rows, timed by gluelab's harness in --python")
+    String with;
+
+    @Option(names = "--python", defaultValue = "python3", description = "the Python with torch for --with torch (default: ${DEFAULT-VALUE})")
+    String python;
+
+    @Option(names = "--compile-mode", defaultValue = "default", description = "torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (default: ${DEFAULT-VALUE})")
+    String compileMode;
+
+    @Option(names = "--torch-variants", defaultValue = "torch-eager,torch-compile,torch-compile-graph", description = "torch rows to add (default: ${DEFAULT-VALUE})")
+    String variants;
+
+    @Option(names = "--chart", paramLabel = "BASE", description = "save the chart of all rows per pass as BASE-fwd.png/.svg, BASE-bwd...")
+    Path chart;
+
+    /** Checks the options and starts the torch side (before any measuring), or null without --with. */
+    TorchSide start(Device device) {
+        if (with == null) return null;
+        if (!with.equals("torch")) throw new IllegalArgumentException("--with takes 'torch', got '" + with + "'");
+        TorchSide.checkMode(compileMode);
+        torchVariants();
+        return TorchSide.start(python, device);
+    }
+
+    private List<TorchVariant> torchVariants() { return Arrays.stream(variants.split(",")).map(TorchVariant::parse).toList(); }
+
+    /** Adds the torch rows and prints what only they have (versions, side-by-side table, compile costs, skips); returns all rows. */
+    BenchResult addRows(TorchSide torch, BenchPlan plan, Calibration cal, BenchResult gluelab, Progress progress, boolean json) {
+        if (torch == null) return gluelab;
+        TorchSide.Combined c = torch.bench(plan, cal, gluelab, torchVariants(), compileMode, progress);
+        if (chart != null) {
+            for (String pass : c.result().rows().stream().map(r -> r.pass()).distinct().toList()) {
+                Charts.save(Charts.baselines(c.result().rows(), pass), Path.of(chart + "-" + pass));
+            }
+        }
+        if (!json) {
+            System.out.println("torch side: " + torch.versions().describe());
+            System.out.println(c.table().printAll());
+            if (!c.torch().compiles().isEmpty()) System.out.println(c.compiles().printAll());
+            for (Skipped s : c.torch().skipped()) System.out.println("skipped " + s.subject() + " " + s.variant() + ": " + s.reason());
+        }
+        return c.result();
+    }
+}

@@ -1,0 +1,70 @@
+package gluelab.torch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import gluelab.compilelog.GraphBudget;
+import gluelab.tensor.TensorSpec;
+import gluelab.timing.Measurement;
+import gluelab.timing.TimingConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A model compiled whole and compiled block by block (each repeated block on its own, as diffusion
+ * pipelines do to cut compile time): compile seconds, graphs, recompiles and the run time of each.
+ * {@code target} is a factory ({@code module:function} or a module class) returning the nn.Module.
+ */
+public record CompileComparison(String target, TorchVersions versions, List<Arm> arms) {
+    public CompileComparison {
+        arms = List.copyOf(arms);
+    }
+
+    /** One way of compiling; {@code run} is null when compiling or running failed ({@code error} says why). */
+    public record Arm(String name, int blocks, String blockType, double compileSeconds, int graphs, int graphBreaks, int recompiles,
+                      String error, Measurement run, GraphBudget budget) {
+        public double runUs() { return run == null ? Double.NaN : run.medianMicros(); }
+    }
+
+    public static CompileComparison run(TorchBridge bridge, String target, List<TensorSpec> inputs, String compileMode, boolean fullgraph,
+                                        TimingConfig timing, long flushBytes) {
+        ObjectNode req = TorchBridge.request("compare").put("target", target).put("device", bridge.device()).put("compileMode", compileMode)
+                .put("fullgraph", fullgraph).put("flushBytes", flushBytes);
+        req.set("inputs", Replies.inputs(inputs));
+        req.set("timing", Replies.timing(timing));
+        JsonNode reply = bridge.call(req, "compare-compile " + target);
+        List<Arm> arms = new ArrayList<>();
+        for (JsonNode a : reply.path("arms")) {
+            String name = a.path("arm").asText();
+            CompileReport c = Replies.compile(target + " (" + name + ")", a);
+            Measurement m = a.path("samples").isEmpty() ? null : Replies.measurement(target + "/" + name, timing.mode(), a);
+            arms.add(new Arm(name, a.path("blocks").asInt(), a.path("blockType").asText(), c.seconds(), c.graphs(), c.graphBreaks(),
+                    c.recompiles(), c.error(), m, c.budget()));
+        }
+        return new CompileComparison(target, bridge.versions(), arms);
+    }
+
+    /** Compile seconds of the whole model over those of the per-block compile (NaN unless both compiled). */
+    public double compileRatio() {
+        if (arms.size() < 2 || arms.get(1).compileSeconds() <= 0) return Double.NaN;
+        return arms.get(0).compileSeconds() / arms.get(1).compileSeconds();
+    }
+
+    public String text() {
+        StringBuilder sb = new StringBuilder("compare-compile " + target + " (" + versions.describe() + ")\n");
+        sb.append(String.format("  %-12s %7s %11s %7s %7s %10s %10s  %s%n", "compile", "blocks", "compile_s", "graphs", "breaks", "recompiles", "run_us", "error"));
+        for (Arm a : arms) {
+            sb.append(String.format("  %-12s %7d %11.2f %7d %7d %10d %10.1f  %s%n", a.name(), a.blocks(), a.compileSeconds(), a.graphs(),
+                    a.graphBreaks(), a.recompiles(), a.runUs(), a.error()));
+        }
+        if (!Double.isNaN(compileRatio())) sb.append(String.format("  whole model / per block compile time: %.2fx%n", compileRatio()));
+        for (Arm a : arms) {
+            if (!a.budget().symptoms().isEmpty()) {
+                sb.append("  ").append(a.name()).append(": ");
+                a.budget().symptoms().forEach(s -> sb.append("[").append(s.kind().id()).append("] ").append(s.title()).append("; "));
+                sb.append('\n');
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,171 @@
+package gluelab.torch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The user's Python running gluelab's harness ({@code gluelab/torch/harness.py}, shipped in the jar):
+ * one JSON request per line on its stdin, one reply per line on its stdout, its stderr kept (the
+ * last lines) for error messages. Only torch is needed on the Python side.
+ */
+public final class TorchBridge implements AutoCloseable {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final int STDERR_LINES = 40;
+
+    private final Process process;
+    private final BufferedWriter toHarness;
+    private final BufferedReader fromHarness;
+    private final Deque<String> stderrTail = new ArrayDeque<>();
+    private final TorchVersions versions;
+    private final String device;
+    private final Thread drain;
+
+    private TorchBridge(Process process, String device) {
+        this.process = process;
+        this.device = device;
+        this.toHarness = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
+        this.fromHarness = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        drain = new Thread(this::drainStderr, "torch-harness-stderr");
+        drain.setDaemon(true);
+        drain.start();
+        JsonNode hello = readReply("starting the torch harness");
+        if (!hello.path("ok").asBoolean()) {
+            close();
+            String error = hello.path("error").asText();
+            throw new TorchException(switch (error) {
+                case "missing" -> TorchException.Kind.MISSING;
+                case "too_old" -> TorchException.Kind.TOO_OLD;
+                case "no_cuda" -> TorchException.Kind.NO_CUDA;
+                default -> TorchException.Kind.FAILED;
+            }, hello.path("message").asText(), null);
+        }
+        versions = new TorchVersions(hello.path("python").asText(), hello.path("executable").asText(), hello.path("torch").asText(),
+                hello.path("cuda").asText(), hello.path("triton").asText(), hello.path("gpu").asText(), device,
+                hello.path("compile").asBoolean(), hello.path("compile_reason").asText());
+    }
+
+    /**
+     * Starts {@code python} (a path or a name on PATH) with the harness on {@code device} ("cpu" or
+     * "cuda"). TORCH_LOGS defaults to recompiles and graph breaks so compile accounting sees them.
+     */
+    public static TorchBridge start(String python, String device) {
+        if (!device.equals("cpu") && !device.equals("cuda")) throw new IllegalArgumentException("torch device must be cpu or cuda, got " + device);
+        Path harness = extractHarness();
+        ProcessBuilder pb = new ProcessBuilder(python, "-u", harness.toString(), device);
+        Map<String, String> env = pb.environment();
+        env.putIfAbsent("TORCH_LOGS", "recompiles,graph_breaks");
+        env.put("PYTHONUNBUFFERED", "1");
+        try {
+            return new TorchBridge(pb.start(), device);
+        } catch (IOException e) {
+            throw new TorchException(TorchException.Kind.MISSING, "cannot start Python '" + python + "' for the torch bridge: " + e.getMessage()
+                    + " (set --python PATH)", null);
+        }
+    }
+
+    public TorchVersions versions() { return versions; }
+
+    public String device() { return device; }
+
+    public boolean alive() { return process.isAlive(); }
+
+    /** Sends one request and returns its reply; a failed reply throws with the Python side's message. */
+    public synchronized JsonNode call(ObjectNode request, String what) {
+        if (!process.isAlive()) throw crashed(what);
+        try {
+            toHarness.write(MAPPER.writeValueAsString(request));
+            toHarness.write('\n');
+            toHarness.flush();
+        } catch (IOException e) {
+            throw crashed(what);
+        }
+        JsonNode reply = readReply(what);
+        if (!reply.path("ok").asBoolean()) {
+            boolean oom = reply.path("error").asText().equals("oom");
+            throw new TorchException(oom ? TorchException.Kind.OOM : TorchException.Kind.FAILED,
+                    what + ": " + (oom ? "CUDA out of memory in torch: " : "") + reply.path("message").asText(), reply.path("traceback").asText());
+        }
+        return reply;
+    }
+
+    public static ObjectNode request(String cmd) { return MAPPER.createObjectNode().put("cmd", cmd); }
+
+    private JsonNode readReply(String what) {
+        try {
+            String line = fromHarness.readLine();
+            if (line == null) throw crashed(what);
+            return MAPPER.readTree(line);
+        } catch (IOException e) {
+            throw crashed(what);
+        }
+    }
+
+    private TorchException crashed(String what) {
+        String code = "";
+        try {
+            if (process.waitFor(2, TimeUnit.SECONDS)) code = " with exit code " + process.exitValue();
+            drain.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new TorchException(TorchException.Kind.CRASHED, what + ": the torch harness process ended" + code + "; its last output:\n"
+                + stderrTail(), null);
+    }
+
+    /** The last lines the Python side wrote to stderr. */
+    public String stderrTail() {
+        synchronized (stderrTail) {
+            return String.join("\n", stderrTail);
+        }
+    }
+
+    private void drainStderr() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+            for (String l; (l = r.readLine()) != null; ) {
+                synchronized (stderrTail) {
+                    stderrTail.addLast(l);
+                    while (stderrTail.size() > STDERR_LINES) stderrTail.removeFirst();
+                }
+            }
+        } catch (IOException ignored) {
+            // the process ended
+        }
+    }
+
+    private static Path extractHarness() {
+        try (InputStream in = TorchBridge.class.getResourceAsStream("/gluelab/torch/harness.py")) {
+            if (in == null) throw new IllegalStateException("gluelab/torch/harness.py is missing from gluelab's jar");
+            Path dir = Files.createTempDirectory("gluelab-torch-");
+            Path file = dir.resolve("harness.py");
+            Files.write(file, in.readAllBytes());
+            file.toFile().deleteOnExit();
+            dir.toFile().deleteOnExit();
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the torch harness to a temp folder", e);
+        }
+    }
+
+    @Override public void close() {
+        if (process.isAlive()) {
+            try {
+                toHarness.write("{\"cmd\":\"exit\"}\n");
+                toHarness.flush();
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (IOException | InterruptedException ignored) {
+                // ending it anyway
+            }
+            process.destroy();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package gluelab.torch;
+
+import gluelab.bench.BenchPlan;
+import gluelab.bench.BenchResult;
+import gluelab.calibrate.Calibration;
+import gluelab.device.Device;
+import gluelab.progress.Progress;
+import gluelab.record.Row;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Torch rows next to gluelab's on one device: the bridge started for the device's kind, with the same
+ * cache flush (twice the last-level cache) and calibration, so floors and methodology match.
+ */
+public final class TorchSide implements AutoCloseable {
+    public static final List<String> COMPILE_MODES = List.of("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs");
+
+    private final TorchBridge bridge;
+    private final Device device;
+
+    private TorchSide(TorchBridge bridge, Device device) {
+        this.bridge = bridge;
+        this.device = device;
+    }
+
+    public static TorchSide start(String python, Device device) {
+        String kind = device.facts().kind();
+        if (device.facts().ordinal() != 0 && kind.equals("cuda")) {
+            throw new IllegalArgumentException("torch rows run on cuda:0; start gluelab with CUDA_VISIBLE_DEVICES to pick another GPU");
+        }
+        return new TorchSide(TorchBridge.start(python, kind.equals("cuda") ? "cuda" : "cpu"), device);
+    }
+
+    public static String checkMode(String mode) {
+        if (!COMPILE_MODES.contains(mode)) throw new IllegalArgumentException("unknown --compile-mode '" + mode + "'; known: " + COMPILE_MODES);
+        return mode;
+    }
+
+    public TorchBridge bridge() { return bridge; }
+
+    public TorchVersions versions() { return bridge.versions(); }
+
+    public long flushBytes() { return 2 * device.facts().lastLevelCacheBytes(); }
+
+    /** The plan's ops in torch; the result's rows join gluelab's in {@code gluelab}. */
+    public Combined bench(BenchPlan plan, Calibration cal, BenchResult gluelab, List<TorchVariant> variants, String mode, Progress progress) {
+        TorchResult t = new TorchBench(bridge, cal, flushBytes()).run(plan, variants, checkMode(mode), progress);
+        List<Row> all = new ArrayList<>(gluelab.rows());
+        all.addAll(t.rows());
+        return new Combined(new BenchResult(all, gluelab.checks()), t);
+    }
+
+    /** gluelab's and torch's rows in one result, with torch's compile accounting. */
+    public record Combined(BenchResult result, TorchResult torch) {
+        public tech.tablesaw.api.Table table() { return TorchTables.sideBySide(result.rows()); }
+
+        public tech.tablesaw.api.Table compiles() { return TorchTables.compiles(torch.compiles()); }
+    }
+
+    @Override public void close() { bridge.close(); }
+}

@@ -1,0 +1,566 @@
+# gluelab's torch harness. gluelab (gluelab.torch.TorchBridge) starts it with the user's Python and
+# talks to it over JSON lines: one request per line on stdin, one reply per line on the original
+# stdout. Everything else the process prints (the user's code, dynamo's logs) goes to stderr.
+# It times torch code the way gluelab times its own kernels (docs/methodology.md): warm-up by time,
+# a last-level-cache flush before every cold sample, CUDA events on a GPU and the wall clock on the
+# CPU, the noise stop rule, variants interleaved, and a CUDA-graph replay row.
+import gc
+import importlib
+import importlib.util
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+import traceback
+
+PROTOCOL = os.fdopen(os.dup(1), "w", buffering=1)
+os.dup2(2, 1)  # print() in user code must not corrupt the protocol
+MIN_TORCH = (1, 12)
+MIN_COMPILE = (2, 0)
+GRAPH_REPEATS = 20
+LOG_LIMIT = 400_000
+
+torch = None
+F = None
+
+
+def send(obj):
+    PROTOCOL.write(json.dumps(obj) + "\n")
+    PROTOCOL.flush()
+
+
+def version_tuple(v):
+    parts = []
+    for p in v.split("+")[0].split(".")[:2]:
+        digits = "".join(ch for ch in p if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def hello(device):
+    global torch, F
+    info = {"python": sys.version.split()[0], "executable": sys.executable}
+    try:
+        import torch as _torch
+        import torch.nn.functional as _F
+    except Exception as e:  # ImportError, or a broken install raising anything
+        return dict(info, ok=False, error="missing", message="torch cannot be imported by %s: %s: %s" % (sys.executable, type(e).__name__, e))
+    torch, F = _torch, _F
+    info["torch"] = torch.__version__
+    info["cuda"] = torch.version.cuda or ""
+    try:
+        import triton
+        info["triton"] = triton.__version__
+    except Exception:
+        info["triton"] = ""
+    if version_tuple(torch.__version__) < MIN_TORCH:
+        return dict(info, ok=False, error="too_old", message="torch %s is too old: gluelab's bridge needs %d.%d or newer" % ((torch.__version__,) + MIN_TORCH))
+    if device == "cuda" and not torch.cuda.is_available():
+        return dict(info, ok=False, error="no_cuda", message="torch %s sees no CUDA device (torch.version.cuda=%s)" % (torch.__version__, torch.version.cuda))
+    info["device"] = device
+    info["gpu"] = torch.cuda.get_device_name() if device == "cuda" else ""
+    if not hasattr(torch, "compile") or version_tuple(torch.__version__) < MIN_COMPILE:
+        info["compile"] = False
+        info["compile_reason"] = "torch %s has no torch.compile (needs 2.0 or newer)" % torch.__version__
+    else:
+        info["compile"] = True
+        info["compile_reason"] = ""
+    return dict(info, ok=True)
+
+
+# ---- the catalogue ops in torch, as a model file writes them (same tensors as gluelab's ops) ----
+
+def rms(x, w, eps):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype) * w
+
+
+def op_rmsnorm(p):
+    eps = p["eps"]
+    return lambda x, w: rms(x, w, eps)
+
+
+def op_add_rmsnorm(p):
+    eps = p["eps"]
+
+    def add_rmsnorm(x, r, w):
+        h = x + r
+        return h, rms(h, w, eps)
+    return add_rmsnorm
+
+
+def op_qnorm_rope_complex(p):
+    eps, heads = p["eps"], p["H"]
+
+    def qnorm_rope_complex(q, w, freqs):
+        t = q.shape[0]
+        qn = rms(q.view(t, heads, -1), w, eps)
+        qc = torch.view_as_complex(qn.float().reshape(t, heads, -1, 2))
+        out = torch.view_as_real(qc * torch.view_as_complex(freqs)[:, None, :]).flatten(-2)
+        return out.to(q.dtype).reshape(t, -1)
+    return qnorm_rope_complex
+
+
+def op_qnorm_rope_real(p):
+    eps, heads = p["eps"], p["H"]
+
+    def qnorm_rope_real(q, w, cos, sin):
+        t = q.shape[0]
+        qn = rms(q.view(t, heads, -1), w, eps)
+        x1, x2 = qn[..., 0::2].float(), qn[..., 1::2].float()
+        c, s = cos[:, None, :], sin[:, None, :]
+        return torch.stack([x1 * c - x2 * s, x1 * s + x2 * c], -1).flatten(-2).to(q.dtype).reshape(t, -1)
+    return qnorm_rope_real
+
+
+def op_swiglu(p):
+    return lambda gate, up: F.silu(gate) * up
+
+
+def op_moe_routing(p):
+    k, sigmoid = p["K"], p.get("score") == "sigmoid"
+
+    def moe_routing(logits):
+        s = torch.sigmoid(logits.float()) if sigmoid else logits.float().softmax(-1)
+        v, i = s.topk(k, -1)
+        return v / v.sum(-1, keepdim=True), i
+    return moe_routing
+
+
+def op_cat(p):
+    return lambda a, b: torch.cat([a, b], -1)
+
+
+def op_cast(p):
+    return lambda x: x.float()
+
+
+OPS = {"rmsnorm": op_rmsnorm, "add_rmsnorm": op_add_rmsnorm, "qnorm_rope_complex": op_qnorm_rope_complex,
+       "qnorm_rope_real": op_qnorm_rope_real, "swiglu": op_swiglu, "moe_routing": op_moe_routing, "cat": op_cat, "cast": op_cast}
+# The inputs each op's backward differentiates (gluelab's backward pass outputs).
+GRAD = {"rmsnorm": ["x", "w"], "add_rmsnorm": ["x", "r", "w"], "qnorm_rope_complex": ["q", "w"], "qnorm_rope_real": ["q", "w"],
+        "swiglu": ["gate", "up"]}
+
+
+def dtype_of(name):
+    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "fp64": torch.float64,
+            "i32": torch.int32, "i64": torch.int64}[name]
+
+
+def make_inputs(specs, device, seed=42):
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    out = {}
+    for s in specs:
+        shape, dt = tuple(s["shape"]), dtype_of(s["dtype"])
+        if s["name"] == "freqs" and shape[-1] == 2:  # unit complex numbers, as freqs_cis holds
+            ang = torch.rand(shape[:-1], generator=g) * 6.2831853
+            t = torch.stack([ang.cos(), ang.sin()], -1)
+        elif s["name"] in ("cos", "sin"):
+            ang = torch.rand(shape, generator=g) * 6.2831853
+            t = ang.cos() if s["name"] == "cos" else ang.sin()
+        elif dt.is_floating_point:
+            t = torch.rand(shape, generator=g) * 2 - 1
+        else:
+            t = torch.randint(0, 8, shape, generator=g)
+        out[s["name"]] = t.to(dtype=dt).to(device)
+    return out
+
+
+# ---- timing ----
+
+class Clock:
+    def __init__(self, device, flush_bytes):
+        self.cuda = device == "cuda"
+        n = max(1, int(flush_bytes) // 4)
+        self.flush_buf = torch.empty(n, dtype=torch.float32, device=device)
+        if self.cuda:
+            self.start, self.end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def flush(self):
+        self.flush_buf.zero_() if self.cuda else self.flush_buf.add_(1.0)
+
+    def sync(self):
+        if self.cuda:
+            torch.cuda.synchronize()
+
+    def time(self, fn):
+        if self.cuda:
+            self.start.record()
+            fn()
+            self.end.record()
+            self.end.synchronize()
+            return self.start.elapsed_time(self.end) * 1e-3
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+
+
+class Subject:
+    def __init__(self, variant, fn, repeats=1):
+        self.variant, self.fn, self.repeats = variant, fn, repeats
+        self.samples, self.wall, self.stop = [], 0.0, None
+
+
+def rel_stdev(xs):
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    mean = sum(xs) / n
+    if mean == 0:
+        return 0.0
+    return math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) / mean
+
+
+def stop_reason(s, rule):
+    n = len(s.samples)
+    if n >= rule["maxSamples"]:
+        return "MAX_SAMPLES"
+    if n >= rule["minSamples"] and sum(s.samples) >= rule["minSeconds"] and rel_stdev(s.samples) < rule["maxRelStdev"]:
+        return "CONVERGED"
+    if s.wall >= rule["timeoutSeconds"] and n >= 1:
+        return "TIMEOUT"
+    return None
+
+
+def measure(subjects, timing, clock):
+    """gluelab's Harness.interleave: warm up each, then rounds of one sample per open subject, order rotated."""
+    cold = timing["mode"] == "COLD"
+    rule = timing["stop"]
+    if cold:
+        clock.flush()
+    for s in subjects:
+        end, runs = time.perf_counter() + timing["warmupSeconds"], 0
+        while runs < 2 or time.perf_counter() < end:
+            s.fn()
+            clock.sync()
+            runs += 1
+    n, open_, rnd = len(subjects), len(subjects), 0
+    while open_ > 0:
+        for k in range(n):
+            s = subjects[(rnd + k) % n]
+            if s.stop is not None:
+                continue
+            t0 = time.perf_counter()
+            if cold:
+                clock.flush()
+                sec = clock.time(s.fn) / s.repeats
+            else:
+                batch = timing["hotBatch"]
+
+                def many():
+                    for _ in range(batch):
+                        s.fn()
+                sec = clock.time(many) / batch / s.repeats
+            s.wall += time.perf_counter() - t0
+            s.samples.append(sec)
+            s.stop = stop_reason(s, rule)
+            if s.stop is not None:
+                open_ -= 1
+        rnd += 1
+
+
+def graph_of(fn, repeats):
+    """fn captured `repeats` times into one CUDA graph (warmed up on a side stream first, as capture needs)."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(repeats):
+            fn()
+    torch.cuda.synchronize()
+    return g.replay
+
+
+# ---- compile accounting ----
+
+class CompileLogCapture:
+    """Redirects fd 2 into a file while compiling, so dynamo's TORCH_LOGS output comes back with the reply."""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self.file = tempfile.TemporaryFile(mode="w+b")
+        self.saved = os.dup(2)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.file.seek(0)
+        data = self.file.read()
+        self.file.close()
+        self.text = data[-LOG_LIMIT:].decode("utf-8", "replace")
+        return False
+
+
+def counters():
+    try:
+        from torch._dynamo.utils import counters as c
+    except Exception:
+        return {"graphs": 0, "breaks": 0}
+    return {"graphs": int(c["stats"].get("unique_graphs", 0)), "breaks": int(sum(c["graph_break"].values()))}
+
+
+def reset_dynamo():
+    if hasattr(torch, "_dynamo"):
+        torch._dynamo.reset()
+
+
+# ---- requests ----
+
+def as_list(y):
+    return list(y) if isinstance(y, (tuple, list)) else [y]
+
+
+def build_runner(fn, inputs, pass_, grad_names):
+    """What one timed call runs: fn(*inputs) forward; backward: autograd.grad of one retained forward."""
+    args = list(inputs.values())
+    if pass_ == "fwd":
+        def fwd():
+            with torch.no_grad():
+                return fn(*args)
+        return fwd
+    names = list(inputs.keys())
+    leaves = [t.detach().requires_grad_(n in grad_names) for n, t in zip(names, args)]
+    ins = [t for n, t in zip(names, leaves) if n in grad_names]
+    if not ins:
+        raise ValueError("no floating-point input to differentiate for the backward pass")
+    ys = [y for y in as_list(fn(*leaves)) if y.is_floating_point() and y.requires_grad]
+    gos = [torch.rand_like(y) * 2 - 1 for y in ys]
+    return lambda: torch.autograd.grad(ys, ins, gos, retain_graph=True)
+
+
+def time_function(req, make_fn, grad_names, hello_info, clock):
+    device = req["device"]
+    inputs = make_inputs(req["inputs"], device)
+    variants, pass_, mode = req["variants"], req["pass"], req.get("compileMode") or "default"
+    rows, skipped, compile_info = [], [], None
+    subjects = []
+    traffic = bytes_moved(make_fn(), inputs, pass_, grad_names)
+    if "torch-eager" in variants:
+        subjects.append(Subject("torch-eager", build_runner(make_fn(), inputs, pass_, grad_names)))
+    wants_compile = [v for v in variants if v.startswith("torch-compile")]
+    if wants_compile and not hello_info["compile"]:
+        skipped += [{"variant": v, "reason": hello_info["compile_reason"]} for v in wants_compile]
+    elif wants_compile:
+        reset_dynamo()
+        before = counters()
+        kw = {"fullgraph": req.get("fullgraph", True), "dynamic": False}
+        if mode != "default":
+            kw["mode"] = mode
+        with CompileLogCapture() as cap:
+            t0 = time.perf_counter()
+            try:
+                compiled = torch.compile(make_fn(), **kw)
+                run = build_runner(compiled, inputs, pass_, grad_names)
+                run()
+                clock.sync()
+                error = None
+            except Exception as e:
+                error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
+            seconds = time.perf_counter() - t0
+        after = counters()
+        compile_info = {"seconds": seconds, "graphs": after["graphs"] - before["graphs"], "breaks": after["breaks"] - before["breaks"],
+                        "log": cap.text, "mode": mode, "error": error or ""}
+        if error:
+            skipped += [{"variant": v, "reason": "torch.compile failed: " + error} for v in wants_compile]
+        else:
+            if "torch-compile" in variants:
+                subjects.append(Subject("torch-compile", run))
+            if "torch-compile-graph" in variants:
+                if device != "cuda":
+                    skipped.append({"variant": "torch-compile-graph", "reason": "CUDA graphs need a GPU"})
+                elif mode in ("reduce-overhead", "max-autotune"):
+                    skipped.append({"variant": "torch-compile-graph", "reason": "mode %s replays CUDA graphs itself: its torch-compile row is the graph row" % mode})
+                else:
+                    try:
+                        subjects.append(Subject("torch-compile-graph", graph_of(run, GRAPH_REPEATS), GRAPH_REPEATS))
+                    except Exception as e:
+                        torch.cuda.synchronize()
+                        skipped.append({"variant": "torch-compile-graph", "reason": "CUDA-graph capture failed: %s: %s" % (type(e).__name__, e)})
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+    measure(subjects, req["timing"], clock)
+    peak = (torch.cuda.max_memory_allocated() - base) if device == "cuda" else 0
+    arg_bytes = sum(t.numel() * t.element_size() for t in inputs.values())
+    for s in subjects:
+        rows.append({"variant": s.variant, "samples": s.samples, "stop": s.stop, "wall": s.wall, "peakBytes": arg_bytes + max(0, peak)})
+    return {"ok": True, "rows": rows, "skipped": skipped, "compile": compile_info, "bytes": traffic}
+
+
+def bytes_moved(fn, inputs, pass_, grad_names):
+    """The floor's bytes of one call, as gluelab counts them: inputs read once, outputs written once
+    (backward: the forward's inputs and the output gradients read, the input gradients written)."""
+    size = lambda t: t.numel() * t.element_size()
+    with torch.no_grad():
+        ys = [y for y in as_list(fn(*inputs.values())) if isinstance(y, torch.Tensor)]
+    read = sum(size(t) for t in inputs.values())
+    if pass_ == "fwd":
+        return read + sum(size(y) for y in ys)
+    return read + sum(size(y) for y in ys if y.is_floating_point()) + sum(size(inputs[n]) for n in grad_names if n in inputs)
+
+
+def load_target(target):
+    """'package.module:function' or 'path/to/file.py:function'."""
+    if ":" not in target:
+        raise ValueError("target '%s' must be module:function or file.py:function" % target)
+    where, name = target.rsplit(":", 1)
+    if where.endswith(".py"):
+        if not os.path.isfile(where):
+            raise FileNotFoundError("no such file: " + where)
+        spec = importlib.util.spec_from_file_location("gluelab_user_" + str(abs(hash(where))), where)
+        module = importlib.util.module_from_spec(spec)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(where)))
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    if not hasattr(module, name):
+        raise AttributeError("%s has no attribute '%s'" % (where, name))
+    return getattr(module, name)
+
+
+def user_fn(target, device):
+    obj = load_target(target)
+    if isinstance(obj, type) and issubclass(obj, torch.nn.Module):
+        obj = obj()
+    if isinstance(obj, torch.nn.Module):
+        obj = obj.to(device)
+    if not callable(obj):
+        raise TypeError("%s is not callable" % target)
+    return obj
+
+
+def repeated_blocks(model):
+    """The largest set of sibling modules of one class inside a ModuleList/Sequential: the model's repeated blocks."""
+    best = []
+    for m in model.modules():
+        if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)):
+            kids = list(m.children())
+            by_type = {}
+            for k in kids:
+                by_type.setdefault(type(k), []).append(k)
+            for group in by_type.values():
+                if len(group) >= 2 and len(group) > len(best):
+                    best = group
+    return best
+
+
+def compare_compile(req, hello_info, clock):
+    if not hello_info["compile"]:
+        raise RuntimeError(hello_info["compile_reason"])
+    device, mode = req["device"], req.get("compileMode") or "default"
+    make = load_target(req["target"])
+    inputs = make_inputs(req["inputs"], device)
+    args = list(inputs.values())
+    kw = {"fullgraph": req.get("fullgraph", False)}
+    if mode != "default":
+        kw["mode"] = mode
+    arms = []
+    for arm in ("whole model", "per block"):
+        reset_dynamo()
+        model = make()
+        if isinstance(model, type):
+            model = model()
+        model = model.to(device).eval()
+        blocks = repeated_blocks(model)
+        before = counters()
+        with CompileLogCapture() as cap:
+            t0 = time.perf_counter()
+            try:
+                if arm == "whole model":
+                    target = torch.compile(model, **kw)
+                else:
+                    if not blocks:
+                        raise ValueError("no repeated blocks found (sibling modules of one class in a ModuleList or Sequential)")
+                    for b in blocks:
+                        b.compile(**kw)
+                    target = model
+
+                def run():
+                    with torch.no_grad():
+                        return target(*args)
+                run()
+                clock.sync()
+                error = ""
+            except Exception as e:
+                error = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+            seconds = time.perf_counter() - t0
+        after = counters()
+        result = {"arm": arm, "blocks": len(blocks) if arm == "per block" else 1, "blockType": type(blocks[0]).__name__ if blocks else "",
+                  "compileSeconds": seconds, "graphs": after["graphs"] - before["graphs"], "breaks": after["breaks"] - before["breaks"],
+                  "log": cap.text, "error": error, "samples": [], "stop": None, "wall": 0.0}
+        if not error:
+            s = Subject(arm, run)
+            try:
+                measure([s], req["timing"], clock)
+                result.update(samples=s.samples, stop=s.stop, wall=s.wall)
+            except Exception as e:
+                result["error"] = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+        arms.append(result)
+        del model
+        gc.collect()
+    return {"ok": True, "arms": arms}
+
+
+def failure(e):
+    oom = type(e).__name__ == "OutOfMemoryError" or "out of memory" in str(e).lower()
+    tb = traceback.format_exception(type(e), e, e.__traceback__)
+    return {"ok": False, "error": "oom" if oom else "failed", "message": "%s: %s" % (type(e).__name__, str(e).strip()),
+            "traceback": "".join(tb)[-4000:]}
+
+
+def main():
+    device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    info = hello(device)
+    send(info)
+    if not info["ok"]:
+        return
+    clock = None
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        cmd = req.get("cmd")
+        if cmd == "exit":
+            send({"ok": True})
+            return
+        try:
+            if clock is None or clock.flush_buf.numel() * 4 < req.get("flushBytes", 0):
+                clock = Clock(device, req.get("flushBytes", 4))
+            if cmd == "op":
+                name = req["name"]
+                if name not in OPS:
+                    raise ValueError("the harness has no torch form of op '%s'; known: %s" % (name, sorted(OPS)))
+                reply = time_function(req, lambda: OPS[name](req["params"]), GRAD.get(name, []), info, clock)
+            elif cmd == "fn":
+                floating = [s["name"] for s in req["inputs"] if s["dtype"] in ("bf16", "fp16", "fp32", "fp64")]
+                reply = time_function(req, lambda: user_fn(req["target"], device), floating, info, clock)
+            elif cmd == "compare":
+                reply = compare_compile(req, info, clock)
+            else:
+                raise ValueError("unknown request '%s'" % cmd)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            reply = failure(e)
+            gc.collect()
+            if device == "cuda":
+                try:
+                    torch.cuda.synchronize()
+                    torch.cuda.empty_cache()
+                except Exception:
+                    pass
+        send(reply)
+
+
+if __name__ == "__main__":
+    main()
