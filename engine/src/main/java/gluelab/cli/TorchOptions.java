@@ -12,8 +12,11 @@ import gluelab.torch.TorchVariant;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** bench's torch options: {@code --with torch} adds torch rows timed in the user's Python. */
 public final class TorchOptions {
@@ -52,12 +55,14 @@ public final class TorchOptions {
                 Charts.save(Charts.baselines(c.result().rows(), pass), Path.of(chart + "-" + pass));
             }
         }
-        if (!json) {
-            System.out.println("torch side: " + torch.versions().describe());
-            System.out.println(c.table().printAll());
-            if (!c.torch().compiles().isEmpty()) System.out.println(c.compiles().printAll());
-            for (Skipped s : c.torch().skipped()) System.out.println("skipped " + s.subject() + " " + s.variant() + ": " + s.reason());
-        }
+        // With --json the rows go to stdout; what only the torch side has goes to stderr.
+        java.io.PrintStream out = json ? System.err : System.out;
+        out.println("torch side: " + torch.versions().describe());
+        out.println(c.table().printAll());
+        if (!c.torch().compiles().isEmpty()) out.println(c.compiles().printAll());
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
+        for (Skipped s : c.torch().skipped()) byReason.computeIfAbsent(s.variant() + ": " + s.reason(), k -> new ArrayList<>()).add(s.subject());
+        byReason.forEach((why, subjects) -> out.println("skipped " + why + " (" + String.join(", ", subjects) + ")"));
         return c.result();
     }
 }

@@ -525,9 +525,14 @@ def main():
     if not info["ok"]:
         return
     clock = None
+    # GLUELAB_TORCH_REQUESTS=FILE keeps every request, so a peer method (triton's do_bench) can replay the same shapes.
+    keep = os.environ.get("GLUELAB_TORCH_REQUESTS")
     for line in sys.stdin:
         if not line.strip():
             continue
+        if keep:
+            with open(keep, "a") as f:
+                f.write(line if line.endswith("\n") else line + "\n")
         req = json.loads(line)
         cmd = req.get("cmd")
         if cmd == "exit":

@@ -1,0 +1,107 @@
+package gluelab.torch;
+
+import gluelab.bench.BenchPlan;
+import gluelab.bench.BenchResult;
+import gluelab.calibrate.Calibration;
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.device.cuda.CudaDeviceProvider;
+import gluelab.model.Presets;
+import gluelab.ops.Catalogue;
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.progress.Progress;
+import gluelab.tensor.DType;
+import gluelab.tensor.TensorSpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The bridge on a GPU with torch 2.x: compile rows, the CUDA-graph row, compile accounting, a failing compile. */
+@Tag("gpu")
+class TorchGpuTest {
+    static Device gpu;
+    static TorchSide torch;
+
+    @BeforeAll static void start() {
+        var noGpu = new CudaDeviceProvider().unavailableReason();
+        assumeTrue(noGpu.isEmpty(), () -> "no usable GPU: " + noGpu.orElse(""));
+        gpu = Devices.open("cuda");
+        String python = System.getenv().getOrDefault("GLUELAB_TEST_PYTHON", "python3");
+        try {
+            torch = TorchSide.start(python, gpu);
+        } catch (TorchException e) {
+            assumeTrue(false, "no torch with CUDA in " + python + ": " + e.getMessage());
+        }
+        assumeTrue(torch.versions().compile(), torch.versions().compileReason());
+    }
+
+    @AfterAll static void stop() {
+        if (torch != null) torch.close();
+        if (gpu != null) gpu.close();
+    }
+
+    static Calibration calibration() { return new Calibration("test", gpu.facts().name(), 0, 4e12, 4e12, 4e12, 4e12, 1e15, 0, "assumed", false); }
+
+    @Test void rmsnormGetsEagerCompiledAndGraphRowsWithItsCompileCost() {
+        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm")), List.of(4096L), List.of(Variant.FUSED),
+                List.of(Pass.FORWARD, Pass.BACKWARD), DType.BF16, TorchBridgeTest.QUICK, 0);
+        TorchSide.Combined c = torch.bench(plan, calibration(), new BenchResult(List.of(), List.of()), List.of(TorchVariant.values()), "default",
+                Progress.NONE);
+        var variants = c.torch().rows().stream().filter(r -> r.pass().equals("fwd")).map(r -> r.variant()).toList();
+        assertEquals(List.of("torch-eager", "torch-compile", "torch-compile-graph"), variants, c.torch().skipped().toString());
+        assertEquals(2, c.torch().compiles().size());
+        for (CompileReport r : c.torch().compiles()) {
+            assertFalse(r.failed(), r.error());
+            assertTrue(r.graphs() >= 1 && r.seconds() > 0, r.toString());
+            assertEquals(0, r.recompiles(), r.toString());
+        }
+    }
+
+    @Test void aGraphBreakUnderFullgraphSkipsTheCompileRowsWithTheReason(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("breaks.py"), """
+                import torch
+                def f(x):
+                    if x.sum().item() > 0:
+                        return x * 2
+                    return x
+                """);
+        TorchResult r = new TorchFunction(file + ":f", List.of(TensorSpec.of("x", DType.FP32, 1024)), "m").time(torch.bridge(), calibration(),
+                torch.flushBytes(), Pass.FORWARD, List.of(TorchVariant.values()), "default", TorchBridgeTest.QUICK);
+        assertEquals(List.of("torch-eager"), r.rows().stream().map(x -> x.variant()).toList());
+        assertTrue(r.skipped().getFirst().reason().startsWith("torch.compile failed: "), r.skipped().toString());
+        assertTrue(r.compiles().getFirst().failed());
+    }
+
+    @Test void compareCompileOfAFourBlockModel(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("tiny.py"), """
+                import torch
+                class Block(torch.nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.lin = torch.nn.Linear(256, 256)
+                    def forward(self, x):
+                        return x + torch.nn.functional.silu(self.lin(x))
+                def model():
+                    return torch.nn.Sequential(*[Block() for _ in range(4)])
+                """);
+        CompileComparison c = CompileComparison.run(torch.bridge(), file + ":model", List.of(TensorSpec.of("x", DType.FP32, 64, 256)),
+                "default", true, TorchBridgeTest.QUICK, torch.flushBytes());
+        assertEquals(List.of("whole model", "per block"), c.arms().stream().map(CompileComparison.Arm::name).toList());
+        assertEquals(4, c.arms().get(1).blocks());
+        for (var a : c.arms()) {
+            assertTrue(a.error().isEmpty(), a.error());
+            assertTrue(a.graphs() >= 1 && a.runUs() > 0, a.toString());
+        }
+        assertTrue(c.compileRatio() > 0, c.text());
+    }
+}
