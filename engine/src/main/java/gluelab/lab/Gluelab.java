@@ -141,6 +141,17 @@ public final class Gluelab implements AutoCloseable {
 
     public BenchBuilder bench(String... ops) { return new BenchBuilder(ops); }
 
+    private gluelab.torch.TorchSide torch;
+
+    /** The torch side on this lab's device, started once with {@code python3} (see {@link #torch(String)}). */
+    public gluelab.torch.TorchSide torch() { return torch("python3"); }
+
+    /** The torch side in {@code python}; a harness that died is replaced by a fresh one. */
+    public synchronized gluelab.torch.TorchSide torch(String python) {
+        if (torch == null || !torch.bridge().alive()) torch = gluelab.torch.TorchSide.start(python, device);
+        return torch;
+    }
+
     /** The graph budget of a dynamo log (TORCH_LOGS=recompiles,graph_breaks,guards captured to a file); needs no torch. */
     public static gluelab.compilelog.GraphBudget graphBudget(String file) {
         return gluelab.compilelog.GraphBudget.of(gluelab.compilelog.CompileLogParser.read(Path.of(file)));
@@ -174,7 +185,10 @@ public final class Gluelab implements AutoCloseable {
         return b;
     }
 
-    @Override public void close() { device.close(); }
+    @Override public void close() {
+        if (torch != null) torch.close();
+        device.close();
+    }
 
     /** Fluent description of a bench; run() measures, record() also writes an experiment record. */
     public final class BenchBuilder {
@@ -220,7 +234,18 @@ public final class Gluelab implements AutoCloseable {
 
         public BenchPlan plan() { return new BenchPlan(spec(model), ops, tokens, variants, passes, dtype, timing, checkTokens); }
 
-        public BenchResult run() { return new BenchRunner(device, calibration()).run(plan(), progress, row -> {}); }
+        public BenchResult run() {
+            BenchResult own = new BenchRunner(device, calibration()).run(plan(), progress, row -> {});
+            return withTorch == null ? own : torch(withTorch).bench(plan(), calibration(), own,
+                    java.util.List.of(gluelab.torch.TorchVariant.values()), "default", progress).result();
+        }
+
+        private String withTorch;
+
+        /** Adds torch-eager, torch-compile and torch-compile-graph rows from {@code python3}. */
+        public BenchBuilder withTorch() { return withTorch("python3"); }
+
+        public BenchBuilder withTorch(String python) { withTorch = python; return this; }
 
         /** Runs as a recorded experiment under {@code outDir}, logging to {@code devlog}. */
         public Experiment.Outcome record(String outDir, Devlog devlog) {

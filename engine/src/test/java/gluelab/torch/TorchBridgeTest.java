@@ -137,6 +137,14 @@ class TorchBridgeTest {
         }
     }
 
+    @Test void theFacadeAddsTorchRowsToABench() {
+        try (var lab = gluelab.lab.Gluelab.open("cpu").assumeBandwidth(10e9, 100e9)) {
+            BenchResult r = lab.bench("cast").tokens(16).timing(QUICK).check(0).withTorch(PYTHON).run();
+            assertEquals(List.of("eager", "fused", "torch-eager"), r.rows().stream().map(Row::variant).toList());
+            assertSame(lab.torch(PYTHON), lab.torch(PYTHON), "one harness per lab");
+        }
+    }
+
     @Test void compareCompileWithoutTorchCompileSaysSo() {
         assumeTrue(!torch.versions().compile(), "this torch has torch.compile: the GPU test covers compare-compile");
         var e = assertThrows(TorchException.class, () -> CompileComparison.run(torch.bridge(), "x:y", List.of(TensorSpec.of("x", DType.FP32, 4)),
