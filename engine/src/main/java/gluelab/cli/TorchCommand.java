@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "torch", mixinStandardHelpOptions = true, description = "PyTorch side by side: the user's Python runs gluelab's harness (torch is all it needs).",
-        subcommands = {TorchCommand.Versions.class, TorchCommand.Time.class, TorchCommand.CompareCompile.class})
+        subcommands = {TorchCommand.Versions.class, TorchCommand.Time.class, TorchCommand.CompareCompile.class, TorchCommand.Chart.class})
 public final class TorchCommand implements Runnable {
     @Spec Model.CommandSpec spec;
 
@@ -136,6 +136,29 @@ public final class TorchCommand implements Runnable {
                 CompileComparison c = CompileComparison.run(torch.bridge(), target.target, inputs, target.compileMode, fullgraph, target.timing(),
                         torch.flushBytes());
                 System.out.println(common.json ? Json.write(c) : c.text());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "chart", mixinStandardHelpOptions = true,
+            description = "The side-by-side table and charts of rows saved by `bench --json` (draw here what a GPU host without fonts could not).")
+    static final class Chart implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "ROWS", description = "the JSON rows of `gluelab bench ... --with torch --json`") java.nio.file.Path rows;
+
+        @Parameters(index = "1", paramLabel = "BASE", description = "charts go to BASE-fwd.png/.svg, BASE-bwd...") java.nio.file.Path base;
+
+        @Override public Integer call() throws Exception {
+            List<gluelab.record.Row> all;
+            try {
+                all = List.of(Json.MAPPER.readValue(rows.toFile(), gluelab.record.Row[].class));
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException(rows + ": not the JSON rows of `gluelab bench --json`: " + e.getMessage());
+            }
+            if (all.isEmpty()) throw new IllegalArgumentException(rows + ": no rows");
+            System.out.println(TorchTables.sideBySide(all).printAll());
+            for (String pass : all.stream().map(gluelab.record.Row::pass).distinct().toList()) {
+                System.out.println("chart: " + gluelab.chart.Charts.save(gluelab.chart.Charts.baselines(all, pass), java.nio.file.Path.of(base + "-" + pass)));
             }
             return 0;
         }

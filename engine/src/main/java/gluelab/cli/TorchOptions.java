@@ -50,13 +50,19 @@ public final class TorchOptions {
     BenchResult addRows(TorchSide torch, BenchPlan plan, Calibration cal, BenchResult gluelab, Progress progress, boolean json) {
         if (torch == null) return gluelab;
         TorchSide.Combined c = torch.bench(plan, cal, gluelab, torchVariants(), compileMode, progress);
+        java.io.PrintStream out = json ? System.err : System.out;
         if (chart != null) {
             for (String pass : c.result().rows().stream().map(r -> r.pass()).distinct().toList()) {
-                Charts.save(Charts.baselines(c.result().rows(), pass), Path.of(chart + "-" + pass));
+                try {
+                    out.println("chart: " + Charts.save(Charts.baselines(c.result().rows(), pass), Path.of(chart + "-" + pass)));
+                } catch (RuntimeException | Error e) {
+                    // A host without fonts (a bare GPU host) cannot draw charts; the rows must still come out.
+                    if (e instanceof VirtualMachineError vm) throw vm;
+                    out.println("chart " + pass + " not drawn on this host (" + e.getMessage() + "); draw it where fonts exist");
+                }
             }
         }
         // With --json the rows go to stdout; what only the torch side has goes to stderr.
-        java.io.PrintStream out = json ? System.err : System.out;
         out.println("torch side: " + torch.versions().describe());
         out.println(c.table().printAll());
         if (!c.torch().compiles().isEmpty()) out.println(c.compiles().printAll());

@@ -35,11 +35,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The bridge for real with the system Python's torch on the CPU (CI installs Debian's python3-torch,
  * 1.13: eager rows measured, torch.compile rows skipped with the reason).
  */
-class TorchBridgeTest {
+public class TorchBridgeTest {
     static final String PYTHON = "/usr/bin/python3";
     static final TimingConfig QUICK = new TimingConfig(Mode.COLD, 0.01, new StopRule(5, 0.002, 0.5, 0.3, 200), 2);
     static Device cpu;
     static TorchSide torch;
+
+    public static boolean hasTorchForCli() { return hasTorch(); }
 
     static boolean hasTorch() {
         try {

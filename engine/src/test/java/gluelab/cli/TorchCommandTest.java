@@ -1,0 +1,35 @@
+package gluelab.cli;
+
+import gluelab.record.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class TorchCommandTest {
+    @Test void badTorchOptionsFailBeforeAnythingRuns() {
+        CliTest.assertBadInput(CliTest.run("bench", "cast", "--device", "cpu", "--with", "pytorch"), "--with takes 'torch', got 'pytorch'");
+        CliTest.assertBadInput(CliTest.run("bench", "cast", "--device", "cpu", "--with", "torch", "--compile-mode", "fast"), "unknown --compile-mode 'fast'");
+        CliTest.assertBadInput(CliTest.run("torch", "time", "m:f", "--device", "cpu", "--inputs", "x:T,Q:bf16"), "input 'x:T,Q:bf16': dim 2 'Q'");
+        CliTest.assertBadInput(CliTest.run("torch", "time", "m:f", "--device", "cpu", "--inputs", "x:T"), "expected NAME:DIMS:DTYPE");
+    }
+
+    @Test void benchWithTorchOnTheCpuThenItsChart(@TempDir Path dir) throws Exception {
+        assumeTrue(gluelab.torch.TorchBridgeTest.hasTorchForCli(), "/usr/bin/python3 has no torch (Debian: python3-torch)");
+        var r = CliTest.run("bench", "cast", "--device", "cpu", "--tokens", "16", "--with", "torch", "--python", "/usr/bin/python3",
+                "--timeout", "0.2", "--min-time", "0.01", "--check", "0", "--json");
+        assertEquals(0, r.code(), r.toString());
+        var variants = Json.MAPPER.readTree(r.out()).findValuesAsText("variant");
+        assertTrue(variants.containsAll(java.util.List.of("eager", "fused", "torch-eager")), variants.toString());
+        Path rows = Files.writeString(dir.resolve("rows.json"), r.out());
+        var chart = CliTest.run("torch", "chart", rows.toString(), dir.resolve("sbs").toString());
+        assertEquals(0, chart.code(), chart.toString());
+        assertTrue(chart.out().contains("torch-eager_us"), chart.out());
+        assertTrue(Files.exists(dir.resolve("sbs-fwd.png")));
+        CliTest.assertBadInput(CliTest.run("torch", "chart", dir.resolve("sbs-fwd.png").toString(), dir.resolve("x").toString()), "not the JSON rows");
+    }
+}
