@@ -24,7 +24,9 @@ public final class TorchBridge implements AutoCloseable {
 
     private final Process process;
     private final BufferedWriter toHarness;
-    private final BufferedReader fromHarness;
+    /** Reply lines, read by a thread of their own so a waiting call can be interrupted; END once stdout closes. */
+    private final java.util.concurrent.BlockingQueue<String> replies = new java.util.concurrent.LinkedBlockingQueue<>();
+    private static final String END = new String("end of the harness's output");
     private final Deque<String> stderrTail = new ArrayDeque<>();
     private final TorchVersions versions;
     private final String device;
@@ -34,7 +36,17 @@ public final class TorchBridge implements AutoCloseable {
         this.process = process;
         this.device = device;
         this.toHarness = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
-        this.fromHarness = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader fromHarness = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        Thread reader = new Thread(() -> {
+            try {
+                for (String line; (line = fromHarness.readLine()) != null; ) replies.add(line);
+            } catch (IOException ignored) {
+                // treated as the harness ending
+            }
+            replies.add(END);
+        }, "torch-harness-replies");
+        reader.setDaemon(true);
+        reader.start();
         drain = new Thread(this::drainStderr, "torch-harness-stderr");
         drain.setDaemon(true);
         drain.start();
@@ -79,6 +91,9 @@ public final class TorchBridge implements AutoCloseable {
 
     public boolean alive() { return process.isAlive(); }
 
+    /** The Python process (for tests and for waiting on it). */
+    Process process() { return process; }
+
     /** Sends one request and returns its reply; a failed reply throws with the Python side's message. */
     public synchronized JsonNode call(ObjectNode request, String what) {
         if (!process.isAlive()) throw crashed(what);
@@ -100,13 +115,24 @@ public final class TorchBridge implements AutoCloseable {
 
     public static ObjectNode request(String cmd) { return MAPPER.createObjectNode().put("cmd", cmd); }
 
+    /**
+     * The next reply. An interrupt (the notebook's stop button) ends the harness, as the kernel worker
+     * is ended: torch cannot be stopped mid-kernel from outside, and the next call starts a fresh one.
+     */
     private JsonNode readReply(String what) {
+        String line;
         try {
-            String line = fromHarness.readLine();
-            if (line == null) throw crashed(what);
+            line = replies.take();
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CancellationException(what + ": interrupted; the torch harness was stopped (the next call starts a fresh one)");
+        }
+        if (line == END) throw crashed(what);
+        try {
             return MAPPER.readTree(line);
         } catch (IOException e) {
-            throw crashed(what);
+            throw new TorchException(TorchException.Kind.CRASHED, what + ": the torch harness wrote a line that is not JSON: " + line, null);
         }
     }
 

@@ -129,13 +129,33 @@ public class TorchBridgeTest {
         assertTrue(e.getMessage().contains("torch cannot be imported"), e.getMessage());
         var none = assertThrows(TorchException.class, () -> TorchBridge.start(dir.resolve("no-python").toString(), "cpu"));
         assertTrue(none.getMessage().contains("--python"), none.getMessage());
-        Path file = Files.writeString(dir.resolve("dies.py"), "import os\ndef f(x):\n    os._exit(3)\n");
+        Path file = Files.writeString(dir.resolve("dies.py"), "import os, time\ndef f(x):\n    os._exit(3)\ndef slow(x):\n    time.sleep(60)\n");
         try (TorchBridge b = TorchBridge.start(PYTHON, "cpu")) {
             var crash = assertThrows(TorchException.class, () -> new TorchFunction(file + ":f", List.of(TensorSpec.of("x", DType.FP32, 4)), "m")
                     .time(b, calibration(), 1024, Pass.FORWARD, List.of(TorchVariant.EAGER), "default", QUICK));
             assertEquals(TorchException.Kind.CRASHED, crash.kind());
             assertTrue(crash.getMessage().contains("exit code 3"), crash.getMessage());
             assertFalse(b.alive());
+        }
+        // The stop button: an interrupt while the harness runs the user's code ends the harness at once.
+        try (TorchBridge b = TorchBridge.start(PYTHON, "cpu")) {
+            var failure = new java.util.concurrent.atomic.AtomicReference<Throwable>();
+            Thread t = new Thread(() -> {
+                try {
+                    new TorchFunction(file + ":slow", List.of(TensorSpec.of("x", DType.FP32, 4)), "m")
+                            .time(b, calibration(), 1024, Pass.FORWARD, List.of(TorchVariant.EAGER), "default", QUICK);
+                } catch (Throwable thrown) {
+                    failure.set(thrown);
+                }
+            });
+            t.start();
+            Thread.sleep(1500);
+            long t0 = System.nanoTime();
+            t.interrupt();
+            t.join(10_000);
+            assertTrue((System.nanoTime() - t0) / 1e9 < 5, "the call returns promptly");
+            assertInstanceOf(java.util.concurrent.CancellationException.class, failure.get());
+            assertTrue(b.process().waitFor(5, TimeUnit.SECONDS), "the harness was ended");
         }
     }
 
