@@ -15,6 +15,7 @@ import gluelab.tensor.DType;
 import gluelab.tensor.TensorSpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,19 +32,26 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class TorchGpuTest {
     static Device gpu;
     static TorchSide torch;
+    static String unusable;
 
     @BeforeAll static void start() {
         var noGpu = new CudaDeviceProvider().unavailableReason();
-        assumeTrue(noGpu.isEmpty(), () -> "no usable GPU: " + noGpu.orElse(""));
+        if (noGpu.isPresent()) {
+            unusable = "no usable GPU: " + noGpu.get();
+            return;
+        }
         gpu = Devices.open("cuda");
         String python = System.getenv().getOrDefault("GLUELAB_TEST_PYTHON", "python3");
         try {
             torch = TorchSide.start(python, gpu);
+            if (!torch.versions().compile()) unusable = torch.versions().compileReason();
         } catch (TorchException e) {
-            assumeTrue(false, "no torch with CUDA in " + python + ": " + e.getMessage());
+            unusable = "no torch with CUDA in " + python + ": " + e.getMessage();
         }
-        assumeTrue(torch.versions().compile(), torch.versions().compileReason());
     }
+
+    /** Each test reports as skipped, with the reason, where there is no GPU or no torch 2.x with CUDA. */
+    @BeforeEach void usable() { assumeTrue(unusable == null, () -> unusable); }
 
     @AfterAll static void stop() {
         if (torch != null) torch.close();
