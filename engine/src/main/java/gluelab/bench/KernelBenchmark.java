@@ -3,8 +3,8 @@ package gluelab.bench;
 import gluelab.calibrate.Calibration;
 import gluelab.device.Device;
 import gluelab.device.Launch;
-import gluelab.timing.Harness;
 import gluelab.timing.Measurement;
+import gluelab.timing.TimedLaunch;
 import gluelab.timing.TimingConfig;
 
 import java.util.Optional;
@@ -15,21 +15,6 @@ import java.util.Optional;
  * CUDA-graph row where the device has graphs.
  */
 public final class KernelBenchmark {
-    /** A launch that knows its name and the bytes its buffer arguments hold. */
-    public interface Subject extends Launch {
-        String name();
-
-        long bufferBytes();
-    }
-
-    /** A subject timed somewhere else: a user kernel is timed in its worker process. */
-    public interface TimedElsewhere {
-        Timed time(String label, long bytes, TimingConfig timing);
-    }
-
-    /** The normal measurement and the CUDA-graph replay one (null where the device has no graphs). */
-    public record Timed(Measurement normal, Measurement graph) {}
-
     /** The measurements with their floor. */
     public record Result(String name, Measurement measurement, Measurement graph, long bytes, double idealUs, double measuredUs,
                          double pctOfFloor, double achievedGBs) {
@@ -39,28 +24,14 @@ public final class KernelBenchmark {
 
     private KernelBenchmark() {}
 
-    public static Result run(Device device, Calibration cal, Subject s, TimingConfig timing) {
+    public static Result run(Device device, Calibration cal, TimedLaunch.Subject s, TimingConfig timing) {
         return run(device, cal, s, s.name(), s.bufferBytes(), timing);
     }
 
     public static Result run(Device device, Calibration cal, Launch launch, String name, long bytes, TimingConfig timing) {
         if (bytes <= 0) throw new IllegalArgumentException(name + ": give the bytes it must move (no buffer arguments to count)");
-        Timed t = launch instanceof TimedElsewhere elsewhere ? elsewhere.time(name, bytes, timing) : time(device, launch, name, bytes, timing);
+        TimedLaunch.Timed t = launch instanceof TimedLaunch.TimedElsewhere elsewhere ? elsewhere.time(name, bytes, timing) : TimedLaunch.time(device, launch, name, bytes, timing);
         double measured = t.normal().medianMicros(), ideal = bytes / cal.bandwidth() * 1e6;
         return new Result(name, t.normal(), t.graph(), bytes, ideal, measured, 100 * ideal / measured, bytes / (measured * 1e-6) / 1e9);
-    }
-
-    /** Times a launch on this device: the normal row, then the graph row where the device has graphs. */
-    public static Timed time(Device device, Launch launch, String label, long bytes, TimingConfig timing) {
-        Harness harness = new Harness(device);
-        Measurement normal = harness.measure(new Harness.Subject(label, launch, bytes), timing);
-        Measurement graph = null;
-        Optional<Launch> g = device.graph(launch, BenchRunner.GRAPH_REPEATS);
-        if (g.isPresent()) {
-            try (Launch replay = g.get()) {
-                graph = harness.measure(new Harness.Subject(label + BenchRunner.GRAPH_SUFFIX, replay, bytes), timing);
-            }
-        }
-        return new Timed(normal, graph);
     }
 }

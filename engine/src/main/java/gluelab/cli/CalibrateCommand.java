@@ -3,8 +3,8 @@ package gluelab.cli;
 import gluelab.calibrate.Calibration;
 import gluelab.calibrate.Calibrator;
 import gluelab.device.Device;
-import gluelab.lab.Locations;
-import gluelab.record.Json;
+import gluelab.files.Locations;
+import gluelab.files.Json;
 import picocli.CommandLine.*;
 
 import java.util.concurrent.Callable;

@@ -7,7 +7,7 @@ import gluelab.calibrate.Calibrator;
 import gluelab.device.Device;
 import gluelab.devlog.Devlog;
 import gluelab.lab.Experiment;
-import gluelab.lab.Locations;
+import gluelab.files.Locations;
 import gluelab.lab.RunReport;
 import gluelab.model.SpecRegistry;
 import gluelab.ops.Catalogue;

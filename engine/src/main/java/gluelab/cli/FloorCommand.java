@@ -5,7 +5,7 @@ import gluelab.calibrate.Calibration;
 import gluelab.calibrate.Calibrator;
 import gluelab.device.Device;
 import gluelab.floor.Floor;
-import gluelab.lab.Locations;
+import gluelab.files.Locations;
 import gluelab.model.SpecRegistry;
 import gluelab.ops.Catalogue;
 import gluelab.ops.GlueOp;

@@ -1,6 +1,6 @@
 package gluelab.cli;
 
-import gluelab.record.Json;
+import gluelab.files.Json;
 import gluelab.trace.NcuReport;
 import picocli.CommandLine.*;
 

@@ -1,6 +1,6 @@
 package gluelab.cli;
 
-import gluelab.lab.Locations;
+import gluelab.files.Locations;
 import gluelab.model.ModelSpec;
 import gluelab.model.SpecRegistry;
 import picocli.CommandLine.*;

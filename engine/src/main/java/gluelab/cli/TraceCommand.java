@@ -1,7 +1,7 @@
 package gluelab.cli;
 
 import gluelab.chart.Charts;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import gluelab.trace.*;
 import picocli.CommandLine.*;
 

@@ -1,7 +1,5 @@
 package gluelab.device;
 
-import gluelab.device.cpu.CpuDeviceProvider;
-
 import java.util.*;
 import java.util.function.Consumer;
 
@@ -10,10 +8,12 @@ public final class Devices {
     private Devices() {}
 
     public static List<DeviceProvider> providers() {
+        // Every device kind, the CPU included, is a plug-in found on the classpath; the CPU is listed first.
         List<DeviceProvider> list = new ArrayList<>();
-        list.add(new CpuDeviceProvider());
-        for (DeviceProvider p : ServiceLoader.load(DeviceProvider.class)) {
-            if (!p.kind().equals("cpu")) list.add(p);
+        for (DeviceProvider p : ServiceLoader.load(DeviceProvider.class)) list.add(p);
+        list.sort(Comparator.comparing(p -> !p.kind().equals("cpu")));
+        if (list.isEmpty() || !list.getFirst().kind().equals("cpu")) {
+            throw new IllegalStateException("no CPU device provider on the classpath (META-INF/services/" + DeviceProvider.class.getName() + ")");
         }
         return list;
     }

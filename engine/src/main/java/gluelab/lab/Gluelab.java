@@ -1,5 +1,6 @@
 package gluelab.lab;
 
+import gluelab.files.Locations;
 import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchResult;
 import gluelab.bench.BenchRunner;
@@ -160,7 +161,7 @@ public final class Gluelab implements AutoCloseable {
     public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
 
     /** An analyst's kernel launch against its floor; bytes from its buffer arguments. */
-    public gluelab.bench.KernelBenchmark.Result benchKernel(gluelab.bench.KernelBenchmark.Subject launch) {
+    public gluelab.bench.KernelBenchmark.Result benchKernel(gluelab.timing.TimedLaunch.Subject launch) {
         return gluelab.bench.KernelBenchmark.run(device, calibration(), launch, TimingConfig.defaults());
     }
 

@@ -5,7 +5,7 @@ import gluelab.model.ModelSpec;
 import gluelab.rank.Candidate;
 import gluelab.rank.LayerRecipe;
 import gluelab.rank.Ranking;
-import gluelab.record.AtomicFiles;
+import gluelab.files.AtomicFiles;
 import gluelab.record.ExperimentRecord;
 import gluelab.record.Row;
 import gluelab.report.Findings;

@@ -1,5 +1,7 @@
 package gluelab.record;
 
+import gluelab.files.Json;
+import gluelab.files.AtomicFiles;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 

@@ -1,5 +1,6 @@
 package gluelab.record;
 
+import gluelab.files.Json;
 import gluelab.bench.BenchPlan;
 import gluelab.calibrate.Calibration;
 import gluelab.device.cpu.CpuDevice;

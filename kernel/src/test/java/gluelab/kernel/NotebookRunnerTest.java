@@ -2,7 +2,7 @@ package gluelab.kernel;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import gluelab.kernel.runner.NotebookRunner;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -5,7 +5,7 @@ import gluelab.device.cuda.KernelLaunch.Args;
 import gluelab.device.cuda.compile.CompileCache;
 import gluelab.device.cuda.compile.CudaCompiler;
 import gluelab.device.eager.EagerChains;
-import gluelab.lab.Locations;
+import gluelab.files.Locations;
 import gluelab.ops.Variant;
 import gluelab.tensor.Tensor;
 import gluelab.tensor.TensorSpec;

@@ -1,6 +1,6 @@
 package gluelab.device.cuda;
 
-import gluelab.bench.KernelBenchmark;
+import gluelab.timing.TimedLaunch;
 import gluelab.device.cuda.WorkerProtocol.Arg;
 import gluelab.device.cuda.WorkerProtocol.Reply;
 import gluelab.device.cuda.WorkerProtocol.Request;
@@ -74,11 +74,11 @@ final class KernelSandbox implements AutoCloseable {
     }
 
     /** The normal and graph measurements of a launch, timed in the worker. */
-    synchronized KernelBenchmark.Timed time(String key, String name, int grid, int block, List<Object> args, String label, long bytes,
+    synchronized TimedLaunch.Timed time(String key, String name, int grid, int block, List<Object> args, String label, long bytes,
                                             TimingConfig timing) {
         device.synchronize();
         Reply reply = call(Request.time(key, grid, block, ready(key, name, args), label, bytes, timing), name);
-        return new KernelBenchmark.Timed(reply.normal(), reply.graph());
+        return new TimedLaunch.Timed(reply.normal(), reply.graph());
     }
 
     /** Times the worker was started (1 once running; one more after each fault). */

@@ -1,6 +1,6 @@
 package gluelab.device.cuda;
 
-import gluelab.bench.KernelBenchmark;
+import gluelab.timing.TimedLaunch;
 import gluelab.device.cuda.WorkerProtocol.Arg;
 import gluelab.device.cuda.WorkerProtocol.Reply;
 import gluelab.device.cuda.WorkerProtocol.Request;
@@ -73,7 +73,7 @@ public final class KernelWorker {
                     yield Reply.done();
                 }
                 case WorkerProtocol.TIME -> {
-                    KernelBenchmark.Timed t = KernelBenchmark.time(device, program(r), r.label(), r.bytes(), r.timing());
+                    TimedLaunch.Timed t = TimedLaunch.time(device, program(r), r.label(), r.bytes(), r.timing());
                     yield Reply.timed(t.normal(), t.graph());
                 }
                 case WorkerProtocol.RELEASE -> {

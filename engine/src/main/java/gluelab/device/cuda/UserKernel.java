@@ -1,6 +1,6 @@
 package gluelab.device.cuda;
 
-import gluelab.bench.KernelBenchmark;
+import gluelab.timing.TimedLaunch;
 import gluelab.device.Device;
 import gluelab.device.cuda.WorkerProtocol.Reply;
 import gluelab.timing.TimingConfig;
@@ -67,12 +67,12 @@ public final class UserKernel {
      * floor traffic. {@link #run()} runs it once to completion in the worker.
      */
     public record UserLaunch(UserKernel kernel, int grid, int block, List<Object> args, long bufferBytes)
-            implements KernelBenchmark.Subject, KernelBenchmark.TimedElsewhere {
+            implements TimedLaunch.Subject, TimedLaunch.TimedElsewhere {
         @Override public String name() { return kernel.name; }
 
         @Override public void run() { kernel.device.sandbox().run(kernel.key, kernel.name, grid, block, args); }
 
-        @Override public KernelBenchmark.Timed time(String label, long bytes, TimingConfig timing) {
+        @Override public TimedLaunch.Timed time(String label, long bytes, TimingConfig timing) {
             return kernel.device.sandbox().time(kernel.key, kernel.name, grid, block, args, label, bytes, timing);
         }
 

@@ -101,7 +101,7 @@ class CudaDeviceTest {
         CudaDevice cuda = (CudaDevice) device;
         String arch = cuda.facts().extras().get("arch");
         CompileCache.clearMemory();
-        CompileCache fresh = new CompileCache(gluelab.lab.Locations.cacheDir().resolve("cuda"), cuda.cache().compiler());
+        CompileCache fresh = new CompileCache(gluelab.files.Locations.cacheDir().resolve("cuda"), cuda.cache().compiler());
         fresh.cubin(CudaKernels.readSource(), CudaKernels.SOURCE_NAME, arch, CudaKernels.OPTIONS);
         fresh.cubin(CudaKernels.readSource(), CudaKernels.SOURCE_NAME, arch, CudaKernels.OPTIONS);
         assertEquals(List.of("disk", "memory"), fresh.log().stream().map(CompileCache.Entry::origin).toList());
@@ -201,7 +201,7 @@ class CudaDeviceTest {
 
     @Test
     void copyCalibrationReachesMostOfTheTheoreticalBandwidth() {
-        Calibration c = new Calibrator(device, gluelab.lab.Locations.calibrationCache()).measure();
+        Calibration c = new Calibrator(device, gluelab.files.Locations.calibrationCache()).measure();
         assertTrue(c.copyMedian() > 0.7 * device.facts().theoreticalBandwidth(), c::describe);
     }
 
@@ -220,7 +220,7 @@ class CudaDeviceTest {
                 device.download(y, out);
                 for (long i : new long[]{0, 1, n / 2, n - 1}) assertEquals(2 * host.getDouble(i), out.getDouble(i), 0, "y = 2x at " + i);
             }
-            var r = gluelab.bench.KernelBenchmark.run(device, new Calibrator(device, gluelab.lab.Locations.calibrationCache()).calibrate(false), launch,
+            var r = gluelab.bench.KernelBenchmark.run(device, new Calibrator(device, gluelab.files.Locations.calibrationCache()).calibrate(false), launch,
                     new TimingConfig(Mode.COLD, 0.05, new StopRule(10, 0.05, 0.02, 2, 1000), 4));
             assertTrue(r.achievedGBs() > 1000, "user kernel at " + r.achievedGBs() + " GB/s");
             assertTrue(r.pctOfFloor() > 20 && r.pctOfFloor() < 130, "% of floor " + r.pctOfFloor());

@@ -1,7 +1,7 @@
 package gluelab.kernel.install;
 
-import gluelab.record.AtomicFiles;
-import gluelab.record.Json;
+import gluelab.files.AtomicFiles;
+import gluelab.files.Json;
 
 import java.io.File;
 import java.io.IOException;

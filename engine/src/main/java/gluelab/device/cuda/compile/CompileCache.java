@@ -1,6 +1,6 @@
 package gluelab.device.cuda.compile;
 
-import gluelab.record.AtomicFiles;
+import gluelab.files.AtomicFiles;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

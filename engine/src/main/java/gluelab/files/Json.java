@@ -1,4 +1,4 @@
-package gluelab.record;
+package gluelab.files;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package gluelab.record;
+package gluelab.files;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

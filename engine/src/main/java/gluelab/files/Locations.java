@@ -1,4 +1,4 @@
-package gluelab.lab;
+package gluelab.files;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
