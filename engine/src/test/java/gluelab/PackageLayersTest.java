@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class PackageLayersTest {
     /** Bottom first. */
     static final List<List<String>> LAYERS = List.of(
-            List.of("files", "progress", "tensor", "model"),
+            List.of("files", "units", "progress", "tensor", "model"),
             List.of("ops"),
             List.of("device", "devlog"),
             List.of("device.eager", "timing", "check"),

@@ -2,21 +2,28 @@ package gluelab.bench;
 
 import gluelab.device.Device;
 import gluelab.model.ModelSpec;
+import gluelab.model.SpecRegistry;
+import gluelab.ops.Catalogue;
 import gluelab.ops.GlueOp;
 import gluelab.ops.OpShape;
 import gluelab.ops.Pass;
 import gluelab.ops.Variant;
 import gluelab.tensor.DType;
 import gluelab.tensor.TensorSpec;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What to measure: ops x token counts x passes, each with the listed variants screened together.
- * Passes an op does not have are skipped. {@code checkTokens} is the (small) size at which
- * correctness is checked against fp64; 0 turns checks off.
+ * What to measure, typed and validated (JMH's Options): ops x token counts x passes, each with
+ * the listed variants screened together. Passes an op does not have are skipped; a plan that
+ * selects nothing is refused, saying why. {@code checkTokens} is the (small) size at which
+ * correctness is checked against fp64; 0 turns checks off. The CLI's bench and demo, the
+ * {@code %bench} magic and the notebook facade all build plans through {@link Builder}, so the
+ * defaults below exist once.
  */
 public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, List<Variant> variants, List<Pass> passes,
                         DType dtype, TimingConfig timing, long checkTokens) {
@@ -31,6 +38,128 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         if (passes.isEmpty()) throw new IllegalArgumentException("no passes to measure");
         for (long t : tokens) Tokens.check(t, Long.toString(t));
         if (!dtype.isFloating()) throw new IllegalArgumentException("activation dtype must be floating, got " + dtype.id());
+        if (checkTokens < 0) throw new IllegalArgumentException("check size must be >= 0 tokens (0 skips checks), got " + checkTokens);
+        if (checkTokens > 0) Tokens.check(checkTokens, "--check " + checkTokens);
+        boolean any = false;
+        for (GlueOp op : ops) for (Pass p : passes) any |= op.supports(p);
+        if (!any) {
+            List<String> has = new ArrayList<>();
+            for (GlueOp op : ops) has.add(op.name() + " has " + java.util.Arrays.stream(Pass.values()).filter(op::supports).map(Pass::id).toList());
+            throw new IllegalArgumentException("nothing to measure: passes " + passes.stream().map(Pass::id).toList()
+                    + " select no rows (" + String.join(", ", has) + ")");
+        }
+    }
+
+    /** The model a plan measures unless told otherwise. */
+    public static final String DEFAULT_MODEL = "llama-3-8b";
+    /** Tokens of the correctness check against fp64. */
+    public static final long DEFAULT_CHECK_TOKENS = 16;
+
+    /** A builder with the defaults: the default model, 2048 tokens, eager and fused, fwd, bf16, {@link TimingConfig#defaults()}. */
+    public static Builder builder(SpecRegistry specs) { return new Builder(specs); }
+
+    /** The demo's plan: the whole catalogue, fwd and bwd, eager and fused, bf16, screening timing. */
+    public static BenchPlan demo(ModelSpec spec, List<Long> tokens) {
+        return new BenchPlan(spec, Catalogue.all(), tokens, List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD, Pass.BACKWARD),
+                DType.BF16, TimingConfig.quick(), DEFAULT_CHECK_TOKENS);
+    }
+
+    /**
+     * Builds a plan from what people type (CLI options, magics, notebook calls); each setter
+     * validates its input at once and names it in the error, so a bad option fails before any work.
+     */
+    public static final class Builder {
+        private final SpecRegistry specs;
+        private ModelSpec spec;
+        private List<GlueOp> ops = List.of();
+        private List<Long> tokens = List.of(2048L);
+        private List<Variant> variants = List.of(Variant.EAGER, Variant.FUSED);
+        private List<Pass> passes = List.of(Pass.FORWARD);
+        private DType dtype = DType.BF16;
+        private TimingConfig timing = TimingConfig.defaults();
+        private long checkTokens = DEFAULT_CHECK_TOKENS;
+
+        private Builder(SpecRegistry specs) {
+            this.specs = specs;
+            this.spec = specs.get(DEFAULT_MODEL);
+        }
+
+        public Builder ops(List<String> names) {
+            if (names == null || names.isEmpty()) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
+            ops = names.stream().map(Catalogue::get).toList();
+            return this;
+        }
+
+        public Builder model(String name) { spec = specs.get(name); return this; }
+
+        public Builder tokens(String list) { tokens = Tokens.parse(list); return this; }
+
+        public Builder tokens(List<Long> list) {
+            if (list.isEmpty()) throw new IllegalArgumentException("no token counts to measure");
+            for (long t : list) Tokens.check(t, Long.toString(t));
+            tokens = List.copyOf(list);
+            return this;
+        }
+
+        public Builder variants(String list) { variants = items(list, "--variants", Variant::parse); return this; }
+
+        public Builder variants(List<Variant> list) { variants = List.copyOf(list); return this; }
+
+        public Builder passes(String list) { passes = items(list, "--passes", Pass::parse); return this; }
+
+        public Builder passes(List<Pass> list) { passes = List.copyOf(list); return this; }
+
+        public Builder dtype(String id) { dtype = DType.parse(id); return this; }
+
+        public Builder mode(String id) { timing = timing.withMode(Mode.parse(id)); return this; }
+
+        public Builder timing(TimingConfig t) { timing = t; return this; }
+
+        /** Stop-rule overrides; any may be null (keep the current value). Each is checked here, by name. */
+        public Builder stop(Double timeoutSeconds, Double minSeconds, Double maxNoisePercent) {
+            StopRule s = timing.stop();
+            if (timeoutSeconds != null) s = s.withTimeout(option("--timeout", timeoutSeconds, false));
+            if (minSeconds != null) s = s.withMinSeconds(option("--min-time", minSeconds, true));
+            if (maxNoisePercent != null) {
+                double pct = option("--max-noise", maxNoisePercent, false);
+                if (pct >= 100) throw new IllegalArgumentException("--max-noise is a percentage under 100, got " + maxNoisePercent);
+                s = s.withMaxNoise(pct / 100);
+            }
+            timing = timing.withStop(s);
+            return this;
+        }
+
+        public Builder check(long tokensForCheck) {
+            if (tokensForCheck < 0) throw new IllegalArgumentException("--check must be >= 0 tokens (0 skips checks), got " + tokensForCheck);
+            checkTokens = tokensForCheck;
+            return this;
+        }
+
+        public BenchPlan build() {
+            if (ops.isEmpty()) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
+            return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens);
+        }
+
+        private static double option(String name, double v, boolean zeroAllowed) {
+            if (Double.isNaN(v) || Double.isInfinite(v) || v < 0 || (!zeroAllowed && v == 0)) {
+                throw new IllegalArgumentException(name + " must be a finite number " + (zeroAllowed ? ">= 0" : "> 0") + ", got " + v);
+            }
+            return v;
+        }
+
+        private static <T> List<T> items(String list, String option, java.util.function.Function<String, T> parse) {
+            if (list == null || list.isBlank()) throw new IllegalArgumentException(option + " is empty");
+            List<T> out = new ArrayList<>();
+            for (String part : list.split(",", -1)) {
+                if (part.isBlank()) throw new IllegalArgumentException(option + " '" + list + "' has an empty entry");
+                try {
+                    out.add(parse.apply(part));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
+                }
+            }
+            return List.copyOf(new java.util.LinkedHashSet<>(out));
+        }
     }
 
     /** One group measured together: its variants are interleaved. */
@@ -53,6 +182,16 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
             }
         }
         return out;
+    }
+
+    /**
+     * Fails before anything is allocated when the device cannot run the plan: a dtype it lacks
+     * (with its reason), or a group that cannot fit in its memory.
+     */
+    public void checkRuns(Device device) {
+        var skip = device.capabilities().skip(dtype, device.id());
+        if (skip.isPresent()) throw new IllegalArgumentException("cannot measure " + dtype.id() + " here: " + skip.get());
+        checkFits(device);
     }
 
     /** Fails before anything is allocated when a group cannot fit in the device's memory. */

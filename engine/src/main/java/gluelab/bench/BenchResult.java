@@ -22,7 +22,7 @@ public record BenchResult(List<Row> rows, List<Correctness> checks) {
 
     public Table correctness() { return Tables.correctness(checks); }
 
-    public CategoryChart chart() { return Charts.baselines(rows, rows.getFirst().pass()); }
+    public CategoryChart chart() { return Charts.baselines(rows, rows.getFirst().pass().id()); }
 
     public CategoryChart chart(String pass) { return Charts.baselines(rows, pass); }
 }

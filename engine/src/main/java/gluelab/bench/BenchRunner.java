@@ -8,6 +8,9 @@ import gluelab.device.Device;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.floor.Floor;
+import gluelab.ops.MeasureKey;
+import gluelab.ops.Pass;
+import gluelab.ops.Replay;
 import gluelab.ops.Variant;
 import gluelab.progress.Progress;
 import gluelab.record.Row;
@@ -15,21 +18,19 @@ import gluelab.tensor.Tensor;
 import gluelab.tensor.TensorSpec;
 import gluelab.timing.Harness;
 import gluelab.timing.Measurement;
+import gluelab.timing.TimedLaunch;
 
 import java.util.*;
 import java.util.function.Consumer;
 
 /**
- * Runs a plan: for each group, fill inputs once, prepare every variant, screen the variants
- * interleaved, attach the floor and (at the plan's check size) correctness. Each row is handed
- * to {@code onRow} as soon as it is measured, so callers can log and save progressively.
+ * Runs a plan: for each group, fill inputs once, prepare every variant (and its CUDA-graph
+ * replay where the device has graphs), screen them interleaved, attach the floor and (at the
+ * plan's check size) correctness. Each row is handed to {@code onRow} as soon as it is measured,
+ * so callers can log and save progressively. Groups the device cannot run (a dtype it lacks) are
+ * refused before anything runs, with the device's reason.
  */
 public final class BenchRunner {
-    /** Variant suffix of the rows measured as CUDA-graph replays. */
-    public static final String GRAPH_SUFFIX = "@graph";
-    /** Launches captured per graph; a sample is one replay divided by this. */
-    public static final int GRAPH_REPEATS = 20;
-
     private final Device device;
     private final Calibration calibration;
 
@@ -38,19 +39,22 @@ public final class BenchRunner {
         this.calibration = calibration;
     }
 
+    /** Correctness is checked once per op, pass and variant, at the plan's check size. */
+    private record CheckKey(String op, Pass pass, Variant variant) {}
+
     public BenchResult run(BenchPlan plan, Progress progress, Consumer<Row> onRow) {
-        plan.checkFits(device);
+        plan.checkRuns(device);
         List<BenchPlan.Group> groups = plan.groups();
-        Map<String, Correctness> checks = new LinkedHashMap<>();
+        Map<CheckKey, Correctness> checks = new LinkedHashMap<>();
         if (plan.checkTokens() > 0) {
             Checker checker = new Checker(device);
-            int done = 0;
+            int done = 0, total = groups.size() / plan.tokens().size() * plan.variants().size();
             for (BenchPlan.Group g : groups) {
                 if (g.shape().tokens() != plan.tokens().getFirst()) continue;
                 var small = g.op().shape(plan.spec(), plan.checkTokens(), plan.dtype());
                 for (Variant v : plan.variants()) {
-                    progress.update("check", done, groups.size() / plan.tokens().size() * plan.variants().size(), g.op().name() + " " + g.pass().id() + " " + v.id());
-                    checks.put(g.op().name() + "|" + g.pass().id() + "|" + v.id(), checker.check(g.op(), small, g.pass(), v));
+                    progress.update("check", done, total, g.op().name() + " " + g.pass().id() + " " + v.id());
+                    checks.put(new CheckKey(g.op().name(), g.pass(), v), checker.check(g.op(), small, g.pass(), v));
                     done++;
                 }
             }
@@ -61,12 +65,10 @@ public final class BenchRunner {
         for (BenchPlan.Group g : groups) {
             if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("bench interrupted");
             progress.update("bench", done, groups.size(), g.op().name() + " " + g.pass().id() + " T=" + g.shape().tokens());
-            for (Measurement m : measureGroup(harness, plan, g)) {
-                String variant = m.label().substring(m.label().lastIndexOf('/') + 1);
-                Floor floor = Floor.of(g.op(), g.shape(), g.pass(), calibration);
-                Row row = new Row(g.op().name(), g.pass().id(), variant, g.shape().tokens(), plan.dtype().id(), plan.spec().name(),
-                        floor.bytes(), floor.flops(), floor.idealSeconds() * 1e6, floor.bound(), m,
-                        checks.get(g.op().name() + "|" + g.pass().id() + "|" + variant));
+            Floor floor = Floor.of(g.op(), g.shape(), g.pass(), calibration);
+            for (Measured m : measureGroup(harness, plan, g)) {
+                Row row = new Row(m.key(), plan.spec().name(), floor.bytes(), floor.flops(), floor.idealSeconds() * 1e6, floor.bound(),
+                        m.measurement(), checks.get(new CheckKey(g.op().name(), g.pass(), m.key().variant())));
                 rows.add(row);
                 onRow.accept(row);
             }
@@ -76,7 +78,9 @@ public final class BenchRunner {
         return new BenchResult(rows, List.copyOf(checks.values()));
     }
 
-    private List<Measurement> measureGroup(Harness harness, BenchPlan plan, BenchPlan.Group g) {
+    private record Measured(MeasureKey key, Measurement measurement) {}
+
+    private List<Measured> measureGroup(Harness harness, BenchPlan plan, BenchPlan.Group g) {
         Map<String, Buffer> args = new LinkedHashMap<>();
         List<Launch> launches = new ArrayList<>();
         try {
@@ -94,20 +98,29 @@ public final class BenchRunner {
             }
             for (TensorSpec s : g.op().outputs(g.shape(), g.pass())) args.put(s.name(), device.allocate(s));
             List<Harness.Subject> subjects = new ArrayList<>();
+            List<MeasureKey> keys = new ArrayList<>();
             for (Variant v : plan.variants()) {
                 OpInstance inst = new OpInstance(g.op(), g.shape(), g.pass(), v);
                 Launch l = device.prepare(inst, args);
                 launches.add(l);
-                String label = g.op().name() + "/" + g.pass().id() + "/" + v.id();
-                subjects.add(new Harness.Subject(label, l, g.argumentBytes()));
-                // Every measurement also gets a CUDA-graph row where the device has graphs.
-                var graph = device.graph(l, GRAPH_REPEATS);
-                if (graph.isPresent()) {
-                    launches.add(graph.get());
-                    subjects.add(new Harness.Subject(label + GRAPH_SUFFIX, graph.get(), g.argumentBytes()));
+                MeasureKey key = new MeasureKey(g.op().name(), g.pass(), v, Replay.DIRECT, g.shape().tokens(), plan.dtype());
+                subjects.add(new Harness.Subject(key.toString(), l, g.argumentBytes(), plan.timing().stop()));
+                keys.add(key);
+                // Every measurement also gets a CUDA-graph row where the device has graphs, on its own sample budget.
+                if (device.capabilities().graphReplay()) {
+                    var graph = device.graph(l, TimedLaunch.GRAPH_REPEATS);
+                    if (graph.isPresent()) {
+                        launches.add(graph.get());
+                        MeasureKey gk = key.withReplay(Replay.GRAPH);
+                        subjects.add(new Harness.Subject(gk.toString(), graph.get(), g.argumentBytes(), plan.timing().stop().forGraphReplays()));
+                        keys.add(gk);
+                    }
                 }
             }
-            return harness.interleave(subjects, plan.timing());
+            List<Measurement> ms = harness.interleave(subjects, plan.timing());
+            List<Measured> out = new ArrayList<>();
+            for (int i = 0; i < ms.size(); i++) out.add(new Measured(keys.get(i), ms.get(i)));
+            return out;
         } finally {
             java.util.Collections.reverse(launches);
             launches.forEach(Launch::close);

@@ -13,8 +13,9 @@ public final class Tokens {
     public static List<Long> parse(String text) {
         if (text == null || text.isBlank()) throw new IllegalArgumentException("token counts are empty; write e.g. 2048,4096 or 2k,4k");
         List<Long> out = new ArrayList<>();
-        for (String part : text.split(",")) {
+        for (String part : text.split(",", -1)) {
             String p = part.trim().toLowerCase(Locale.ROOT);
+            if (p.isEmpty()) throw new IllegalArgumentException("token counts '" + text + "' have an empty entry; write e.g. 2048,4096 or 2k,4k");
             long mult = 1;
             if (p.endsWith("k")) {
                 mult = 1024;

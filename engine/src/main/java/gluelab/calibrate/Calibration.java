@@ -7,6 +7,16 @@ package gluelab.calibrate;
 public record Calibration(String deviceFingerprint, String deviceName, long bufferBytes, double copyMedian,
                           double copyBest, double triadMedian, double triadBest, double peakFlops,
                           double theoreticalBandwidth, String measuredAt, boolean fromCache) {
+    public Calibration {
+        // A cached file can hold anything: a zero or infinite bandwidth would give infinite or zero ideal times.
+        if (!(copyMedian > 0) || Double.isInfinite(copyMedian)) {
+            throw new IllegalArgumentException("calibration bandwidth (copyMedian) must be a finite number > 0 bytes/s, got " + copyMedian);
+        }
+        if (!(peakFlops >= 0) || Double.isInfinite(peakFlops)) {
+            throw new IllegalArgumentException("calibration peakFlops must be a finite number >= 0, got " + peakFlops);
+        }
+    }
+
     public double bandwidth() { return copyMedian; }
 
     public Calibration asCached() {

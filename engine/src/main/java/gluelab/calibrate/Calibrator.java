@@ -57,10 +57,9 @@ public final class Calibrator {
              Buffer c = device.allocate(TensorSpec.of("c", DType.FP32, elements));
              Launch copy = device.copyKernel(b, a);
              Launch triad = device.triadKernel(a, b, c, 3f)) {
-            Measurement mc = harness.measure(new Harness.Subject("copy", copy, 2 * bytes), cfg);
-            Measurement mt = harness.measure(new Harness.Subject("triad", triad, 3 * bytes), cfg);
-            double peak = device.facts().kind().equals("cpu") ? cpuPeakFlops(device.facts().cores())
-                    : Double.parseDouble(device.facts().extras().getOrDefault("peak_bf16_flops", "0"));
+            Measurement mc = harness.measure(new Harness.Subject("copy", copy, 2 * bytes, cfg.stop()), cfg);
+            Measurement mt = harness.measure(new Harness.Subject("triad", triad, 3 * bytes, cfg.stop()), cfg);
+            double peak = device.capabilities().peakFlops() > 0 ? device.capabilities().peakFlops() : cpuPeakFlops(device.facts().cores());
             return new Calibration(device.facts().fingerprint(), device.facts().name(), elements * 4,
                     2.0 * bytes / mc.summary().median(), 2.0 * bytes / mc.summary().min(),
                     3.0 * bytes / mt.summary().median(), 3.0 * bytes / mt.summary().min(), peak,

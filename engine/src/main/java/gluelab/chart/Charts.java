@@ -29,7 +29,7 @@ public final class Charts {
         List<String> names = new ArrayList<>();
         List<Double> measured = new ArrayList<>(), ideal = new ArrayList<>();
         for (Candidate k : ranking.ranked()) {
-            names.add(k.op() + " " + k.pass() + (k.count() > 1 ? " x" + k.count() : ""));
+            names.add(k.op() + " " + k.pass().id() + (k.count() > 1 ? " x" + k.count() : ""));
             measured.add(k.measuredUs() * k.count());
             ideal.add(k.idealUs() * k.count());
         }
@@ -44,7 +44,7 @@ public final class Charts {
 
     /** Eager vs fused time for every (op, tokens) of one pass, log scale; {@code device} goes into the title. */
     public static CategoryChart baselines(List<Row> rows, String pass, String device) {
-        List<Row> these = rows.stream().filter(r -> r.pass().equals(pass)).toList();
+        List<Row> these = rows.stream().filter(r -> r.pass().id().equals(pass)).toList();
         CategoryChart c = base("Baselines (" + pass + "): eager vs fused vs ideal" + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()),
                 "op @ tokens", "median time (us, log scale)");
         // A dot plot: XChart cannot draw bars on a log axis, and times span four decades here.
@@ -56,10 +56,10 @@ public final class Charts {
         Map<String, List<Row>> byVariant = new TreeMap<>();
         List<String> categories = new ArrayList<>();
         for (Row r : rows) {
-            if (!r.pass().equals(pass)) continue;
+            if (!r.pass().id().equals(pass)) continue;
             String cat = r.op() + " @" + r.tokens();
             if (!categories.contains(cat)) categories.add(cat);
-            byVariant.computeIfAbsent(r.variant(), k -> new ArrayList<>()).add(r);
+            byVariant.computeIfAbsent(r.key().series(), k -> new ArrayList<>()).add(r);
         }
         if (categories.isEmpty()) throw new IllegalArgumentException("no " + pass + " rows to chart");
         for (var e : byVariant.entrySet()) {
@@ -71,7 +71,7 @@ public final class Charts {
         }
         List<Double> ideal = new ArrayList<>();
         Map<String, Double> idealBy = new HashMap<>();
-        for (Row r : rows) if (r.pass().equals(pass)) idealBy.put(r.op() + " @" + r.tokens(), r.idealUs());
+        for (Row r : rows) if (r.pass().id().equals(pass)) idealBy.put(r.op() + " @" + r.tokens(), r.idealUs());
         for (String cat : categories) ideal.add(idealBy.get(cat));
         c.addSeries("ideal", categories, ideal);
         return c;
@@ -88,9 +88,9 @@ public final class Charts {
         List<String> categories = new ArrayList<>();
         for (Row r : rows) {
             if (r.tokens() != tokens) continue;
-            String cat = r.op() + " " + r.pass();
+            String cat = r.op() + " " + r.pass().id();
             if (!categories.contains(cat)) categories.add(cat);
-            byVariant.computeIfAbsent(r.variant(), k -> new HashMap<>()).put(cat, r.percentOfFloor());
+            byVariant.computeIfAbsent(r.key().series(), k -> new HashMap<>()).put(cat, r.percentOfFloor());
         }
         if (categories.isEmpty()) throw new IllegalArgumentException("no rows at " + tokens + " tokens to chart");
         for (var e : byVariant.entrySet()) {

@@ -2,26 +2,14 @@ package gluelab.cli;
 
 import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchResult;
-import gluelab.bench.BenchRunner;
-import gluelab.bench.Tokens;
-import gluelab.calibrate.Calibrator;
-import gluelab.device.Device;
+import gluelab.files.Json;
 import gluelab.files.Locations;
+import gluelab.lab.Gluelab;
 import gluelab.model.SpecRegistry;
-import gluelab.ops.Catalogue;
-import gluelab.ops.GlueOp;
-import gluelab.ops.Pass;
-import gluelab.ops.Variant;
 import gluelab.progress.ConsoleProgress;
 import gluelab.progress.Progress;
-import gluelab.files.Json;
-import gluelab.tensor.DType;
-import gluelab.timing.Mode;
-import gluelab.timing.StopRule;
-import gluelab.timing.TimingConfig;
 import picocli.CommandLine.*;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -34,7 +22,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Mixin TorchOptions torchOptions;
 
-    @Option(names = "--model", defaultValue = "llama-3-8b", description = "model spec (default: ${DEFAULT-VALUE})")
+    @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE})")
     String model;
 
     @Option(names = "--tokens", defaultValue = "2048,4096", description = "token counts (default: ${DEFAULT-VALUE}); 4k = 4096")
@@ -52,48 +40,47 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--mode", defaultValue = "cold", description = "cold (cache flushed per sample) or hot (back to back) (default: ${DEFAULT-VALUE})")
     String mode;
 
-    @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})")
-    double timeout;
+    @Option(names = "--timeout", description = "seconds per measurement at most (default: 15)")
+    Double timeout;
 
-    @Option(names = "--min-time", defaultValue = "0.5", description = "seconds of samples at least (default: ${DEFAULT-VALUE})")
-    double minTime;
+    @Option(names = "--min-time", description = "seconds of device time sampled at least (default: 0.1)")
+    Double minTime;
+
+    @Option(names = "--max-noise", description = "stop once the median's noise is under this percentage (default: 0.5)")
+    Double maxNoise;
 
     @Option(names = "--check", defaultValue = "16", description = "tokens for the correctness check vs fp64; 0 skips (default: ${DEFAULT-VALUE})")
     long check;
 
-    @Option(names = "--json", description = "print rows as JSON")
+    @Option(names = "--json", description = "print rows as JSON on stdout (progress stays on stderr)")
     boolean json;
 
-    /** The plan these options describe (the notebook's %bench magic parses the same options). */
-    public BenchPlan plan() {
-        List<GlueOp> opList = ops.stream().map(Catalogue::get).toList();
-        var spec = SpecRegistry.load(Locations.specFolders()).get(model);
-        List<Long> tok = Tokens.parse(tokens);
-        List<Variant> vars = Arrays.stream(variants.split(",")).map(Variant::parse).toList();
-        List<Pass> ps = Arrays.stream(passes.split(",")).map(Pass::parse).toList();
-        Mode m = Mode.valueOf(mode.trim().toUpperCase());
-        if (check < 0) throw new IllegalArgumentException("--check must be >= 0");
-        StopRule stop = StopRule.nvbench().withTimeout(timeout).withMinSeconds(minTime);
-        return new BenchPlan(spec, opList, tok, vars, ps, DType.parse(dtype), new TimingConfig(m, 0.2, stop, 10), check);
+    /** The plan these options describe, every option checked (the notebook's %bench magic parses the same options). */
+    public BenchPlan plan(SpecRegistry specs) {
+        return BenchPlan.builder(specs).ops(ops).model(model).tokens(tokens).variants(variants).passes(passes).dtype(dtype)
+                .mode(mode).stop(timeout, minTime, maxNoise).check(check).build();
     }
 
     /** The --device option as given (auto when absent). */
     public String device() { return deviceOptions == null ? "auto" : deviceOptions.device; }
 
     @Override public Integer call() {
-        BenchPlan plan = plan();
-        try (Device device = deviceOptions.open(); var torch = torchOptions.start(device)) {
-            plan.checkFits(device);
-            var cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
-            Progress progress = json ? Progress.NONE : new ConsoleProgress(System.err);
-            BenchResult result = new BenchRunner(device, cal).run(plan, progress, row -> {});
-            result = torchOptions.addRows(torch, plan, cal, result, progress, json);
-            if (json) {
-                System.out.println(Json.write(result.rows()));
-            } else {
-                System.out.println("device: " + device.id() + " (" + device.facts().name() + "), floor bandwidth " + String.format("%.1f GB/s", cal.bandwidth() / 1e9));
-                System.out.println(result.table().printAll());
-                if (!result.checks().isEmpty()) System.out.println(result.correctness().printAll());
+        SpecRegistry specs = SpecRegistry.load(Locations.specFolders());
+        BenchPlan plan = plan(specs);
+        try (Gluelab lab = Gluelab.open(deviceOptions.device, specs)) {
+            plan.checkRuns(lab.device());
+            try (var torch = torchOptions.start(lab.device())) {
+                Progress progress = new ConsoleProgress(System.err);
+                lab.progress(progress);
+                BenchResult result = torchOptions.addRows(torch, plan, lab.calibration(), lab.run(plan, row -> {}), progress, json);
+                if (json) {
+                    System.out.println(Json.write(result.rows()));
+                } else {
+                    System.out.println("device: " + lab.device().id() + " (" + lab.facts().name() + "), floor bandwidth "
+                            + new gluelab.units.Bandwidth(lab.calibration().bandwidth()));
+                    System.out.println(result.table().printAll());
+                    if (!result.checks().isEmpty()) System.out.println(result.correctness().printAll());
+                }
             }
         }
         return 0;

@@ -2,21 +2,12 @@ package gluelab.cli;
 
 import gluelab.bench.BenchPlan;
 import gluelab.bench.Tokens;
-import gluelab.calibrate.Calibration;
-import gluelab.calibrate.Calibrator;
-import gluelab.device.Device;
 import gluelab.devlog.Devlog;
-import gluelab.lab.Experiment;
 import gluelab.files.Locations;
-import gluelab.lab.RunReport;
+import gluelab.lab.Gluelab;
 import gluelab.model.SpecRegistry;
-import gluelab.ops.Catalogue;
-import gluelab.ops.Pass;
-import gluelab.ops.Variant;
 import gluelab.progress.ConsoleProgress;
 import gluelab.record.RecordStore;
-import gluelab.tensor.DType;
-import gluelab.timing.TimingConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -30,10 +21,10 @@ import java.util.concurrent.Callable;
 public final class DemoCommand implements Callable<Integer> {
     @Mixin DeviceOptions deviceOptions;
 
-    @Option(names = "--model", defaultValue = "llama-3-8b", description = "model spec (default: ${DEFAULT-VALUE}); see 'gluelab specs'")
+    @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE}); see 'gluelab specs'")
     String model;
 
-    @Option(names = "--tokens", description = "token counts (default: 512,1024,2048,4096 on the CPU; 2k,4k,16k,32k on a GPU)")
+    @Option(names = "--tokens", description = "token counts (default: 512,1024,2048,4096 without graph replay, as on the CPU; 2k,4k,16k,32k on a GPU)")
     String tokens;
 
     @Option(names = "--out", defaultValue = "out", description = "output folder (default: ${DEFAULT-VALUE})")
@@ -49,20 +40,23 @@ public final class DemoCommand implements Callable<Integer> {
     double stopFraction;
 
     @Override public Integer call() {
+        if (!(stopFraction > 0 && stopFraction < 1)) throw new IllegalArgumentException("--stop-fraction must be in (0, 1), got " + stopFraction);
         SpecRegistry specs = SpecRegistry.load(Locations.specFolders());
         var spec = specs.get(model);
-        try (Device device = deviceOptions.open()) {
-            List<Long> tok = Tokens.parse(tokens != null ? tokens : device.facts().kind().equals("cpu") ? "512,1024,2048,4096" : "2k,4k,16k,32k");
-            BenchPlan plan = new BenchPlan(spec, Catalogue.all(), tok, List.of(Variant.EAGER, Variant.FUSED),
-                    List.of(Pass.FORWARD, Pass.BACKWARD), DType.BF16, TimingConfig.quick(), 16);
-            plan.checkFits(device);
-            System.out.println("device: " + device.id() + " (" + device.facts().name() + ", " + device.facts().cores() + " cores)");
-            Calibration cal = new Calibrator(device, Locations.calibrationCache()).calibrate(recalibrate);
-            System.out.println("calibration: " + cal.describe());
+        List<Long> given = tokens == null ? null : Tokens.parse(tokens);
+        try (Gluelab lab = Gluelab.open(deviceOptions.device, specs)) {
+            // A device with graph replay is a GPU: it gets the larger token counts.
+            List<Long> tok = given != null ? given : Tokens.parse(lab.device().capabilities().graphReplay() ? "2k,4k,16k,32k" : "512,1024,2048,4096");
+            BenchPlan plan = BenchPlan.demo(spec, tok);
+            plan.checkRuns(lab.device());
+            System.out.println("device: " + lab.device().id() + " (" + lab.facts().name() + ", " + lab.facts().cores() + " cores)");
+            if (recalibrate) lab.calibrate();
+            System.out.println("calibration: " + lab.calibration().describe());
             Devlog log = new Devlog(devlog != null ? devlog : out.resolve("devlog.md"));
-            var outcome = Experiment.run("demo", plan, device, cal, new RecordStore(out), log, new ConsoleProgress(System.err), stopFraction);
+            lab.progress(new ConsoleProgress(System.err));
+            var outcome = lab.experiment(log).run("demo", plan, new RecordStore(out), stopFraction);
             System.out.println();
-            System.out.println(RunReport.rank(outcome.record()).table().printAll());
+            System.out.println(outcome.ranking().table().printAll());
             System.out.println("run: " + outcome.dir());
             System.out.println("findings: " + outcome.dir().resolve("findings.md"));
             System.out.println("devlog: " + log.file());

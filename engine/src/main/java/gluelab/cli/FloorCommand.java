@@ -1,6 +1,8 @@
 package gluelab.cli;
 
+import gluelab.bench.BenchPlan;
 import gluelab.bench.Tokens;
+import gluelab.units.Bandwidth;
 import gluelab.calibrate.Calibration;
 import gluelab.calibrate.Calibrator;
 import gluelab.device.Device;
@@ -22,9 +24,9 @@ public final class FloorCommand implements Callable<Integer> {
 
     @Mixin DeviceOptions deviceOptions;
 
-    @Option(names = "--model", defaultValue = "llama-3-8b") String model;
+    @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE})") String model;
 
-    @Option(names = "--tokens", defaultValue = "2048,4096") String tokens;
+    @Option(names = "--tokens", defaultValue = "2048,4096", description = "token counts (default: ${DEFAULT-VALUE}); 4k = 4096") String tokens;
 
     @Option(names = "--bandwidth", description = "GB/s to divide by instead of the device's calibration") Double bandwidth;
 
@@ -33,9 +35,9 @@ public final class FloorCommand implements Callable<Integer> {
         List<GlueOp> list = ops.stream().map(Catalogue::get).toList();
         List<Long> tok = Tokens.parse(tokens);
         Calibration cal;
-        if (bandwidth != null) {
-            if (!(bandwidth > 0)) throw new IllegalArgumentException("--bandwidth must be > 0 GB/s");
-            cal = Calibration.given("given", bandwidth * 1e9, 0);
+        Bandwidth given = bandwidth == null ? null : Bandwidth.gbPerSecond(bandwidth, "--bandwidth");
+        if (given != null) {
+            cal = Calibration.given("given", given.bytesPerSecond(), 0);
         } else {
             try (Device device = deviceOptions.open()) {
                 cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);

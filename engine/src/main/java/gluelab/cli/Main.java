@@ -18,6 +18,14 @@ public final class Main implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         for (CliPlugin p : ServiceLoader.load(CliPlugin.class)) p.register(cl);
+        // picocli skips its unmatched-argument check when --help is given; "gluelab no-such-command --help"
+        // must still say the command is unknown rather than print the general help and succeed.
+        cl.setExecutionStrategy(parseResult -> {
+            for (CommandLine.ParseResult p = parseResult; p != null; p = p.subcommand()) {
+                if (!p.unmatched().isEmpty()) throw new CommandLine.UnmatchedArgumentException(p.commandSpec().commandLine(), p.unmatched());
+            }
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         cl.setExecutionExceptionHandler((ex, line, parse) -> {
             boolean badInput = ex instanceof IllegalArgumentException;
             line.getErr().println("gluelab " + line.getCommandName() + ": error: " + ex.getMessage());

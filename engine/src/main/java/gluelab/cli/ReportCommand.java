@@ -18,9 +18,10 @@ public final class ReportCommand implements Callable<Integer> {
     @Override public Integer call() {
         ExperimentRecord r = RecordStore.load(dir);
         Path target = to != null ? to : dir;
-        Path findings = RunReport.render(r, target);
+        RunReport report = new RunReport(r);
+        Path findings = report.render(target);
         System.out.println(Tables.baselines(r.rows()).printAll());
-        System.out.println(RunReport.rank(r).table().printAll());
+        System.out.println(report.ranking().table().printAll());
         System.out.println("findings: " + findings);
         return 0;
     }

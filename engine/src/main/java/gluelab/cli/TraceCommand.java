@@ -3,6 +3,7 @@ package gluelab.cli;
 import gluelab.chart.Charts;
 import gluelab.files.Json;
 import gluelab.trace.*;
+import gluelab.units.Bandwidth;
 import picocli.CommandLine.*;
 
 import java.nio.file.Path;
@@ -28,9 +29,14 @@ public final class TraceCommand implements Runnable {
 
         KernelFamilies rules() { return families == null ? KernelFamilies.defaults() : KernelFamilies.parse(families); }
 
+        /** Every option checked before any trace is read. */
+        void check() {
+            if (top < 1) throw new IllegalArgumentException("--top must be a whole number >= 1 (rows to print), got " + top);
+            bandwidthBytes();
+        }
+
         Double bandwidthBytes() {
-            if (bandwidth != null && !(bandwidth > 0)) throw new IllegalArgumentException("--bandwidth must be > 0 GB/s");
-            return bandwidth == null ? null : bandwidth * 1e9;
+            return bandwidth == null ? null : Bandwidth.gbPerSecond(bandwidth, "--bandwidth").bytesPerSecond();
         }
     }
 
@@ -48,6 +54,7 @@ public final class TraceCommand implements Runnable {
         @Mixin Common common;
 
         @Override public Integer call() {
+            common.check();
             TraceSummary s = summarise(file, common);
             if (common.json) {
                 System.out.println(Json.write(s));
@@ -69,6 +76,7 @@ public final class TraceCommand implements Runnable {
         @Option(names = "--chart", description = "write a family chart (PNG and SVG) to this path without extension") Path chart;
 
         @Override public Integer call() {
+            common.check();
             TraceDiff d = TraceDiff.of(summarise(a, common), summarise(b, common));
             if (chart != null) Charts.save(TraceCharts.families(d), chart);
             if (common.json) System.out.println(Json.write(d));

@@ -15,6 +15,9 @@ public interface Device extends AutoCloseable {
 
     DeviceFacts facts();
 
+    /** What this device can do: dtypes, graph replay, peak FLOP/s. */
+    Capabilities capabilities();
+
     Buffer allocate(TensorSpec spec);
 
     void upload(Tensor host, Buffer dst);

@@ -12,6 +12,8 @@ import gluelab.device.DeviceFacts;
 import gluelab.device.Devices;
 import gluelab.devlog.Devlog;
 import gluelab.floor.Floor;
+import gluelab.rank.Ranking;
+import gluelab.units.Bandwidth;
 import gluelab.model.ModelSpec;
 import gluelab.model.SpecRegistry;
 import gluelab.ops.*;
@@ -46,7 +48,12 @@ public final class Gluelab implements AutoCloseable {
     public static Gluelab open() { return open("auto"); }
 
     public static Gluelab open(String deviceSelector) {
-        return new Gluelab(Devices.open(deviceSelector), SpecRegistry.load(Locations.specFolders()));
+        return open(deviceSelector, SpecRegistry.load(Locations.specFolders()));
+    }
+
+    /** A lab on the selected device with the given model specs (the CLI loads them first, to check options before any work). */
+    public static Gluelab open(String deviceSelector, SpecRegistry specs) {
+        return new Gluelab(Devices.open(deviceSelector), specs);
     }
 
     public Device device() { return device; }
@@ -77,9 +84,9 @@ public final class Gluelab implements AutoCloseable {
         return calibration;
     }
 
-    /** Uses a given bandwidth (bytes/s) and peak (FLOP/s) for floors instead of measuring. */
-    public Gluelab assumeBandwidth(double bytesPerSecond, double peakFlops) {
-        calibration = Calibration.given(device.facts().name(), bytesPerSecond, peakFlops);
+    /** Uses a given bandwidth (e.g. {@code Bandwidth.gbPerSecond(4000)}) and peak (FLOP/s) for floors instead of measuring. */
+    public Gluelab assumeBandwidth(Bandwidth bandwidth, double peakFlops) {
+        calibration = Calibration.given(device.facts().name(), bandwidth.bytesPerSecond(), peakFlops);
         return this;
     }
 
@@ -158,6 +165,17 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.compilelog.GraphBudget.of(gluelab.compilelog.CompileLogParser.read(Path.of(file)));
     }
 
+    /** Measures a plan on this lab's device, handing each row to {@code onRow} as it lands. */
+    public BenchResult run(BenchPlan plan, java.util.function.Consumer<gluelab.record.Row> onRow) {
+        return new BenchRunner(device, calibration()).run(plan, progress, onRow);
+    }
+
+    /** Measures a plan, logging each row to {@code devlog} as it lands. */
+    public BenchResult run(BenchPlan plan, Devlog devlog) { return run(plan, row -> devlog.measurement(row.describe())); }
+
+    /** Recorded runs on this lab's device, logging to {@code devlog}. */
+    public Experiment experiment(Devlog devlog) { return new Experiment(device, calibration(), devlog, progress); }
+
     public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
 
     /** An analyst's kernel launch against its floor; bytes from its buffer arguments. */
@@ -191,52 +209,37 @@ public final class Gluelab implements AutoCloseable {
         device.close();
     }
 
-    /** Fluent description of a bench; run() measures, record() also writes an experiment record. */
+    /** Fluent description of a bench (a {@link BenchPlan.Builder}); run() measures, record() also writes an experiment record. */
     public final class BenchBuilder {
-        private final List<GlueOp> ops = new ArrayList<>();
-        private String model = "llama-3-8b";
-        private List<Long> tokens = List.of(2048L);
-        private List<Variant> variants = List.of(Variant.EAGER, Variant.FUSED);
-        private List<Pass> passes = List.of(Pass.FORWARD);
-        private DType dtype = DType.BF16;
-        private TimingConfig timing = TimingConfig.defaults();
-        private long checkTokens = 16;
+        private final BenchPlan.Builder plan = BenchPlan.builder(specs);
 
-        private BenchBuilder(String... names) {
-            if (names.length == 0) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
-            for (String n : names) ops.add(Catalogue.get(n));
-        }
+        private BenchBuilder(String... names) { plan.ops(List.of(names)); }
 
-        public BenchBuilder model(String name) { spec(name); model = name; return this; }
+        public BenchBuilder model(String name) { plan.model(name); return this; }
 
-        public BenchBuilder tokens(long... t) {
-            List<Long> list = new ArrayList<>();
-            for (long v : t) list.add(Tokens.check(v, Long.toString(v)));
-            tokens = list;
-            return this;
-        }
+        public BenchBuilder tokens(long... t) { plan.tokens(Arrays.stream(t).boxed().toList()); return this; }
 
-        public BenchBuilder tokens(String list) { tokens = Tokens.parse(list); return this; }
+        public BenchBuilder tokens(String list) { plan.tokens(list); return this; }
 
-        public BenchBuilder variants(String... v) { variants = Arrays.stream(v).map(Variant::parse).toList(); return this; }
+        public BenchBuilder variants(String... v) { plan.variants(String.join(",", v)); return this; }
 
-        public BenchBuilder passes(String... p) { passes = Arrays.stream(p).map(Pass::parse).toList(); return this; }
+        public BenchBuilder passes(String... p) { plan.passes(String.join(",", p)); return this; }
 
-        public BenchBuilder dtype(String d) { dtype = DType.parse(d); return this; }
+        public BenchBuilder dtype(String d) { plan.dtype(d); return this; }
 
-        public BenchBuilder timing(TimingConfig t) { timing = t; return this; }
+        public BenchBuilder timing(TimingConfig t) { plan.timing(t); return this; }
 
-        public BenchBuilder quick() { timing = TimingConfig.quick(); return this; }
+        public BenchBuilder quick() { plan.timing(TimingConfig.quick()); return this; }
 
-        public BenchBuilder hot() { timing = timing.withMode(gluelab.timing.Mode.HOT); return this; }
+        public BenchBuilder hot() { plan.mode("hot"); return this; }
 
         /** Correctness check size in tokens; 0 skips checks. */
-        public BenchBuilder check(long tokensForCheck) { checkTokens = tokensForCheck; return this; }
+        public BenchBuilder check(long tokensForCheck) { plan.check(tokensForCheck); return this; }
 
-        public BenchPlan plan() { return new BenchPlan(spec(model), ops, tokens, variants, passes, dtype, timing, checkTokens); }
+        public BenchPlan plan() { return plan.build(); }
 
         public BenchResult run() {
-            BenchResult own = new BenchRunner(device, calibration()).run(plan(), progress, row -> {});
+            BenchResult own = Gluelab.this.run(plan(), row -> {});
             return withTorch == null ? own : torch(withTorch).bench(plan(), calibration(), own,
                     java.util.List.of(gluelab.torch.TorchVariant.values()), "default", progress).result();
         }
@@ -250,7 +253,7 @@ public final class Gluelab implements AutoCloseable {
 
         /** Runs as a recorded experiment under {@code outDir}, logging to {@code devlog}. */
         public Experiment.Outcome record(String outDir, Devlog devlog) {
-            return Experiment.run("bench", plan(), device, calibration(), new RecordStore(Path.of(outDir)), devlog, progress, 0.01);
+            return experiment(devlog).run("bench", plan(), new RecordStore(Path.of(outDir)), Ranking.DEFAULT_STOP_FRACTION);
         }
     }
 

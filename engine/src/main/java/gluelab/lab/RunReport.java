@@ -2,6 +2,9 @@ package gluelab.lab;
 
 import gluelab.chart.Charts;
 import gluelab.model.ModelSpec;
+import gluelab.ops.Pass;
+import gluelab.ops.Replay;
+import gluelab.ops.Variant;
 import gluelab.rank.Candidate;
 import gluelab.rank.LayerRecipe;
 import gluelab.rank.Ranking;
@@ -19,25 +22,35 @@ import java.util.*;
  * of a saved run is identical to the first.
  */
 public final class RunReport {
-    private RunReport() {}
+    private final ExperimentRecord r;
+    private Ranking ranking;
 
-    /** Ranks the eager (current) rows of the ops one layer runs, at the largest measured token count, fwd + bwd. */
-    public static Ranking rank(ExperimentRecord r) {
+    public RunReport(ExperimentRecord record) { this.r = record; }
+
+    public ExperimentRecord record() { return r; }
+
+    /** Ranks the eager (current) direct rows of the ops one layer runs, at the largest measured token count, fwd + bwd. */
+    public Ranking ranking() {
+        if (ranking == null) ranking = rank();
+        return ranking;
+    }
+
+    private Ranking rank() {
         ModelSpec spec = r.spec();
         long tokens = r.rows().stream().mapToLong(Row::tokens).max().orElseThrow(() -> new IllegalArgumentException("record " + r.id() + " has no rows"));
         LayerRecipe recipe = LayerRecipe.of(spec);
         List<Row> current = r.rows().stream()
-                .filter(x -> x.tokens() == tokens && x.variant().equals("eager") && recipe.count(x.op()) > 0).toList();
+                .filter(x -> x.tokens() == tokens && x.variant() == Variant.EAGER && x.replay() == Replay.DIRECT && recipe.count(x.op()) > 0).toList();
         if (current.isEmpty()) {
-            current = r.rows().stream().filter(x -> x.tokens() == tokens && recipe.count(x.op()) > 0).toList();
+            current = r.rows().stream().filter(x -> x.tokens() == tokens && x.replay() == Replay.DIRECT && recipe.count(x.op()) > 0).toList();
         }
         double glue = 0;
         for (Row x : current) glue += x.measuredUs() * recipe.count(x.op());
-        boolean withBackward = current.stream().anyMatch(x -> x.pass().equals("bwd"));
+        boolean withBackward = current.stream().anyMatch(x -> x.pass() == Pass.BACKWARD);
         double layer = glue + recipe.matmulMicros(tokens, r.environment().calibration(), withBackward);
         List<Candidate> cands = new ArrayList<>();
         for (Row x : current) {
-            cands.add(new Candidate(x.op(), x.pass(), x.variant(), x.tokens(), recipe.count(x.op()), x.measuredUs(), x.idealUs(), layer));
+            cands.add(new Candidate(x.key(), recipe.count(x.op()), x.measuredUs(), x.idealUs(), layer, x.measurement().noisy().orElse("")));
         }
         return Ranking.of(cands, r.stopFraction());
     }
@@ -47,15 +60,15 @@ public final class RunReport {
      * that cannot be drawn (a host without fonts) is left out and named in the findings; it never
      * fails the run, whose record is already saved.
      */
-    public static Path render(ExperimentRecord r, Path dir) {
-        Ranking ranking = rank(r);
+    public Path render(Path dir) {
+        Ranking ranking = ranking();
         Map<String, String> charts = new LinkedHashMap<>();
         List<String> skipped = new ArrayList<>();
         String device = r.environment().device() == null ? null : r.environment().device().name();
         if (!ranking.ranked().isEmpty()) draw(charts, skipped, "ranked", dir, () -> Charts.ranked(ranking, device, r.spec().name()));
-        for (String pass : List.of("fwd", "bwd")) {
-            if (r.rows().stream().anyMatch(x -> x.pass().equals(pass))) {
-                draw(charts, skipped, "baselines_" + pass, dir, () -> Charts.baselines(r.rows(), pass, device));
+        for (Pass pass : Pass.values()) {
+            if (r.rows().stream().anyMatch(x -> x.pass() == pass)) {
+                draw(charts, skipped, "baselines_" + pass.id(), dir, () -> Charts.baselines(r.rows(), pass.id(), device));
             }
         }
         long largest = r.rows().stream().mapToLong(Row::tokens).max().orElse(0);

@@ -6,9 +6,9 @@ import java.util.Locale;
 public enum Pass {
     FORWARD, BACKWARD;
 
-    public String id() { return this == FORWARD ? "fwd" : "bwd"; }
+    @com.fasterxml.jackson.annotation.JsonValue public String id() { return this == FORWARD ? "fwd" : "bwd"; }
 
-    public static Pass parse(String text) {
+    @com.fasterxml.jackson.annotation.JsonCreator public static Pass parse(String text) {
         return switch (text.trim().toLowerCase(Locale.ROOT)) {
             case "fwd", "forward" -> FORWARD;
             case "bwd", "backward" -> BACKWARD;

@@ -10,9 +10,9 @@ import java.util.Locale;
 public enum Variant {
     EAGER, FUSED;
 
-    public String id() { return name().toLowerCase(Locale.ROOT); }
+    @com.fasterxml.jackson.annotation.JsonValue public String id() { return name().toLowerCase(Locale.ROOT); }
 
-    public static Variant parse(String text) {
+    @com.fasterxml.jackson.annotation.JsonCreator public static Variant parse(String text) {
         for (Variant v : values()) if (v.id().equals(text.trim().toLowerCase(Locale.ROOT))) return v;
         throw new IllegalArgumentException("unknown variant '" + text + "'; known: " + Arrays.stream(values()).map(Variant::id).toList());
     }

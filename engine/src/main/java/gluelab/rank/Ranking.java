@@ -11,6 +11,9 @@ import java.util.List;
  * effort stops when the whole remaining gap is under it.
  */
 public final class Ranking {
+    /** Gaps under 1% of the layer are not worth a change. */
+    public static final double DEFAULT_STOP_FRACTION = 0.01;
+
     private final List<Candidate> ranked;
     private final double stopFraction;
 
@@ -48,11 +51,11 @@ public final class Ranking {
         DoubleColumn measured = DoubleColumn.create("measured_us"), ideal = DoubleColumn.create("ideal_us"),
                 gap = DoubleColumn.create("gap_us"), ratio = DoubleColumn.create("ratio"),
                 share = DoubleColumn.create("share_pct"), score = DoubleColumn.create("score");
-        StringColumn verdict = StringColumn.create("verdict");
+        StringColumn verdict = StringColumn.create("verdict"), caveat = StringColumn.create("noisy");
         for (Candidate c : ranked) {
             op.append(c.op());
-            pass.append(c.pass());
-            variant.append(c.variant());
+            pass.append(c.pass().id());
+            variant.append(c.variant().id());
             tokens.append((int) c.tokens());
             count.append(c.count());
             measured.append(round(c.measuredUs(), 1));
@@ -62,14 +65,12 @@ public final class Ranking {
             share.append(round(100 * c.share(), 2));
             score.append(round(c.score(), 2));
             verdict.append(worthFixing(c) ? "fix" : "below stop rule");
+            caveat.append(c.caveat());
         }
         t.addColumns(op, pass, variant, tokens, count, measured, ideal, gap, ratio, share, score, verdict);
+        if (ranked.stream().anyMatch(c -> !c.caveat().isEmpty())) t.addColumns(caveat);
         return t;
     }
 
-    static double round(double v, int places) {
-        if (!Double.isFinite(v)) return v;
-        double f = Math.pow(10, places);
-        return Math.round(v * f) / f;
-    }
+    static double round(double v, int places) { return gluelab.units.Numbers.places(v, places); }
 }

@@ -13,13 +13,14 @@ public record Environment(String gluelabVersion, String jvm, String os, String h
                           DeviceFacts device, Calibration calibration, String startedAt) {
     public static final String VERSION = "0.1.0";
 
-    public static Environment capture(DeviceFacts device, Calibration calibration) {
+    /** The environment now, for a run that started at {@code startedAt}. */
+    public static Environment capture(DeviceFacts device, Calibration calibration, Instant startedAt) {
         String commit = git("rev-parse", "HEAD");
         String status = git("status", "--porcelain");
         return new Environment(VERSION, "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")",
                 System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
                 hostName(), commit == null ? "-" : commit, status != null && !status.isBlank(), device, calibration,
-                Instant.now().toString());
+                startedAt.toString());
     }
 
     private static String hostName() {

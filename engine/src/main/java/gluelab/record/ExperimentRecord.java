@@ -11,7 +11,8 @@ import java.util.Map;
 public record ExperimentRecord(int formatVersion, String id, String kind, gluelab.model.ModelSpec spec, Map<String, String> parameters,
                                Map<String, String> telemetry, Environment environment, List<Row> rows, double stopFraction,
                                String finishedAt) {
-    public static final int FORMAT = 1;
+    /** 2: rows keyed by {@link gluelab.ops.MeasureKey} (replay a field, not a variant suffix), measurements with noise and stop rule. */
+    public static final int FORMAT = 2;
 
     public ExperimentRecord {
         parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));

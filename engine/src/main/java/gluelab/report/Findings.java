@@ -4,10 +4,18 @@ import gluelab.calibrate.Calibration;
 import gluelab.rank.Candidate;
 import gluelab.rank.Ranking;
 import gluelab.record.ExperimentRecord;
+import gluelab.ops.MeasureKey;
+import gluelab.ops.Pass;
+import gluelab.ops.Replay;
+import gluelab.ops.Variant;
 import gluelab.record.Row;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimedLaunch;
+import gluelab.units.Numbers;
 
-import java.util.List;
-import java.util.Map;
+import java.util.*;
+import java.util.stream.Collectors;
 
 /**
  * The findings doc of a run, in markdown: the summary block first (what a PR quotes), then the
@@ -21,18 +29,27 @@ public final class Findings {
         Calibration cal = r.environment().calibration();
         md.append("# Findings: ").append(r.model()).append(" glue ops on ").append(r.environment().device().name()).append("\n\n");
         md.append("## Summary\n\n");
-        md.append("Conditions: ").append(r.model()).append(", ").append(r.parameters().getOrDefault("dtype", "bf16"))
+        md.append("Conditions: ").append(r.model()).append(", ").append(r.rows().isEmpty() ? "-" : r.rows().getFirst().dtype().id())
                 .append(", tokens ").append(r.parameters().getOrDefault("tokens", "?")).append(", device ")
                 .append(r.environment().device().kind()).append(" (").append(r.environment().device().name()).append("), ")
                 .append(String.format("floor bandwidth %.1f GB/s", cal.bandwidth() / 1e9)).append(".\n\n");
         md.append("```\n");
         for (Candidate c : ranking.ranked()) {
-            Row fused = find(r.rows(), c.op(), c.pass(), "fused", c.tokens());
+            Row fused = find(r.rows(), new MeasureKey(c.op(), c.pass(), Variant.FUSED, Replay.DIRECT, c.tokens(), c.key().dtype()));
             String after = fused == null ? "" : String.format(" -> fused %.1f us (%.2fx)", fused.measuredUs(), c.measuredUs() / fused.measuredUs());
-            md.append(String.format("%-20s %s T=%d: eager %.1f us%s, ideal %.1f us, %.1f%% of layer%n",
-                    c.op(), c.pass(), c.tokens(), c.measuredUs(), after, c.idealUs(), 100 * c.share()));
+            md.append(String.format("%-20s %s T=%d: %s %.1f us%s, ideal %.1f us, %.1f%% of layer%s%n",
+                    c.op(), c.pass().id(), c.tokens(), c.variant().id(), c.measuredUs(), after, c.idealUs(), 100 * c.share(),
+                    c.caveat().isEmpty() ? "" : " [noisy: " + c.caveat() + "]"));
         }
         md.append("```\n\n");
+        List<String> noisy = Tables.noisy(r.rows());
+        if (!noisy.isEmpty()) {
+            md.append("**Noisy rows** (").append(noisy.size()).append(" of ").append(r.rows().size())
+                    .append("): these stopped on the timeout, have fewer samples than the stop rule asks, or their median's noise is above its bound; ")
+                    .append("re-measure them (longer `--timeout`, quieter machine) before quoting them.\n\n");
+            for (String line : noisy) md.append("- ").append(line).append('\n');
+            md.append('\n');
+        }
         md.append(ranking.stopReached()
                 ? "Stop rule reached: the remaining gap is under " + pct(ranking.stopFraction()) + " of the layer.\n\n"
                 : ranking.worthFixing().size() + " candidate(s) have a gap of at least " + pct(ranking.stopFraction()) + " of the layer.\n\n");
@@ -54,10 +71,11 @@ public final class Findings {
         md.append("- calibration: ").append(cal.describe()).append('\n');
         md.append("- gluelab ").append(env.gluelabVersion()).append(", ").append(env.jvm()).append(", ").append(env.os()).append('\n');
         md.append("- commit: ").append(env.gitCommit()).append(env.gitDirty() ? " (dirty)" : "").append('\n');
-        md.append("- run: ").append(r.id()).append(", started ").append(env.startedAt()).append(", finished ").append(r.finishedAt()).append("\n\n");
-        md.append("## Not tested\n\n- CUDA-graph replay rows (CPU run)\n- three fresh processes per confirmation (one process, interleaved screening)\n\n");
-        md.append("## Method\n\nCold samples (last-level cache flushed before each), variants interleaved in one process, stop at rel stdev < ")
-                .append(r.parameters().getOrDefault("maxRelStdev", "?")).append(" or timeout; medians reported. See docs/methodology.md.\n");
+        md.append("- run: ").append(r.id()).append(", started ").append(env.startedAt()).append(", finished ").append(r.finishedAt())
+                .append(span(env.startedAt(), r.finishedAt())).append("\n\n");
+        md.append("## Not tested\n\n");
+        for (String line : notTested(r)) md.append("- ").append(line).append('\n');
+        md.append("\n## Method\n\n").append(method(r)).append(" See docs/methodology.md.\n");
         return md.toString();
     }
 
@@ -67,8 +85,51 @@ public final class Findings {
 
     private static String pct(double f) { return String.format("%.1f%%", 100 * f); }
 
-    static Row find(List<Row> rows, String op, String pass, String variant, long tokens) {
-        for (Row r : rows) if (r.op().equals(op) && r.pass().equals(pass) && r.variant().equals(variant) && r.tokens() == tokens) return r;
+    static Row find(List<Row> rows, MeasureKey key) {
+        for (Row r : rows) if (r.key().equals(key)) return r;
         return null;
+    }
+
+    /** What this run did not measure, read from its rows and parameters. */
+    static List<String> notTested(ExperimentRecord r) {
+        List<String> out = new ArrayList<>();
+        boolean graphs = r.rows().stream().anyMatch(x -> x.replay() == Replay.GRAPH);
+        if (!graphs) out.add("CUDA-graph replay rows (the " + r.environment().device().kind() + " device has no graph replay)");
+        Set<Pass> passes = r.rows().stream().map(Row::pass).collect(Collectors.toCollection(() -> EnumSet.noneOf(Pass.class)));
+        for (Pass p : Pass.values()) if (!passes.contains(p)) out.add(p.id() + " pass (not asked for)");
+        Set<Variant> variants = r.rows().stream().map(Row::variant).collect(Collectors.toCollection(() -> EnumSet.noneOf(Variant.class)));
+        for (Variant v : Variant.values()) if (!variants.contains(v)) out.add(v.id() + " variant (not asked for)");
+        Set<Mode> modes = r.rows().stream().map(x -> x.measurement().mode()).collect(Collectors.toCollection(() -> EnumSet.noneOf(Mode.class)));
+        if (!modes.contains(Mode.HOT)) out.add("hot samples (back to back, caches warm): every sample here is cold");
+        if (!modes.contains(Mode.COLD)) out.add("cold samples (cache flushed before each): every sample here is hot");
+        if (r.rows().stream().noneMatch(x -> x.correctness() != null)) out.add("correctness against the fp64 reference (checks were off)");
+        out.add("three fresh processes per confirmation (one process, interleaved screening)");
+        return out;
+    }
+
+    /** How the samples were taken, from the record's own measurements. */
+    static String method(ExperimentRecord r) {
+        Set<Mode> modes = r.rows().stream().map(x -> x.measurement().mode()).collect(Collectors.toCollection(() -> EnumSet.noneOf(Mode.class)));
+        List<String> parts = new ArrayList<>();
+        if (modes.contains(Mode.COLD)) parts.add("cold samples (last-level cache flushed before each)");
+        if (modes.contains(Mode.HOT)) parts.add("hot samples (batches of back-to-back launches)");
+        String how = String.join(" and ", parts);
+        StopRule rule = r.rows().stream().map(x -> x.measurement().rule()).filter(Objects::nonNull).findFirst().orElse(null);
+        String stop = rule == null ? "stop rule not recorded" : String.format(Locale.ROOT,
+                "each row stopped once its median's noise was under %s after at least %d samples and %s s of device time, or at a %s s timeout",
+                Numbers.percent(rule.maxNoise()), rule.minSamples(), rule.minSeconds(), rule.timeoutSeconds());
+        boolean graphs = r.rows().stream().anyMatch(x -> x.replay() == Replay.GRAPH);
+        return Character.toUpperCase(how.charAt(0)) + how.substring(1) + ", variants interleaved in one process"
+                + (graphs ? ", CUDA-graph rows replaying " + TimedLaunch.GRAPH_REPEATS + " captured launches per sample on their own sample budget" : "")
+                + "; " + stop + "; medians reported.";
+    }
+
+    private static String span(String started, String finished) {
+        try {
+            double s = java.time.Duration.between(java.time.Instant.parse(started), java.time.Instant.parse(finished)).toMillis() / 1000.0;
+            return String.format(Locale.ROOT, " (%.1f s)", s);
+        } catch (RuntimeException e) {
+            return "";
+        }
     }
 }

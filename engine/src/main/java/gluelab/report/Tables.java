@@ -1,7 +1,11 @@
 package gluelab.report;
 
 import gluelab.check.Correctness;
+import gluelab.ops.Pass;
+import gluelab.ops.Replay;
+import gluelab.ops.Variant;
 import gluelab.record.Row;
+import gluelab.units.Numbers;
 import tech.tablesaw.api.*;
 
 import java.util.*;
@@ -10,67 +14,87 @@ import java.util.*;
 public final class Tables {
     private Tables() {}
 
+    /**
+     * Every row with its summary; {@code noise_pct} is the median's noise the stop rule judged,
+     * and {@code noisy} says why a row is not to be trusted as it stands (empty when sound).
+     */
     public static Table results(List<Row> rows) {
         Table t = Table.create("measurements");
-        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), variant = StringColumn.create("variant");
+        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), variant = StringColumn.create("variant"),
+                replay = StringColumn.create("replay");
         IntColumn tokens = IntColumn.create("tokens"), kernels = IntColumn.create("kernels"), n = IntColumn.create("samples");
         DoubleColumn median = DoubleColumn.create("median_us"), min = DoubleColumn.create("min_us"), ideal = DoubleColumn.create("ideal_us"),
-                pct = DoubleColumn.create("pct_of_floor"), gbs = DoubleColumn.create("GB_per_s"), noise = DoubleColumn.create("rel_stdev_pct"),
-                peak = DoubleColumn.create("peak_MiB");
-        StringColumn stop = StringColumn.create("stop");
+                pct = DoubleColumn.create("pct_of_floor"), gbs = DoubleColumn.create("GB_per_s"), noise = DoubleColumn.create("noise_pct"),
+                spread = DoubleColumn.create("rel_stdev_pct"), peak = DoubleColumn.create("peak_MiB");
+        StringColumn stop = StringColumn.create("stop"), noisy = StringColumn.create("noisy");
         for (Row r : rows) {
             op.append(r.op());
-            pass.append(r.pass());
-            variant.append(r.variant());
+            pass.append(r.pass().id());
+            variant.append(r.variant().id());
+            replay.append(r.replay().id());
             tokens.append((int) r.tokens());
             median.append(round(r.measuredUs(), 1));
             min.append(round(r.measurement().summary().min() * 1e6, 1));
             ideal.append(round(r.idealUs(), 1));
             pct.append(round(r.percentOfFloor(), 1));
             gbs.append(round(r.achievedGBs(), 1));
-            noise.append(round(100 * r.measurement().summary().relStdev(), 2));
+            noise.append(Numbers.significant(100 * r.measurement().noise(), 2));
+            spread.append(Numbers.significant(100 * r.measurement().summary().relStdev(), 2));
             n.append(r.measurement().summary().count());
             kernels.append(r.measurement().kernels());
             peak.append(round(r.measurement().peakBytes() / 1048576.0, 1));
             stop.append(r.measurement().stopReason().name().toLowerCase(Locale.ROOT));
+            noisy.append(r.measurement().noisy().orElse(""));
         }
-        t.addColumns(op, pass, variant, tokens, median, min, ideal, pct, gbs, noise, n, kernels, peak, stop);
+        t.addColumns(op, pass, variant, replay, tokens, median, min, ideal, pct, gbs, noise, spread, n, kernels, peak, stop, noisy);
         return t;
     }
 
-    /** One line per (op, pass, tokens): eager and fused side by side with the speedup. */
+    /** Rows whose measurement is not to be trusted as it stands, with why: "rmsnorm fwd eager T=2048 bf16: timeout". */
+    public static List<String> noisy(List<Row> rows) {
+        List<String> out = new ArrayList<>();
+        for (Row r : rows) r.measurement().noisy().ifPresent(why -> out.add(r.key() + ": " + why));
+        return out;
+    }
+
+    /** One line per (op, pass, tokens): eager and fused side by side with the speedup, and graph replays where measured. */
     public static Table baselines(List<Row> rows) {
         Table t = Table.create("baselines: eager vs fused");
-        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass");
+        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), noisy = StringColumn.create("noisy");
         IntColumn tokens = IntColumn.create("tokens");
         DoubleColumn ideal = DoubleColumn.create("ideal_us"), eager = DoubleColumn.create("eager_us"), fused = DoubleColumn.create("fused_us"),
                 speedup = DoubleColumn.create("speedup"), eagerPct = DoubleColumn.create("eager_pct_floor"), fusedPct = DoubleColumn.create("fused_pct_floor");
-        // Slots: eager, fused, eager under a CUDA graph, fused under a CUDA graph.
-        List<String> slots = List.of("eager", "fused", "eager@graph", "fused@graph");
-        Map<String, Row[]> pairs = new LinkedHashMap<>();
-        for (Row r : rows) {
-            int slot = slots.indexOf(r.variant());
-            if (slot < 0) continue;
-            pairs.computeIfAbsent(r.op() + "|" + r.pass() + "|" + r.tokens(), k -> new Row[4])[slot] = r;
-        }
-        boolean graphs = rows.stream().anyMatch(r -> r.variant().endsWith("@graph"));
+        record Slot(Variant variant, Replay replay) {}
+        record Group(String op, Pass pass, long tokens) {}
+        Map<Group, Map<Slot, Row>> groups = new LinkedHashMap<>();
+        for (Row r : rows) groups.computeIfAbsent(new Group(r.op(), r.pass(), r.tokens()), k -> new HashMap<>()).put(new Slot(r.variant(), r.replay()), r);
+        boolean graphs = rows.stream().anyMatch(r -> r.replay() == Replay.GRAPH);
         DoubleColumn eagerGraph = DoubleColumn.create("eager_graph_us"), fusedGraph = DoubleColumn.create("fused_graph_us");
-        for (Row[] pair : pairs.values()) {
-            Row any = java.util.Arrays.stream(pair).filter(java.util.Objects::nonNull).findFirst().orElseThrow();
-            eagerGraph.append(pair[2] == null ? Double.NaN : round(pair[2].measuredUs(), 1));
-            fusedGraph.append(pair[3] == null ? Double.NaN : round(pair[3].measuredUs(), 1));
-            op.append(any.op());
-            pass.append(any.pass());
-            tokens.append((int) any.tokens());
+        for (var e : groups.entrySet()) {
+            Map<Slot, Row> slots = e.getValue();
+            Row eg = slots.get(new Slot(Variant.EAGER, Replay.DIRECT)), fu = slots.get(new Slot(Variant.FUSED, Replay.DIRECT));
+            Row any = slots.values().iterator().next();
+            op.append(e.getKey().op());
+            pass.append(e.getKey().pass().id());
+            tokens.append((int) e.getKey().tokens());
             ideal.append(round(any.idealUs(), 1));
-            eager.append(pair[0] == null ? Double.NaN : round(pair[0].measuredUs(), 1));
-            fused.append(pair[1] == null ? Double.NaN : round(pair[1].measuredUs(), 1));
-            speedup.append(pair[0] == null || pair[1] == null ? Double.NaN : round(pair[0].measuredUs() / pair[1].measuredUs(), 2));
-            eagerPct.append(pair[0] == null ? Double.NaN : round(pair[0].percentOfFloor(), 1));
-            fusedPct.append(pair[1] == null ? Double.NaN : round(pair[1].percentOfFloor(), 1));
+            eager.append(eg == null ? Double.NaN : round(eg.measuredUs(), 1));
+            fused.append(fu == null ? Double.NaN : round(fu.measuredUs(), 1));
+            speedup.append(eg == null || fu == null ? Double.NaN : round(eg.measuredUs() / fu.measuredUs(), 2));
+            eagerPct.append(eg == null ? Double.NaN : round(eg.percentOfFloor(), 1));
+            fusedPct.append(fu == null ? Double.NaN : round(fu.percentOfFloor(), 1));
+            Row egg = slots.get(new Slot(Variant.EAGER, Replay.GRAPH)), fug = slots.get(new Slot(Variant.FUSED, Replay.GRAPH));
+            eagerGraph.append(egg == null ? Double.NaN : round(egg.measuredUs(), 1));
+            fusedGraph.append(fug == null ? Double.NaN : round(fug.measuredUs(), 1));
+            List<String> why = new ArrayList<>();
+            for (var se : slots.entrySet()) {
+                se.getValue().measurement().noisy().ifPresent(w -> why.add(se.getValue().key().series() + ": " + w));
+            }
+            noisy.append(String.join("; ", why.stream().sorted().toList()));
         }
         t.addColumns(op, pass, tokens, ideal, eager, fused, speedup, eagerPct, fusedPct);
         if (graphs) t.addColumns(eagerGraph, fusedGraph);
+        if (noisy.asList().stream().anyMatch(x -> !x.isEmpty())) t.addColumns(noisy);
         return t;
     }
 
@@ -87,9 +111,9 @@ public final class Tables {
                 pass.append(c.pass());
                 variant.append(c.variant());
                 tensor.append(e.tensor());
-                relL2.append(e.relL2());
+                relL2.append(Numbers.significant(e.relL2(), 3));
                 ulp.append(round(e.maxUlp(), 2));
-                relEager.append(c.vsEager().size() > i ? c.vsEager().get(i).relL2() : Double.NaN);
+                relEager.append(c.vsEager().size() > i ? Numbers.significant(c.vsEager().get(i).relL2(), 3) : Double.NaN);
                 ok.append(c.passed() ? "ok" : "FAIL");
             }
         }
@@ -112,9 +136,5 @@ public final class Tables {
         return sb.toString();
     }
 
-    static double round(double v, int places) {
-        if (!Double.isFinite(v)) return v;
-        double f = Math.pow(10, places);
-        return Math.round(v * f) / f;
-    }
+    static double round(double v, int places) { return Numbers.places(v, places); }
 }

@@ -20,7 +20,7 @@ public enum DType {
     public boolean isFloating() { return floating; }
 
     /** Name as users write it: bf16, fp32, ... */
-    public String id() { return name().toLowerCase(Locale.ROOT); }
+    @com.fasterxml.jackson.annotation.JsonValue public String id() { return name().toLowerCase(Locale.ROOT); }
 
     /** Spacing between neighbouring representable values at {@code x} (the unit in the last place). */
     public double ulp(double x) {
@@ -45,7 +45,7 @@ public enum DType {
         };
     }
 
-    public static DType parse(String text) {
+    @com.fasterxml.jackson.annotation.JsonCreator public static DType parse(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         for (DType d : values()) {
             if (d.id().equals(t)) return d;

@@ -11,15 +11,16 @@ import java.util.Optional;
 /**
  * Times launches on a device. Method: warm up for a fixed time; then per sample, in COLD mode
  * flush the last-level cache and time one launch, in HOT mode time a batch of back-to-back
- * launches and divide; stop by the {@link StopRule}. All raw samples are kept.
+ * launches and divide; stop by each subject's {@link StopRule}, which counts the device time a
+ * sample covered (all launches a graph replays). All raw samples are kept.
  */
 public final class Harness {
     private final Device device;
 
     public Harness(Device device) { this.device = device; }
 
-    /** A thing to time: its label, launch, and the bytes it holds (for the peak memory column). */
-    public record Subject(String label, Launch launch, long argumentBytes) {}
+    /** A thing to time: its label, launch, the bytes it holds (for the peak memory column) and its stop rule. */
+    public record Subject(String label, Launch launch, long argumentBytes, StopRule stop) {}
 
     public Measurement measure(Subject subject, TimingConfig config) {
         return interleave(List.of(subject), config).getFirst();
@@ -28,38 +29,42 @@ public final class Harness {
     /**
      * Screens several subjects in one process: each round takes one sample of every subject not yet
      * stopped, rotating the order each round so no subject always runs after the same neighbour.
+     * Samples the timer marks invalid are discarded; a subject with no valid sample by its timeout
+     * fails the measurement, naming it.
      */
     public List<Measurement> interleave(List<Subject> subjects, TimingConfig config) {
         int n = subjects.size();
         // The first flush allocates and touches the flush buffer: keep that out of any sample's budget.
         if (config.mode() == Mode.COLD) device.flushCache();
-        for (Subject s : subjects) warmUp(s.launch(), config.warmupSeconds());
-        List<List<Double>> samples = new ArrayList<>();
-        SampleStats[] stats = new SampleStats[n];
+        // Clocks and caches are shared by the group: the warm-up budget is split between its subjects.
+        for (Subject s : subjects) warmUp(s.launch(), config.warmupSeconds() / n);
+        SampleStream[] streams = new SampleStream[n];
         StopRule.Reason[] reasons = new StopRule.Reason[n];
         double[] wall = new double[n];
         int[] discarded = new int[n];
-        for (int i = 0; i < n; i++) {
-            samples.add(new ArrayList<>());
-            stats[i] = new SampleStats();
-        }
+        for (int i = 0; i < n; i++) streams[i] = new SampleStream();
         DeviceTimer timer = device.timer();
         for (int round = 0, open = n; open > 0; round++) {
             if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("measurement interrupted");
             for (int k = 0; k < n; k++) {
                 int i = (round + k) % n;
                 if (reasons[i] != null) continue;
+                Subject s = subjects.get(i);
                 long t0 = System.nanoTime();
-                double seconds = sample(subjects.get(i).launch(), config, timer);
+                double covered = sample(s.launch(), config, timer);
                 wall[i] += (System.nanoTime() - t0) * 1e-9;
-                if (!timer.lastSampleValid()) {
-                    discarded[i]++;
-                    if (wall[i] < config.stop().timeoutSeconds() || stats[i].count() == 0) continue;
+                if (timer.lastSampleValid()) {
+                    streams[i].add(covered / launchesPerSample(s.launch(), config), covered);
                 } else {
-                    samples.get(i).add(seconds);
-                    stats[i].add(seconds);
+                    discarded[i]++;
+                    if (streams[i].count() == 0 && wall[i] >= s.stop().timeoutSeconds()) {
+                        throw new IllegalStateException(String.format(java.util.Locale.ROOT,
+                                "%s: all %d samples in %.1f s were invalid and discarded (device throttled?); nothing measured",
+                                s.label(), discarded[i], wall[i]));
+                    }
+                    continue;
                 }
-                Optional<StopRule.Reason> stop = config.stop().check(stats[i], wall[i]);
+                Optional<StopRule.Reason> stop = s.stop().check(streams[i], wall[i]);
                 if (stop.isPresent()) {
                     reasons[i] = stop.get();
                     open--;
@@ -68,10 +73,10 @@ public final class Harness {
         }
         List<Measurement> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            double[] raw = samples.get(i).stream().mapToDouble(Double::doubleValue).toArray();
+            double[] raw = streams[i].samples();
             Subject s = subjects.get(i);
             out.add(new Measurement(s.label(), config.mode(), raw, Summary.of(raw), reasons[i], s.launch().kernels(),
-                    s.argumentBytes() + s.launch().scratchBytes(), wall[i], discarded[i]));
+                    s.argumentBytes() + s.launch().scratchBytes(), wall[i], discarded[i], streams[i].finalNoise(), s.stop()));
         }
         return out;
     }
@@ -86,17 +91,18 @@ public final class Harness {
         } while (runs < 2 || System.nanoTime() < end);
     }
 
+    /** Launches of the op one sample times: a cold sample runs the launch once, a hot one a batch. */
+    private static int launchesPerSample(Launch launch, TimingConfig config) {
+        return launch.repeats() * (config.mode() == Mode.COLD ? 1 : config.hotBatch());
+    }
+
+    /** Takes one sample; returns the device time it covered (every launch in it). */
     private double sample(Launch launch, TimingConfig config, DeviceTimer timer) {
-        if (config.mode() == Mode.COLD) {
-            device.flushCache();
-            timer.start();
-            launch.run();
-            timer.stop();
-            return timer.elapsedSeconds() / launch.repeats();
-        }
+        if (config.mode() == Mode.COLD) device.flushCache();
         timer.start();
-        for (int b = 0; b < config.hotBatch(); b++) launch.run();
+        int runs = config.mode() == Mode.COLD ? 1 : config.hotBatch();
+        for (int b = 0; b < runs; b++) launch.run();
         timer.stop();
-        return timer.elapsedSeconds() / config.hotBatch() / launch.repeats();
+        return timer.elapsedSeconds();
     }
 }

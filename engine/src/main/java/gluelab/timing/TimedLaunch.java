@@ -33,12 +33,12 @@ public final class TimedLaunch {
     /** Times a launch on this device: the direct row, then the graph row where the device has graphs. */
     public static Timed time(Device device, Launch launch, String label, long bytes, TimingConfig timing) {
         Harness harness = new Harness(device);
-        Measurement normal = harness.measure(new Harness.Subject(label, launch, bytes), timing);
+        Measurement normal = harness.measure(new Harness.Subject(label, launch, bytes, timing.stop()), timing);
         Measurement graph = null;
         Optional<Launch> g = device.graph(launch, GRAPH_REPEATS);
         if (g.isPresent()) {
             try (Launch replay = g.get()) {
-                graph = harness.measure(new Harness.Subject(label + " (graph)", replay, bytes), timing);
+                graph = harness.measure(new Harness.Subject(label + " (graph)", replay, bytes, timing.stop().forGraphReplays()), timing);
             }
         }
         return new Timed(normal, graph);

@@ -20,14 +20,16 @@ class CliTest {
         CommandLine cl = Main.commandLine();
         StringWriter err = new StringWriter();
         cl.setErr(new PrintWriter(err, true));
-        PrintStream oldOut = System.out;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream oldOut = System.out, oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), stderr = new ByteArrayOutputStream();
         System.setOut(new PrintStream(out, true));
+        System.setErr(new PrintStream(stderr, true));
         try {
             int code = cl.execute(args);
-            return new Result(code, out.toString(), err.toString());
+            return new Result(code, out.toString(), err + stderr.toString());
         } finally {
             System.setOut(oldOut);
+            System.setErr(oldErr);
         }
     }
 
@@ -68,9 +70,50 @@ class CliTest {
         assertEquals(0, r.code(), r.err());
         var rows = Json.MAPPER.readTree(r.out());
         assertEquals(4, rows.size());
-        assertEquals("rmsnorm", rows.get(0).get("op").asText());
+        assertEquals("rmsnorm", rows.get(0).get("key").get("op").asText());
+        assertEquals("direct", rows.get(0).get("key").get("replay").asText());
+        assertEquals("fwd", rows.get(0).get("key").get("pass").asText());
+        assertTrue(rows.get(0).get("measurement").has("noise"), rows.get(0).toString());
+        assertEquals(0.2, rows.get(0).get("measurement").get("rule").get("timeoutSeconds").asDouble());
+        // Progress goes to stderr, so stdout stays pure JSON.
+        assertTrue(r.err().contains("bench ["), r.err());
         assertTrue(rows.get(0).get("measurement").get("samples").size() >= 1);
         assertTrue(rows.get(0).get("correctness").get("passed").asBoolean());
+    }
+
+    @Test
+    void everyOptionIsCheckedBeforeAnyWork() {
+        long t0 = System.nanoTime();
+        assertBadInput(run("demo", "--device", "cpu", "--stop-fraction", "-1"), "--stop-fraction must be in (0, 1), got -1");
+        assertBadInput(run("floor", "rmsnorm", "--tokens", ","), "empty entry");
+        assertBadInput(run("bench", "cat", "--passes", "bwd", "--device", "cpu"), "nothing to measure", "cat has [fwd]");
+        assertBadInput(run("bench", "rmsnorm", "--min-time", "NaN", "--device", "cpu"), "--min-time must be a finite number");
+        assertBadInput(run("bench", "rmsnorm", "--timeout", "Infinity", "--device", "cpu"), "--timeout must be a finite number");
+        assertBadInput(run("bench", "rmsnorm", "--max-noise", "0", "--device", "cpu"), "--max-noise must be a finite number > 0");
+        assertBadInput(run("bench", "rmsnorm", "--check", "-1", "--device", "cpu"), "--check must be >= 0");
+        assertBadInput(run("bench", "rmsnorm", "--passes", "fwd,", "--device", "cpu"), "--passes", "empty entry");
+        assertBadInput(run("floor", "rmsnorm", "--bandwidth", "Infinity"), "--bandwidth must be a finite number of GB/s > 0");
+        assertBadInput(run("floor", "rmsnorm", "--bandwidth", "0"), "--bandwidth must be a finite number of GB/s > 0");
+        assertBadInput(run("bench", "rmsnorm", "--mode", "warm", "--device", "cpu"), "unknown mode 'warm'; valid values: cold, hot");
+        assertBadInput(run("trace", "summary", "no-such-trace.json", "--top", "-1"), "--top must be a whole number >= 1");
+        assertBadInput(run("trace", "summary", "no-such-trace.json", "--bandwidth", "NaN"), "--bandwidth must be a finite number");
+        assertTrue((System.nanoTime() - t0) * 1e-9 < 30, "a bad option must fail before any measurement");
+    }
+
+    @Test
+    void anUnknownCommandIsAnErrorEvenWithHelp() {
+        Result r = run("no-such-command", "--help");
+        assertNotEquals(0, r.code(), r.toString());
+        assertTrue(r.err().contains("no-such-command"), r.err());
+        assertFalse(r.out().contains("Commands:"), "the general help is not printed as if all were well: " + r.out());
+    }
+
+    @Test
+    void aCachedCalibrationWithZeroBandwidthIsRefusedByField() {
+        String cached = "{\"deviceFingerprint\":\"x\",\"deviceName\":\"cpu\",\"bufferBytes\":1,\"copyMedian\":0,\"copyBest\":0,"
+                + "\"triadMedian\":0,\"triadBest\":0,\"peakFlops\":1,\"theoreticalBandwidth\":0,\"measuredAt\":\"-\",\"fromCache\":true}";
+        var e = assertThrows(Exception.class, () -> Json.MAPPER.readValue(cached, gluelab.calibrate.Calibration.class));
+        assertTrue(e.getMessage().contains("calibration bandwidth (copyMedian) must be a finite number > 0"), e.getMessage());
     }
 
     @Test

@@ -33,7 +33,7 @@ class RecordRoundTripTest {
         BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm"), Catalogue.get("swiglu")),
                 List.of(8L, 16L), List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD, Pass.BACKWARD), DType.BF16, FAST, 4);
         Calibration cal = Calibration.given("test", 50e9, 1e11);
-        return Experiment.run("test", plan, device, cal, new RecordStore(out), new Devlog(out.resolve("devlog.md")), Progress.NONE, 0.01);
+        return new Experiment(device, cal, new Devlog(out.resolve("devlog.md")), Progress.NONE).run("test", plan, new RecordStore(out), 0.01);
     }
 
     @Test
@@ -48,7 +48,7 @@ class RecordRoundTripTest {
             }
             String first = Files.readString(run.dir().resolve("findings.md"));
             Path again = out.resolve("again");
-            RunReport.render(loaded, again);
+            new RunReport(loaded).render(again);
             assertEquals(first, Files.readString(again.resolve("findings.md")));
             assertTrue(Files.size(again.resolve("charts/ranked.png")) > 1000);
             assertTrue(Files.readString(again.resolve("charts/baselines_fwd.svg")).contains("<svg"));
@@ -126,8 +126,8 @@ class RecordRoundTripTest {
             BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("swiglu")), List.of(1L << 24),
                     List.of(Variant.EAGER), List.of(Pass.FORWARD), DType.BF16, FAST, 0);
             Devlog log = new Devlog(out.resolve("devlog.md"));
-            assertThrows(IllegalArgumentException.class, () -> Experiment.run("fail", plan, device,
-                    Calibration.given("t", 1e10, 1e10), new RecordStore(out), log, Progress.NONE, 0.01));
+            assertThrows(IllegalArgumentException.class, () -> new Experiment(device, Calibration.given("t", 1e10, 1e10), log, Progress.NONE)
+                    .run("fail", plan, new RecordStore(out), 0.01));
             try (var dirs = Files.list(out)) {
                 Path partial = dirs.filter(d -> d.getFileName().toString().endsWith(".partial")).findFirst().orElseThrow();
                 assertTrue(Files.readString(partial.resolve("FAILED")).contains("needs about"));

@@ -1,7 +1,5 @@
 package gluelab.kernel;
 
-import gluelab.bench.BenchPlan;
-import gluelab.bench.BenchRunner;
 import gluelab.bench.Tokens;
 import gluelab.cli.BenchCommand;
 import gluelab.device.cuda.UserKernel;
@@ -78,10 +76,8 @@ public final class CellRunner {
             case "bench" -> {
                 BenchCommand cmd = new BenchCommand();
                 new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
-                BenchPlan plan = cmd.plan();
                 Gluelab lab = cmd.device().equals("auto") ? Session.lab() : Session.switchDevice(cmd.device());
-                yield new BenchRunner(lab.device(), lab.calibration()).run(plan, lab.progress(), row -> Session.devlog().measurement(
-                        String.format("%s %s %s T=%d: median %.1f us, ideal %.1f us", row.op(), row.pass(), row.variant(), row.tokens(), row.measuredUs(), row.idealUs())));
+                yield lab.run(cmd.plan(lab.specs()), Session.devlog());
             }
             case "floor" -> floor(args);
             case "graphbudget" -> gluelab.kernel.magic.GraphBudgetMagic.run(args);

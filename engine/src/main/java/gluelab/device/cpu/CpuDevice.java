@@ -35,6 +35,11 @@ public final class CpuDevice implements Device {
 
     @Override public DeviceFacts facts() { return facts; }
 
+    /** Every floating dtype; no graphs; peak FLOP/s unknown (the calibrator measures it). */
+    @Override public gluelab.device.Capabilities capabilities() {
+        return new gluelab.device.Capabilities(java.util.EnumSet.of(DType.BF16, DType.FP16, DType.FP32, DType.FP64), false, 0);
+    }
+
     @Override public Buffer allocate(TensorSpec spec) { return new CpuBuffer(Tensor.allocate(spec)); }
 
     @Override public void upload(Tensor host, Buffer dst) { tensor(dst).copyFrom(host); }

@@ -186,6 +186,11 @@ public final class CudaDevice implements Device {
 
     @Override public DeviceFacts facts() { return facts; }
 
+    @Override public gluelab.device.Capabilities capabilities() {
+        return new gluelab.device.Capabilities(java.util.EnumSet.of(gluelab.tensor.DType.BF16, gluelab.tensor.DType.FP32), true,
+                Double.parseDouble(facts.extras().get("peak_bf16_flops")));
+    }
+
     @Override public Buffer allocate(TensorSpec spec) {
         makeCurrent();
         long free = availableMemory();

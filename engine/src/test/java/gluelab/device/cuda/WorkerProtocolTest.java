@@ -23,12 +23,14 @@ class WorkerProtocolTest {
         assertEquals(r, WorkerProtocol.read(WorkerProtocol.line(r), Request.class));
 
         Measurement m = new Measurement("scale", Mode.COLD, new double[]{1e-6, 2e-6}, new Summary(1, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, Double.NaN),
-                StopRule.Reason.MAX_SAMPLES, 1, 4096, 0.5, 0);
+                StopRule.Reason.MAX_SAMPLES, 1, 4096, 0.5, 0, 0.004, new StopRule(10, 0.1, 0.02, 2, 100));
         Reply back = WorkerProtocol.read(WorkerProtocol.line(Reply.timed(m, null)), Reply.class);
         assertTrue(back.ok());
         assertArrayEquals(m.samples(), back.normal().samples());
         assertEquals(m.summary(), back.normal().summary(), "NaN statistics survive");
         assertEquals(m.stopReason(), back.normal().stopReason());
+        assertEquals(m.rule(), back.normal().rule());
+        assertEquals(0.004, back.normal().noise());
         assertNull(back.graph());
     }
 

@@ -1,0 +1,175 @@
+package gluelab.timing;
+
+import gluelab.device.*;
+import gluelab.device.cpu.CpuDevice;
+import gluelab.tensor.DType;
+import gluelab.tensor.Tensor;
+import gluelab.tensor.TensorSpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The harness on the CPU device, timing real copies: interleaving, discarded samples, timeouts. */
+class HarnessTest {
+    CpuDevice cpu;
+    Buffer a, b;
+
+    @BeforeEach
+    void setUp() {
+        cpu = new CpuDevice(1);
+        // 1 MiB: long enough that no two timings are equal to the nanosecond (identical samples have no noise).
+        a = cpu.allocate(TensorSpec.of("a", DType.FP32, 1 << 18));
+        b = cpu.allocate(TensorSpec.of("b", DType.FP32, 1 << 18));
+    }
+
+    @AfterEach
+    void tearDown() {
+        a.close();
+        b.close();
+        cpu.close();
+    }
+
+    /** A real copy launch that notes each run in {@code order}. */
+    Launch copy(String name, List<String> order) {
+        Launch inner = cpu.copyKernel(a, b);
+        return new Launch() {
+            @Override public void run() { order.add(name); inner.run(); }
+
+            @Override public int kernels() { return 1; }
+
+            @Override public long scratchBytes() { return 0; }
+        };
+    }
+
+    static final TimingConfig HOT = new TimingConfig(Mode.HOT, 0, StopRule.standard(), 1);
+
+    @Test
+    void subjectsAreSampledInRotatingOrderAndEachStopsOnItsOwnRule() {
+        List<String> order = new ArrayList<>();
+        StopRule ten = new StopRule(10, 0, 0.9, 5, 10), thirty = new StopRule(30, 0, 0.9, 5, 30);
+        List<Measurement> ms = new Harness(cpu).interleave(List.of(
+                new Harness.Subject("x", copy("x", order), 0, ten),
+                new Harness.Subject("y", copy("y", order), 0, thirty),
+                new Harness.Subject("z", copy("z", order), 0, ten)), HOT);
+        // Warm-up runs each subject twice, in order; then round r starts at subject r mod 3.
+        assertEquals(List.of("x", "x", "y", "y", "z", "z"), order.subList(0, 6));
+        assertEquals(List.of("x", "y", "z", "y", "z", "x", "z", "x", "y"), order.subList(6, 15));
+        assertEquals(List.of(10, 30, 10), ms.stream().map(m -> m.summary().count()).toList());
+        assertEquals(List.of(StopRule.Reason.MAX_SAMPLES, StopRule.Reason.MAX_SAMPLES, StopRule.Reason.MAX_SAMPLES),
+                ms.stream().map(Measurement::stopReason).toList());
+        // After x and z stopped, only y is sampled.
+        assertEquals(List.of("y", "y", "y"), order.subList(order.size() - 3, order.size()));
+    }
+
+    @Test
+    void anUnreachableBoundStopsAtTheTimeoutAndIsFlaggedNoisy() {
+        StopRule impossible = new StopRule(10, 0, 1e-12, 0.2, 1_000_000);
+        long t0 = System.nanoTime();
+        Measurement m = new Harness(cpu).measure(new Harness.Subject("copy", copy("c", new ArrayList<>()), 0, impossible), HOT);
+        double took = (System.nanoTime() - t0) * 1e-9;
+        assertEquals(StopRule.Reason.TIMEOUT, m.stopReason());
+        assertTrue(m.wallSeconds() >= 0.2 && took < 5, m.wallSeconds() + " " + took);
+        assertTrue(m.noisy().orElseThrow().contains("timeout"), m.noisy().toString());
+        assertSame(impossible, m.rule());
+    }
+
+    @Test
+    void invalidSamplesAreDiscardedAndCounted() {
+        try (Device throttled = new Throttled(cpu, 2)) {
+            StopRule rule = new StopRule(20, 0, 0.9, 5, 20);
+            Measurement m = new Harness(throttled).measure(new Harness.Subject("copy", copy("c", new ArrayList<>()), 0, rule), HOT);
+            assertEquals(20, m.summary().count());
+            assertEquals(20, m.discarded(), "every other sample was taken while throttled");
+            assertEquals(Optional.empty(), m.noisy());
+        }
+    }
+
+    @Test
+    void aSubjectWithNoValidSampleByItsTimeoutFailsNamingIt() {
+        try (Device throttled = new Throttled(cpu, Integer.MAX_VALUE)) {
+            StopRule rule = new StopRule(5, 0, 0.9, 0.1, 100);
+            var e = assertThrows(IllegalStateException.class, () ->
+                    new Harness(throttled).measure(new Harness.Subject("rmsnorm fwd eager", copy("c", new ArrayList<>()), 0, rule), HOT));
+            assertTrue(e.getMessage().startsWith("rmsnorm fwd eager: all "), e.getMessage());
+            assertTrue(e.getMessage().contains("discarded"), e.getMessage());
+        }
+    }
+
+    @Test
+    void graphSamplesCountEveryReplayedLaunchTowardsTheMinimumTime() {
+        // A launch that "replays" 20 copies per run, as a CUDA graph does: samples are per copy, device time per replay.
+        Launch inner = cpu.copyKernel(a, b);
+        Launch replay = new Launch() {
+            @Override public void run() { for (int i = 0; i < 20; i++) inner.run(); }
+
+            @Override public int kernels() { return 1; }
+
+            @Override public int repeats() { return 20; }
+
+            @Override public long scratchBytes() { return 0; }
+        };
+        StopRule rule = new StopRule(5, 0.02, 0.9, 5, 1_000_000);
+        Measurement single = new Harness(cpu).measure(new Harness.Subject("one", inner, 0, rule), HOT);
+        Measurement graph = new Harness(cpu).measure(new Harness.Subject("graph", replay, 0, rule), HOT);
+        // Both cover about 0.02 s of device time; the replay needs about 20x fewer samples to do so.
+        assertTrue(graph.summary().count() * 5 < single.summary().count(), graph.summary().count() + " vs " + single.summary().count());
+    }
+
+    /** The CPU device with a timer that marks all but every {@code every}-th sample invalid, as a throttled GPU's would be. */
+    static final class Throttled implements Device {
+        final CpuDevice cpu;
+        final int every;
+        int samples;
+
+        Throttled(CpuDevice cpu, int every) {
+            this.cpu = cpu;
+            this.every = every;
+        }
+
+        @Override public String id() { return "throttled-cpu"; }
+
+        @Override public DeviceFacts facts() { return cpu.facts(); }
+
+        @Override public Capabilities capabilities() { return cpu.capabilities(); }
+
+        @Override public Buffer allocate(TensorSpec spec) { return cpu.allocate(spec); }
+
+        @Override public void upload(Tensor host, Buffer dst) { cpu.upload(host, dst); }
+
+        @Override public void download(Buffer src, Tensor host) { cpu.download(src, host); }
+
+        @Override public Launch prepare(gluelab.device.OpInstance instance, Map<String, Buffer> args) { return cpu.prepare(instance, args); }
+
+        @Override public Launch copyKernel(Buffer src, Buffer dst) { return cpu.copyKernel(src, dst); }
+
+        @Override public Launch triadKernel(Buffer x, Buffer y, Buffer z, float s) { return cpu.triadKernel(x, y, z, s); }
+
+        @Override public DeviceTimer timer() {
+            DeviceTimer t = cpu.timer();
+            return new DeviceTimer() {
+                @Override public void start() { t.start(); }
+
+                @Override public void stop() { t.stop(); samples++; }
+
+                @Override public double elapsedSeconds() { return t.elapsedSeconds(); }
+
+                @Override public boolean lastSampleValid() { return samples % every == 0; }
+            };
+        }
+
+        @Override public void flushCache() { cpu.flushCache(); }
+
+        @Override public void synchronize() { cpu.synchronize(); }
+
+        @Override public long availableMemory() { return cpu.availableMemory(); }
+
+        @Override public void close() {}
+    }
+}
