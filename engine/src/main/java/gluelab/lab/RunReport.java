@@ -77,7 +77,7 @@ public final class RunReport {
         String md = Findings.markdown(r, ranking, charts);
         if (!skipped.isEmpty()) {
             md += "\n## Charts not drawn here\n\n" + String.join("\n", skipped)
-                    + "\n\nRe-render them from the record on a machine with fonts: `gluelab report " + dir.getFileName() + "`.\n";
+                    + "\n\nRe-render them from the record on a machine with fonts: `gluelab report OUT/" + r.id() + "`.\n";
         }
         AtomicFiles.write(findings, md);
         return findings;
