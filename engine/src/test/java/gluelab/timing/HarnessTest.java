@@ -123,36 +123,17 @@ class HarnessTest {
     }
 
     /** The CPU device with a timer that marks all but every {@code every}-th sample invalid, as a throttled GPU's would be. */
-    static final class Throttled implements Device {
-        final CpuDevice cpu;
+    static final class Throttled extends DelegatingDevice {
         final int every;
         int samples;
 
         Throttled(CpuDevice cpu, int every) {
-            this.cpu = cpu;
+            super(cpu);
             this.every = every;
         }
 
-        @Override public String id() { return "throttled-cpu"; }
-
-        @Override public DeviceFacts facts() { return cpu.facts(); }
-
-        @Override public Capabilities capabilities() { return cpu.capabilities(); }
-
-        @Override public Buffer allocate(TensorSpec spec) { return cpu.allocate(spec); }
-
-        @Override public void upload(Tensor host, Buffer dst) { cpu.upload(host, dst); }
-
-        @Override public void download(Buffer src, Tensor host) { cpu.download(src, host); }
-
-        @Override public Launch prepare(gluelab.device.OpInstance instance, Map<String, Buffer> args) { return cpu.prepare(instance, args); }
-
-        @Override public Launch copyKernel(Buffer src, Buffer dst) { return cpu.copyKernel(src, dst); }
-
-        @Override public Launch triadKernel(Buffer x, Buffer y, Buffer z, float s) { return cpu.triadKernel(x, y, z, s); }
-
         @Override public DeviceTimer timer() {
-            DeviceTimer t = cpu.timer();
+            DeviceTimer t = super.timer();
             return new DeviceTimer() {
                 @Override public void start() { t.start(); }
 
@@ -163,13 +144,5 @@ class HarnessTest {
                 @Override public boolean lastSampleValid() { return samples % every == 0; }
             };
         }
-
-        @Override public void flushCache() { cpu.flushCache(); }
-
-        @Override public void synchronize() { cpu.synchronize(); }
-
-        @Override public long availableMemory() { return cpu.availableMemory(); }
-
-        @Override public void close() {}
     }
 }

@@ -1,0 +1,66 @@
+package gluelab.bench;
+
+import gluelab.device.Capabilities;
+import gluelab.device.DelegatingDevice;
+import gluelab.device.cpu.CpuDevice;
+import gluelab.model.SpecRegistry;
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.tensor.DType;
+import gluelab.timing.Mode;
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumSet;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The typed plan: one set of defaults, every typed option checked by name, nothing-selected refused, capabilities first. */
+class BenchPlanTest {
+    static final SpecRegistry SPECS = SpecRegistry.presets();
+
+    @Test
+    void theBuilderHoldsTheDefaults() {
+        BenchPlan p = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).build();
+        assertEquals(BenchPlan.DEFAULT_MODEL, p.spec().name());
+        assertEquals(List.of(2048L), p.tokens());
+        assertEquals(List.of(Variant.EAGER, Variant.FUSED), p.variants());
+        assertEquals(List.of(Pass.FORWARD), p.passes());
+        assertEquals(DType.BF16, p.dtype());
+        assertEquals(Mode.COLD, p.timing().mode());
+        assertEquals(BenchPlan.DEFAULT_CHECK_TOKENS, p.checkTokens());
+    }
+
+    @Test
+    void optionsAreParsedAndCheckedByName() {
+        BenchPlan p = BenchPlan.builder(SPECS).ops(List.of("cat", "rmsnorm")).tokens("1k,2k").variants("fused,fused").passes("fwd,bwd")
+                .mode("hot").stop(3.0, 0.0, 1.0).build();
+        assertEquals(List.of(1024L, 2048L), p.tokens());
+        assertEquals(List.of(Variant.FUSED), p.variants(), "repeats are dropped");
+        assertEquals(Mode.HOT, p.timing().mode());
+        assertEquals(0.01, p.timing().stop().maxNoise(), 1e-12);
+        assertEquals(3.0, p.timing().stop().timeoutSeconds());
+        assertEquals(6, p.groups().size(), "2 tokens x (cat fwd, rmsnorm fwd, rmsnorm bwd): cat has no bwd");
+    }
+
+    @Test
+    void aPlanThatSelectsNothingSaysWhy() {
+        var e = assertThrows(IllegalArgumentException.class, () -> BenchPlan.builder(SPECS).ops(List.of("cat", "cast")).passes("bwd").build());
+        assertEquals("nothing to measure: passes [bwd] select no rows (cat has [fwd], cast has [fwd])", e.getMessage());
+    }
+
+    @Test
+    void aDtypeTheDeviceLacksIsRefusedBeforeAnythingRuns() {
+        try (CpuDevice cpu = new CpuDevice(1)) {
+            var bf16Only = new DelegatingDevice(cpu) {
+                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16, DType.FP32), true, 0); }
+            };
+            BenchPlan fp16 = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).dtype("fp16").build();
+            var e = assertThrows(IllegalArgumentException.class, () -> fp16.checkRuns(bf16Only));
+            assertEquals("cannot measure fp16 here: test-cpu runs [bf16, fp32] activations, not fp16", e.getMessage());
+            var run = assertThrows(IllegalArgumentException.class, () -> new BenchRunner(bf16Only, null).run(fp16, (t, d, n, x) -> {}, r -> {}));
+            assertEquals(e.getMessage(), run.getMessage());
+            BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).dtype("fp16").build().checkRuns(cpu);
+        }
+    }
+}
