@@ -55,7 +55,7 @@ public final class Checker {
                 }
                 ok &= s.dtype().isFloating() ? e.relL2() <= tol : e.mismatches() == 0;
             }
-            return new Correctness(op.name(), pass.id(), variant.id(), shape.tokens(), shape.dtype().id(), tol, vsRef, vsEager, ok);
+            return new Correctness(op.name(), pass, variant, shape.tokens(), shape.dtype(), tol, vsRef, vsEager, ok);
         } finally {
             host.values().forEach(Tensor::close);
         }

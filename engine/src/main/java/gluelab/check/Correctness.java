@@ -1,5 +1,9 @@
 package gluelab.check;
 
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.tensor.DType;
+
 import java.util.List;
 
 /**
@@ -7,7 +11,7 @@ import java.util.List;
  * variant. Passes when every float output's rel L2 vs fp64 is within the dtype's tolerance and
  * every integer output matches exactly.
  */
-public record Correctness(String op, String pass, String variant, long tokens, String dtype, double tolerance,
+public record Correctness(String op, Pass pass, Variant variant, long tokens, DType dtype, double tolerance,
                           List<ErrorStats> vsReference, List<ErrorStats> vsEager, boolean passed) {
     public double worstRelL2() { return vsReference.stream().mapToDouble(ErrorStats::relL2).max().orElse(0); }
 

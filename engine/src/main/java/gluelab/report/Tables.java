@@ -108,8 +108,8 @@ public final class Tables {
             for (int i = 0; i < c.vsReference().size(); i++) {
                 var e = c.vsReference().get(i);
                 op.append(c.op());
-                pass.append(c.pass());
-                variant.append(c.variant());
+                pass.append(c.pass().id());
+                variant.append(c.variant().id());
                 tensor.append(e.tensor());
                 relL2.append(Numbers.significant(e.relL2(), 3));
                 ulp.append(round(e.maxUlp(), 2));
