@@ -27,7 +27,8 @@ class PackageLayersTest {
             List.of("device.cpu", "device.cuda.compile", "calibrate"),
             List.of("device.cuda", "floor"),
             List.of("rank", "record"),
-            List.of("chart", "report", "trace"),
+            List.of("chart", "report"),
+            List.of("trace"),
             List.of("bench"),
             List.of("lab"),
             List.of("cli"));

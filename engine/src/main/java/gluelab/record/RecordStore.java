@@ -112,7 +112,8 @@ public final class RecordStore {
             JsonNode row = tree.get("rows").get(i);
             String at = "rows[" + i + "]";
             if (!row.isObject()) throw new IllegalArgumentException("experiment record " + file + ": \"" + at + "\" must be an object, got " + row);
-            for (String f : List.of("op", "pass", "variant")) require(file, row, at, f, JsonNode::isTextual, "a string");
+            require(file, row, at, "key", JsonNode::isObject, "an object (op, pass, variant, replay, tokens, dtype)");
+            for (String f : List.of("op", "pass", "variant", "replay", "dtype")) require(file, row.get("key"), at + ".key", f, JsonNode::isTextual, "a string");
             require(file, row, at, "measurement", JsonNode::isObject, "an object");
             JsonNode m = row.get("measurement");
             require(file, m, at + ".measurement", "summary", JsonNode::isObject, "an object");

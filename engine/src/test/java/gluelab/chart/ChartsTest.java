@@ -1,6 +1,11 @@
 package gluelab.chart;
 
+import gluelab.ops.MeasureKey;
+import gluelab.ops.Pass;
+import gluelab.ops.Replay;
+import gluelab.ops.Variant;
 import gluelab.rank.Candidate;
+import gluelab.tensor.DType;
 import gluelab.rank.Ranking;
 import gluelab.record.Row;
 import gluelab.timing.Measurement;
@@ -24,8 +29,10 @@ class ChartsTest {
 
     static Row row(String op, String pass, String variant, long tokens, double us, double idealUs) {
         double[] samples = {us * 1e-6, us * 1.01e-6, us * 0.99e-6};
-        Measurement m = new Measurement(op, Mode.COLD, samples, Summary.of(samples), StopRule.Reason.CONVERGED, 1, 0, 0.1, 0);
-        return new Row(op, pass, variant, tokens, "bf16", "llama-3-8b", 1 << 20, 0, idealUs, "memory", m, null);
+        Measurement m = new Measurement(op, Mode.COLD, samples, Summary.of(samples), StopRule.Reason.CONVERGED, 1, 0, 0.1, 0, 0.001,
+                StopRule.standard());
+        MeasureKey key = new MeasureKey(op, Pass.parse(pass), Variant.parse(variant), Replay.DIRECT, tokens, DType.BF16);
+        return new Row(key, "llama-3-8b", 1 << 20, 0, idealUs, "memory", m, null);
     }
 
     static List<Row> rows() {

@@ -158,7 +158,7 @@ class TraceReaderTest {
         TraceSummary s = TraceSummary.of(t, 0.1, KernelFamilies.defaults(), null);
         assertEquals(40.0, s.kernelTimeUs());
         assertEquals(100.0, s.kernels().getFirst().sharePct());
-        String json = gluelab.record.Json.write(s);
+        String json = gluelab.files.Json.write(s);
         assertFalse(json.contains("Infinity") || json.contains("NaN"), json);
         assertTrue(TraceText.summary(s, 5).contains("5 x event with an impossible duration"), TraceText.summary(s, 5));
         assertEquals(1e15, TraceSummary.round(1e15), "rounding keeps large totals instead of capping them at Long.MAX_VALUE");
