@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class PackageLayersTest {
     /** Bottom first. */
     static final List<List<String>> LAYERS = List.of(
-            List.of("files", "units", "progress", "tensor", "model"),
+            List.of("files", "units", "progress", "tensor", "model", "compilelog"),
             List.of("ops"),
             List.of("device", "devlog"),
             List.of("device.eager", "timing", "check"),
@@ -30,6 +30,7 @@ class PackageLayersTest {
             List.of("chart", "report"),
             List.of("trace"),
             List.of("bench"),
+            List.of("torch"),
             List.of("lab"),
             List.of("cli"));
 

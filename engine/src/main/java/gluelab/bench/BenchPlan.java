@@ -36,6 +36,9 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         if (tokens.isEmpty()) throw new IllegalArgumentException("no token counts to measure");
         if (variants.isEmpty()) throw new IllegalArgumentException("no variants to measure");
         if (passes.isEmpty()) throw new IllegalArgumentException("no passes to measure");
+        for (Variant v : variants) {
+            if (!v.onDevices()) throw new IllegalArgumentException("variant " + v.id() + " is timed by the torch side (bench --with torch), not on a device; devices run " + Variant.ON_DEVICES.stream().map(Variant::id).toList());
+        }
         for (long t : tokens) Tokens.check(t, Long.toString(t));
         if (!dtype.isFloating()) throw new IllegalArgumentException("activation dtype must be floating, got " + dtype.id());
         if (checkTokens < 0) throw new IllegalArgumentException("check size must be >= 0 tokens (0 skips checks), got " + checkTokens);

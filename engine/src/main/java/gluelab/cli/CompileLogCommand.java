@@ -3,7 +3,7 @@ package gluelab.cli;
 import gluelab.compilelog.BudgetText;
 import gluelab.compilelog.CompileLogParser;
 import gluelab.compilelog.GraphBudget;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import picocli.CommandLine.*;
 
 import java.nio.file.Path;

@@ -3,11 +3,11 @@ package gluelab.cli;
 import gluelab.bench.Tokens;
 import gluelab.calibrate.Calibrator;
 import gluelab.device.Device;
-import gluelab.lab.Locations;
+import gluelab.files.Locations;
 import gluelab.model.ModelSpec;
 import gluelab.model.SpecRegistry;
 import gluelab.ops.Pass;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import gluelab.tensor.TensorSpec;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
@@ -63,7 +63,7 @@ public final class TorchCommand implements Runnable {
             return InputSpecs.parse(inputs, InputSpecs.symbols(spec(), t.getFirst()));
         }
 
-        TimingConfig timing() { return TimingConfig.defaults().withStop(StopRule.nvbench().withTimeout(timeout)); }
+        TimingConfig timing() { return TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)); }
     }
 
     @Command(name = "versions", mixinStandardHelpOptions = true, description = "Start the harness and print Python, torch, Triton, CUDA and GPU.")
@@ -157,7 +157,7 @@ public final class TorchCommand implements Runnable {
             }
             if (all.isEmpty()) throw new IllegalArgumentException(rows + ": no rows");
             System.out.println(TorchTables.sideBySide(all).printAll());
-            for (String pass : all.stream().map(gluelab.record.Row::pass).distinct().toList()) {
+            for (String pass : all.stream().map(r -> r.pass().id()).distinct().toList()) {
                 System.out.println("chart: " + gluelab.chart.Charts.save(gluelab.chart.Charts.baselines(all, pass), java.nio.file.Path.of(base + "-" + pass)));
             }
             return 0;

@@ -52,7 +52,7 @@ public final class TorchOptions {
         TorchSide.Combined c = torch.bench(plan, cal, gluelab, torchVariants(), compileMode, progress);
         java.io.PrintStream out = json ? System.err : System.out;
         if (chart != null) {
-            for (String pass : c.result().rows().stream().map(r -> r.pass()).distinct().toList()) {
+            for (String pass : c.result().rows().stream().map(r -> r.pass().id()).distinct().toList()) {
                 try {
                     out.println("chart: " + Charts.save(Charts.baselines(c.result().rows(), pass), Path.of(chart + "-" + pass)));
                 } catch (RuntimeException | Error e) {

@@ -6,11 +6,22 @@ import java.util.Locale;
 /**
  * How an op is executed. EAGER runs one pass per primitive and materialises every intermediate in
  * memory, as a framework's eager mode does; FUSED runs the whole op in one pass over its inputs.
+ * Both run on gluelab's devices. TORCH_EAGER and TORCH_COMPILE are the user's PyTorch timing the
+ * same op (the torch bridge's rows); no device prepares them.
  */
 public enum Variant {
-    EAGER, FUSED;
+    EAGER("eager"), FUSED("fused"), TORCH_EAGER("torch-eager"), TORCH_COMPILE("torch-compile");
 
-    @com.fasterxml.jackson.annotation.JsonValue public String id() { return name().toLowerCase(Locale.ROOT); }
+    private final String id;
+
+    Variant(String id) { this.id = id; }
+
+    /** The variants gluelab's devices run. */
+    public static final java.util.List<Variant> ON_DEVICES = java.util.List.of(EAGER, FUSED);
+
+    public boolean onDevices() { return ON_DEVICES.contains(this); }
+
+    @com.fasterxml.jackson.annotation.JsonValue public String id() { return id; }
 
     @com.fasterxml.jackson.annotation.JsonCreator public static Variant parse(String text) {
         for (Variant v : values()) if (v.id().equals(text.trim().toLowerCase(Locale.ROOT))) return v;

@@ -98,7 +98,7 @@ public final class Findings {
         Set<Pass> passes = r.rows().stream().map(Row::pass).collect(Collectors.toCollection(() -> EnumSet.noneOf(Pass.class)));
         for (Pass p : Pass.values()) if (!passes.contains(p)) out.add(p.id() + " pass (not asked for)");
         Set<Variant> variants = r.rows().stream().map(Row::variant).collect(Collectors.toCollection(() -> EnumSet.noneOf(Variant.class)));
-        for (Variant v : Variant.values()) if (!variants.contains(v)) out.add(v.id() + " variant (not asked for)");
+        for (Variant v : Variant.ON_DEVICES) if (!variants.contains(v)) out.add(v.id() + " variant (not asked for)");
         Set<Mode> modes = r.rows().stream().map(x -> x.measurement().mode()).collect(Collectors.toCollection(() -> EnumSet.noneOf(Mode.class)));
         if (!modes.contains(Mode.HOT)) out.add("hot samples (back to back, caches warm): every sample here is cold");
         if (!modes.contains(Mode.COLD)) out.add("cold samples (cache flushed before each): every sample here is hot");

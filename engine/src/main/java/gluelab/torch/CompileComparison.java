@@ -37,7 +37,7 @@ public record CompileComparison(String target, TorchVersions versions, List<Arm>
         for (JsonNode a : reply.path("arms")) {
             String name = a.path("arm").asText();
             CompileReport c = Replies.compile(target + " (" + name + ")", a);
-            Measurement m = a.path("samples").isEmpty() ? null : Replies.measurement(target + "/" + name, timing.mode(), a);
+            Measurement m = a.path("samples").isEmpty() ? null : Replies.measurement(target + "/" + name, timing, a);
             arms.add(new Arm(name, a.path("blocks").asInt(), a.path("blockType").asText(), c.seconds(), c.graphs(), c.graphBreaks(),
                     c.recompiles(), c.error(), m, c.budget()));
         }

@@ -24,7 +24,7 @@ final class Replies {
     static ObjectNode timing(TimingConfig t) {
         StopRule s = t.stop();
         ObjectNode stop = JSON.objectNode().put("minSamples", s.minSamples()).put("minSeconds", s.minSeconds())
-                .put("maxRelStdev", s.maxRelStdev()).put("timeoutSeconds", s.timeoutSeconds()).put("maxSamples", s.maxSamples());
+                .put("maxNoise", s.maxNoise()).put("timeoutSeconds", s.timeoutSeconds()).put("maxSamples", s.maxSamples());
         ObjectNode n = JSON.objectNode().put("mode", t.mode().name()).put("warmupSeconds", t.warmupSeconds()).put("hotBatch", t.hotBatch());
         n.set("stop", stop);
         return n;
@@ -40,14 +40,15 @@ final class Replies {
         return a;
     }
 
-    /** A row of the reply as a Measurement: raw samples (seconds per call), summary, stop reason. */
-    static Measurement measurement(String label, Mode mode, JsonNode row) {
+    /** A row of the reply as a Measurement: raw samples (seconds per call), summary, stop reason, the median's noise under {@code rule}. */
+    static Measurement measurement(String label, TimingConfig timing, JsonNode row) {
+        Mode mode = timing.mode();
         JsonNode raw = row.path("samples");
         double[] samples = new double[raw.size()];
         for (int i = 0; i < samples.length; i++) samples[i] = raw.get(i).asDouble();
         if (samples.length == 0) throw new IllegalStateException(label + ": the torch harness returned no samples");
         return new Measurement(label, mode, samples, Summary.of(samples), StopRule.Reason.valueOf(row.path("stop").asText()), 0,
-                row.path("peakBytes").asLong(), row.path("wall").asDouble(), 0);
+                row.path("peakBytes").asLong(), row.path("wall").asDouble(), 0, row.path("noise").asDouble(Double.POSITIVE_INFINITY), timing.stop());
     }
 
     /** Compile accounting from the reply; recompiles and their reasons come from dynamo's log, read as compile-log reads files. */

@@ -7,6 +7,7 @@ import gluelab.calibrate.Calibration;
 import gluelab.floor.Floor;
 import gluelab.ops.Pass;
 import gluelab.progress.Progress;
+import gluelab.ops.MeasureKey;
 import gluelab.record.Row;
 
 import java.util.ArrayList;
@@ -53,10 +54,9 @@ public final class TorchBench {
             JsonNode reply = bridge.call(req, "torch " + subject);
             Floor floor = Floor.of(g.op(), g.shape(), g.pass(), calibration);
             for (JsonNode r : reply.path("rows")) {
-                String variant = r.path("variant").asText();
-                rows.add(new Row(g.op().name(), g.pass().id(), variant, g.shape().tokens(), plan.dtype().id(), plan.spec().name(),
-                        floor.bytes(), floor.flops(), floor.idealSeconds() * 1e6, floor.bound(),
-                        Replies.measurement(g.op().name() + "/" + g.pass().id() + "/" + variant, plan.timing().mode(), r), null));
+                MeasureKey key = TorchVariant.parse(r.path("variant").asText()).key(g.op().name(), g.pass(), g.shape().tokens(), plan.dtype());
+                rows.add(new Row(key, plan.spec().name(), floor.bytes(), floor.flops(), floor.idealSeconds() * 1e6, floor.bound(),
+                        Replies.measurement(key.toString(), plan.timing(), r), null));
             }
             for (JsonNode s : reply.path("skipped")) skipped.add(new Skipped(subject, s.path("variant").asText(), s.path("reason").asText()));
             if (reply.hasNonNull("compile")) compiles.add(Replies.compile(subject, reply.get("compile")));

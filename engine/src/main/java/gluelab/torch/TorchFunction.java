@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import gluelab.calibrate.Calibration;
 import gluelab.floor.Floor;
 import gluelab.ops.Pass;
+import gluelab.ops.MeasureKey;
 import gluelab.record.Row;
 import gluelab.tensor.TensorSpec;
 import gluelab.timing.TimingConfig;
@@ -38,9 +39,8 @@ public record TorchFunction(String target, List<TensorSpec> inputs, String model
         Floor floor = new Floor(target, pass, tokens, reply.path("bytes").asLong(), 0, cal.bandwidth(), cal.peakFlops());
         List<Row> rows = new ArrayList<>();
         for (JsonNode r : reply.path("rows")) {
-            String variant = r.path("variant").asText();
-            rows.add(new Row(target, pass.id(), variant, tokens, inputs.getFirst().dtype().id(), model, floor.bytes(), 0,
-                    floor.idealSeconds() * 1e6, floor.bound(), Replies.measurement(subject + "/" + variant, timing.mode(), r), null));
+            MeasureKey key = TorchVariant.parse(r.path("variant").asText()).key(target, pass, tokens, inputs.getFirst().dtype());
+            rows.add(new Row(key, model, floor.bytes(), 0, floor.idealSeconds() * 1e6, floor.bound(), Replies.measurement(key.toString(), timing, r), null));
         }
         List<Skipped> skipped = new ArrayList<>();
         for (JsonNode s : reply.path("skipped")) skipped.add(new Skipped(subject, s.path("variant").asText(), s.path("reason").asText()));

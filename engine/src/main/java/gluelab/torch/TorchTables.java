@@ -14,22 +14,23 @@ public final class TorchTables {
 
     /** op, pass, tokens, ideal, then the median of each variant (in order of first appearance) and % of floor of the best. */
     public static Table sideBySide(List<Row> rows) {
+        record Instance(String op, gluelab.ops.Pass pass, long tokens) {}
         List<String> variants = new ArrayList<>();
-        Map<String, Map<String, Row>> byInstance = new LinkedHashMap<>();
+        Map<Instance, Map<String, Row>> byInstance = new LinkedHashMap<>();
         for (Row r : rows) {
-            if (!variants.contains(r.variant())) variants.add(r.variant());
-            byInstance.computeIfAbsent(r.op() + "|" + r.pass() + "|" + r.tokens(), k -> new LinkedHashMap<>()).put(r.variant(), r);
+            if (!variants.contains(r.key().series())) variants.add(r.key().series());
+            byInstance.computeIfAbsent(new Instance(r.op(), r.pass(), r.tokens()), k -> new LinkedHashMap<>()).put(r.key().series(), r);
         }
         Table t = Table.create("side by side: median us per variant");
         StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), best = StringColumn.create("best");
         IntColumn tokens = IntColumn.create("tokens");
         DoubleColumn ideal = DoubleColumn.create("ideal_us"), bestPct = DoubleColumn.create("best_pct_floor");
         Map<String, DoubleColumn> cols = new LinkedHashMap<>();
-        for (String v : variants) cols.put(v, DoubleColumn.create(v + "_us"));
+        for (String v : variants) cols.put(v, DoubleColumn.create(v.replace(' ', '_') + "_us"));
         for (Map<String, Row> inst : byInstance.values()) {
             Row any = inst.values().iterator().next();
             op.append(any.op());
-            pass.append(any.pass());
+            pass.append(any.pass().id());
             tokens.append((int) any.tokens());
             ideal.append(round(any.idealUs()));
             Row fastest = null;
@@ -38,7 +39,7 @@ public final class TorchTables {
                 cols.get(v).append(r == null ? Double.NaN : round(r.measuredUs()));
                 if (r != null && (fastest == null || r.measuredUs() < fastest.measuredUs())) fastest = r;
             }
-            best.append(fastest.variant());
+            best.append(fastest.key().series());
             bestPct.append(round(fastest.percentOfFloor()));
         }
         t.addColumns(op, pass, tokens, ideal);

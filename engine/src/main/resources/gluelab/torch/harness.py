@@ -201,24 +201,51 @@ class Subject:
     def __init__(self, variant, fn, repeats=1):
         self.variant, self.fn, self.repeats = variant, fn, repeats
         self.samples, self.wall, self.stop = [], 0.0, None
+        self.noise_at, self.noise, self.drift = None, float("inf"), False
 
 
-def rel_stdev(xs):
-    n = len(xs)
-    if n < 2:
-        return 0.0
-    mean = sum(xs) / n
-    if mean == 0:
-        return 0.0
-    return math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) / mean
+Z95 = 1.959964
+
+
+def median_interval(xs):
+    """gluelab's SampleStream: the distribution-free 95% interval of the median, from order statistics."""
+    s = sorted(xs)
+    n = len(s)
+    spread = Z95 * math.sqrt(n) / 2
+    lo, hi = max(0, int(math.floor(n / 2 - spread))), min(n - 1, int(math.ceil(n / 2 + spread)))
+    mid = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return s[lo], mid, s[hi]
+
+
+def median_noise(xs):
+    """Half-width of the median's 95% interval over the median (infinite with fewer than two samples)."""
+    if len(xs) < 2:
+        return float("inf")
+    lo, mid, hi = median_interval(xs)
+    if mid == 0:
+        return 0.0 if hi == lo else float("inf")
+    return (hi - lo) / 2 / abs(mid)
+
+
+def drifting(xs, bound):
+    """The halves' medians differ by more than the bound and their intervals do not overlap."""
+    if len(xs) < 20:
+        return False
+    a, b = median_interval(xs[:len(xs) // 2]), median_interval(xs[len(xs) // 2:])
+    separated = a[2] < b[0] or b[2] < a[0]
+    return separated and abs(a[1] - b[1]) > bound * abs((a[1] + b[1]) / 2)
 
 
 def stop_reason(s, rule):
+    """gluelab's StopRule: the median's noise under the bound after the minimum samples and device time, else the timeout."""
     n = len(s.samples)
     if n >= rule["maxSamples"]:
         return "MAX_SAMPLES"
-    if n >= rule["minSamples"] and sum(s.samples) >= rule["minSeconds"] and rel_stdev(s.samples) < rule["maxRelStdev"]:
-        return "CONVERGED"
+    if n >= rule["minSamples"] and sum(s.samples) * s.repeats >= rule["minSeconds"]:
+        if s.noise_at is None or n >= s.noise_at + max(1, s.noise_at // 20):
+            s.noise_at, s.noise, s.drift = n, median_noise(s.samples), drifting(s.samples, rule["maxNoise"])
+        if s.noise < rule["maxNoise"] and not s.drift:
+            return "CONVERGED"
     if s.wall >= rule["timeoutSeconds"] and n >= 1:
         return "TIMEOUT"
     return None
@@ -393,7 +420,8 @@ def time_function(req, make_fn, grad_names, hello_info, clock):
     peak = (torch.cuda.max_memory_allocated() - base) if device == "cuda" else 0
     arg_bytes = sum(t.numel() * t.element_size() for t in inputs.values())
     for s in subjects:
-        rows.append({"variant": s.variant, "samples": s.samples, "stop": s.stop, "wall": s.wall, "peakBytes": arg_bytes + max(0, peak)})
+        rows.append({"variant": s.variant, "samples": s.samples, "stop": s.stop, "wall": s.wall, "noise": median_noise(s.samples),
+                     "peakBytes": arg_bytes + max(0, peak)})
     return {"ok": True, "rows": rows, "skipped": skipped, "compile": compile_info, "bytes": traffic}
 
 

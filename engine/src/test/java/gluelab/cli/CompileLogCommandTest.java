@@ -1,7 +1,7 @@
 package gluelab.cli;
 
 import gluelab.compilelog.CompileLogTest;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,6 @@
 package gluelab.cli;
 
-import gluelab.record.Json;
+import gluelab.files.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
