@@ -64,6 +64,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print rows as JSON")
     boolean json;
 
+    @Option(names = "--no-tune", description = "use the cached or default kernel configs; without it, fused kernels not yet tuned for these shapes are tuned first")
+    boolean noTune;
+
     /** The plan these options describe (the notebook's %bench magic parses the same options). */
     public BenchPlan plan() {
         List<GlueOp> opList = ops.stream().map(Catalogue::get).toList();
@@ -86,6 +89,9 @@ public final class BenchCommand implements Callable<Integer> {
             plan.checkFits(device);
             var cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
             Progress progress = json ? Progress.NONE : new ConsoleProgress(System.err);
+            if (!noTune && device.tunable().isPresent() && plan.variants().contains(Variant.FUSED)) {
+                gluelab.tune.Tuning.run(device, plan.spec(), plan.ops(), plan.passes(), plan.tokens(), plan.dtype(), gluelab.tune.Tuner.Options.defaults(), progress);
+            }
             BenchResult result = new BenchRunner(device, cal).run(plan, progress, row -> {});
             result = torchOptions.addRows(torch, plan, cal, result, progress, json);
             if (json) {
