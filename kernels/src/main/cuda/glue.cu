@@ -476,22 +476,44 @@ __device__ __forceinline__ void st16(void* p, uint4 v) {
 #endif
 }
 
-// V consecutive activations starting at element e, as floats; the widest accesses V*ES bytes allow.
+// Raw bytes in accesses of A bytes (16, 8, 4 or 2: the widest that divides the span, so every
+// access is aligned when the span's start is a multiple of its size).
+template <int B>
+struct Span {
+    static constexpr int A = B % 16 == 0 ? 16 : B % 8 == 0 ? 8 : B % 4 == 0 ? 4 : 2;
+    static constexpr int W = (B + 3) / 4;  // 32-bit words
+};
+
+template <int B>
+__device__ __forceinline__ void ld_raw(const char* a, unsigned* w) {
+    constexpr int A = Span<B>::A;
+    #pragma unroll
+    for (int k = 0; k < B / A; k++) {
+        if constexpr (A == 16) { uint4 q = ld16(a + 16 * k); w[4 * k] = q.x; w[4 * k + 1] = q.y; w[4 * k + 2] = q.z; w[4 * k + 3] = q.w; }
+        else if constexpr (A == 8) { uint2 q = *(const uint2*)(a + 8 * k); w[2 * k] = q.x; w[2 * k + 1] = q.y; }
+        else if constexpr (A == 4) { w[k] = *(const unsigned*)(a + 4 * k); }
+        else { w[0] = *(const u16*)a; }
+    }
+}
+
+template <int B>
+__device__ __forceinline__ void st_raw(char* a, const unsigned* w) {
+    constexpr int A = Span<B>::A;
+    #pragma unroll
+    for (int k = 0; k < B / A; k++) {
+        if constexpr (A == 16) st16(a + 16 * k, make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]));
+        else if constexpr (A == 8) *(uint2*)(a + 8 * k) = make_uint2(w[2 * k], w[2 * k + 1]);
+        else if constexpr (A == 4) *(unsigned*)(a + 4 * k) = w[k];
+        else *(u16*)a = (u16)w[0];
+    }
+}
+
+// V consecutive activations starting at element e, as floats.
 template <int V>
 __device__ __forceinline__ void ldv(const void* p, i64 e, float* o) {
     constexpr int B = V * ES;
-    const char* a = (const char*)p + e * ES;
-    unsigned w[(B + 3) / 4];
-    if constexpr (B % 16 == 0) {
-        #pragma unroll
-        for (int k = 0; k < B / 16; k++) { uint4 q = ld16(a + 16 * k); w[4 * k] = q.x; w[4 * k + 1] = q.y; w[4 * k + 2] = q.z; w[4 * k + 3] = q.w; }
-    } else if constexpr (B == 8) {
-        uint2 q = *(const uint2*)a; w[0] = q.x; w[1] = q.y;
-    } else if constexpr (B == 4) {
-        w[0] = *(const unsigned*)a;
-    } else {
-        w[0] = *(const u16*)a;
-    }
+    unsigned w[Span<B>::W];
+    ld_raw<B>((const char*)p + e * ES, w);
 #if CFG_DT == DT_BF16
     if constexpr (V == 1) { o[0] = __uint_as_float(w[0] << 16); }
     else {
@@ -507,10 +529,9 @@ __device__ __forceinline__ void ldv(const void* p, i64 e, float* o) {
 template <int V>
 __device__ __forceinline__ void stv(void* p, i64 e, const float* o) {
     constexpr int B = V * ES;
-    char* a = (char*)p + e * ES;
-    unsigned w[(B + 3) / 4];
+    unsigned w[Span<B>::W];
 #if CFG_DT == DT_BF16
-    if constexpr (V == 1) { *(u16*)a = f2bf(o[0]); return; }
+    if constexpr (V == 1) { w[0] = f2bf(o[0]); }
     else {
         #pragma unroll
         for (int k = 0; k < V / 2; k++) w[k] = (unsigned)f2bf(o[2 * k]) | ((unsigned)f2bf(o[2 * k + 1]) << 16);
@@ -519,14 +540,7 @@ __device__ __forceinline__ void stv(void* p, i64 e, const float* o) {
     #pragma unroll
     for (int k = 0; k < V; k++) w[k] = __float_as_uint(o[k]);
 #endif
-    if constexpr (B % 16 == 0) {
-        #pragma unroll
-        for (int k = 0; k < B / 16; k++) st16(a + 16 * k, make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]));
-    } else if constexpr (B == 8) {
-        *(uint2*)a = make_uint2(w[0], w[1]);
-    } else {
-        *(unsigned*)a = w[0];
-    }
+    st_raw<B>((char*)p + e * ES, w);
 }
 
 // V consecutive fp32 values (RoPE tables, dw partials).

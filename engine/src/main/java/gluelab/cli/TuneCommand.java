@@ -4,8 +4,10 @@ import gluelab.bench.Tokens;
 import gluelab.chart.Charts;
 import gluelab.device.Device;
 import gluelab.lab.Locations;
+import gluelab.model.ModelSpec;
 import gluelab.model.SpecRegistry;
 import gluelab.ops.Catalogue;
+import gluelab.ops.GlueOp;
 import gluelab.ops.Pass;
 import gluelab.progress.ConsoleProgress;
 import gluelab.progress.Progress;
@@ -57,27 +59,49 @@ public final class TuneCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the tuning records as JSON")
     boolean json;
 
-    @Override public Integer call() {
+    /** The --device option as given (auto when absent): the %tune magic switches the session's device by it. */
+    public String device() { return deviceOptions == null ? "auto" : deviceOptions.device; }
+
+    /** What to tune, parsed and checked before any device is opened. */
+    private record Plan(ModelSpec spec, List<GlueOp> ops, List<Pass> passes, List<Long> tokens, DType dtype, Tuner.Options options) {}
+
+    private Plan plan() {
         var spec = SpecRegistry.load(Locations.specFolders()).get(model);
         var opList = ops.stream().map(Catalogue::get).toList();
         List<Long> tok = Tokens.parse(tokens);
         List<Pass> ps = Arrays.stream(passes.split(",")).map(Pass::parse).toList();
-        DType dt = DType.parse(dtype);
         Tuner.Options options = Tuner.Options.defaults().withSerial(serial).withForce(force || serial);
         if (threads != null) options = options.withThreads(threads);
+        return new Plan(spec, opList, ps, tok, DType.parse(dtype), options);
+    }
+
+    /** Runs the tunings these options describe on {@code device} (the %tune magic calls this too). */
+    public List<TuneResult> tune(Device device, Progress progress) {
+        Plan p = plan();
+        return Tuning.run(device, p.spec(), p.ops(), p.passes(), p.tokens(), p.dtype(), p.options(), progress);
+    }
+
+    @Override public Integer call() {
+        plan();
         try (Device device = deviceOptions.open()) {
             Progress progress = json ? Progress.NONE : new ConsoleProgress(System.err);
             long t0 = System.nanoTime();
-            List<TuneResult> results = Tuning.run(device, spec, opList, ps, tok, dt, options, progress);
+            List<TuneResult> results = tune(device, progress);
             double wall = (System.nanoTime() - t0) * 1e-9;
-            if (charts != null) {
-                for (TuneResult r : results) Charts.save(TuneChart.landscape(r), charts.resolve("tune-" + r.op() + "-" + r.pass() + "-" + r.tokens()));
-            }
             if (json) System.out.println(Json.write(results));
             else {
                 System.out.println("device: " + device.id() + " (" + device.facts().name() + "), picks in " + Locations.cacheDir().resolve("tune"));
                 System.out.print(Tuning.table(results));
                 System.out.printf("total wall %.2f s%n", wall);
+            }
+            if (charts != null) {
+                // Charts come last: the picks are stored and the table printed even where charts cannot be drawn (a host without fonts).
+                try {
+                    for (TuneResult r : results) Charts.save(TuneChart.landscape(r), charts.resolve("tune-" + r.op() + "-" + r.pass() + "-" + r.tokens()));
+                } catch (RuntimeException | Error e) {
+                    if (e instanceof VirtualMachineError v) throw v;
+                    System.err.println("gluelab tune: charts not written to " + charts + ": " + e.getMessage());
+                }
             }
         }
         return 0;

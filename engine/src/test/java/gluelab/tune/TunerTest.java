@@ -29,7 +29,7 @@ class TunerTest {
     @Test
     void aWarmCacheTunesAndCompilesNothing() {
         try (CpuDevice cpu = new CpuDevice(2, dir)) {
-            OpInstance in = instance("rmsnorm", Pass.BACKWARD, 256);
+            OpInstance in = instance("rmsnorm", Pass.BACKWARD, 64);
             Tuner tuner = new Tuner(cpu, Tuner.Options.defaults());
             TuneResult first = tuner.tune(in, Progress.NONE);
             assertFalse(first.fromCache());
@@ -56,13 +56,13 @@ class TunerTest {
     @Test
     void serialAndParallelAccountTheirCompileAndBenchmarkTime() {
         try (CpuDevice cpu = new CpuDevice(2, dir)) {
-            OpInstance in = instance("swiglu", Pass.FORWARD, 64);
+            OpInstance in = instance("swiglu", Pass.FORWARD, 16);
             List<TuneResult> rs = List.of(new Tuner(cpu, Tuner.Options.defaults()).tune(in, Progress.NONE),
                     new Tuner(cpu, Tuner.Options.defaults().withSerial(true).withForce(true)).tune(in, Progress.NONE));
             assertEquals("serial", rs.get(1).mode());
             assertTrue(rs.get(0).mode().startsWith("parallel"));
             String table = Tuning.table(rs);
-            assertTrue(table.contains("swiglu/fwd T=64"), table);
+            assertTrue(table.contains("swiglu/fwd T=16"), table);
             assertTrue(table.contains("tuned now: 16 configs"), table);
             assertNotNull(TuneChart.landscape(rs.get(0)));
         }

@@ -4,10 +4,12 @@ import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchRunner;
 import gluelab.bench.Tokens;
 import gluelab.cli.BenchCommand;
+import gluelab.cli.TuneCommand;
 import gluelab.device.cuda.UserKernel;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.magic.Magics;
 import gluelab.lab.Gluelab;
+import gluelab.tune.Tuning;
 import picocli.CommandLine;
 import tech.tablesaw.api.Table;
 
@@ -31,6 +33,7 @@ public final class CellRunner {
             "classpath", "%classpath add PATH: add a jar or folder for the next cells",
             "time", "%time CODE: run CODE and print its wall time",
             "graphbudget", gluelab.kernel.magic.GraphBudgetMagic.HELP,
+            "tune", "%tune OP... [--model M] [--tokens 8k,32k] [--passes fwd,bwd] [--serial] [--force] [--device D]: as `gluelab tune`",
             "lsmagic", "%lsmagic: list the magics"));
     static final Map<String, String> CELL_MAGICS = new TreeMap<>(Map.of(
             "cuda", "%%cuda NAME: compile the cell's CUDA C; NAME becomes a kernel object (needs a GPU)",
@@ -82,6 +85,12 @@ public final class CellRunner {
                 Gluelab lab = cmd.device().equals("auto") ? Session.lab() : Session.switchDevice(cmd.device());
                 yield new BenchRunner(lab.device(), lab.calibration()).run(plan, lab.progress(), row -> Session.devlog().measurement(
                         String.format("%s %s %s T=%d: median %.1f us, ideal %.1f us", row.op(), row.pass(), row.variant(), row.tokens(), row.measuredUs(), row.idealUs())));
+            }
+            case "tune" -> {
+                TuneCommand cmd = new TuneCommand();
+                new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
+                Gluelab lab = cmd.device().equals("auto") ? Session.lab() : Session.switchDevice(cmd.device());
+                yield Tuning.table(cmd.tune(lab.device(), lab.progress()));
             }
             case "floor" -> floor(args);
             case "graphbudget" -> gluelab.kernel.magic.GraphBudgetMagic.run(args);

@@ -27,7 +27,8 @@ final class CpuSwiGlu implements CpuKernels.OpKernels {
             return p.pass(() -> Primitives.blocks(par, n, block, (start, len, a, b, c, d) -> {
                 g.load(start, a, 0, len);
                 u.load(start, b, 0, len);
-                for (int i = 0; i < len; i++) a[i] = a[i] / (1f + (float) Math.exp(-a[i])) * b[i];
+                if (NormKernels.VECTOR) VectorRows.swiglu(a, b, len);
+                else for (int i = 0; i < len; i++) a[i] = a[i] / (1f + (float) Math.exp(-a[i])) * b[i];
                 out.store(start, a, 0, len);
             }));
         }
@@ -36,7 +37,8 @@ final class CpuSwiGlu implements CpuKernels.OpKernels {
             g.load(start, a, 0, len);
             u.load(start, up, 0, len);
             dy.load(start, d, 0, len);
-            for (int i = 0; i < len; i++) {
+            if (NormKernels.VECTOR) VectorRows.swigluBackward(a, b, up, d, len);
+            else for (int i = 0; i < len; i++) {
                 float x = a[i], sg = 1f / (1f + (float) Math.exp(-x));
                 b[i] = d[i] * x * sg;
                 a[i] = d[i] * up[i] * sg * (1 + x * (1 - sg));
