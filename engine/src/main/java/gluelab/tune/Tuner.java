@@ -6,8 +6,6 @@ import gluelab.device.*;
 import gluelab.ops.OpShape;
 import gluelab.progress.Progress;
 import gluelab.record.Json;
-import gluelab.tensor.Tensor;
-import gluelab.tensor.TensorSpec;
 import gluelab.timing.Harness;
 import gluelab.timing.Measurement;
 import gluelab.timing.Mode;
@@ -85,7 +83,7 @@ public final class Tuner {
         String kernel = configs.getFirst().kernel();
         Map<String, Buffer> args = new LinkedHashMap<>();
         try {
-            allocate(in, args);
+            OpBuffers.allocate(device, in.op(), in.shape(), in.pass(), 42, args);
             Harness harness = new Harness(device);
             double compileSum = 0, compileWall, benchSeconds;
             int compiledCount = 0;
@@ -209,21 +207,5 @@ public final class Tuner {
             b.append("\n  ").append(c.id()).append(": ").append(r == null ? "not tried" : r.skipped());
         }
         return new IllegalStateException(b.toString());
-    }
-
-    private void allocate(OpInstance in, Map<String, Buffer> args) {
-        Map<String, Tensor> host = new LinkedHashMap<>();
-        try {
-            for (TensorSpec s : in.op().inputs(in.shape(), in.pass())) host.put(s.name(), Tensor.allocate(s));
-            in.op().fillInputs(in.shape(), in.pass(), host, 42);
-            for (var e : host.entrySet()) {
-                Buffer b = device.allocate(e.getValue().spec());
-                args.put(e.getKey(), b);
-                device.upload(e.getValue(), b);
-            }
-        } finally {
-            host.values().forEach(Tensor::close);
-        }
-        for (TensorSpec s : in.op().outputs(in.shape(), in.pass())) args.put(s.name(), device.allocate(s));
     }
 }

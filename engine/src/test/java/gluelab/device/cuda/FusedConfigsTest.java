@@ -5,6 +5,7 @@ import gluelab.device.OpInstance;
 import gluelab.device.Tunable;
 import gluelab.device.cuda.compile.CompileCache;
 import gluelab.device.cuda.compile.NvccCompiler;
+import gluelab.device.cuda.compile.NvccCompilerTest;
 import gluelab.model.ModelSpec;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.util.*;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The fused kernels' config spaces, and their compilation in parallel through nvcc (compile only:
@@ -59,13 +59,7 @@ class FusedConfigsTest {
 
     @Test
     void aHundredCatalogueConfigsCompileInParallelThroughNvcc() {
-        NvccCompiler nvcc;
-        try {
-            nvcc = NvccCompiler.find();
-        } catch (IllegalStateException e) {
-            assumeTrue(false, "no nvcc here: " + e.getMessage());
-            return;
-        }
+        NvccCompiler nvcc = NvccCompilerTest.nvcc();
         String source = CudaKernels.readSource();
         CompileCache cache = new CompileCache(cacheDir, nvcc);
         // Round-robin over the kernels so every kernel's space is in the hundred.
@@ -108,13 +102,7 @@ class FusedConfigsTest {
 
     @Test
     void aConfigThatDoesNotCompileIsReportedWithItsReason() {
-        NvccCompiler nvcc;
-        try {
-            nvcc = NvccCompiler.find();
-        } catch (IllegalStateException e) {
-            assumeTrue(false, "no nvcc here: " + e.getMessage());
-            return;
-        }
+        NvccCompiler nvcc = NvccCompilerTest.nvcc();
         // A kernel source whose routing section no longer compiles: its configs are rejected, with the compiler's line.
         String broken = CudaKernels.readSource().replace("float best = NEG_INF;", "float best = NEG_INF + not_declared;");
         CompileCache cache = new CompileCache(cacheDir, nvcc);
