@@ -1,8 +1,9 @@
 // gluelab glue-op kernels. Compiled at run time (NVRTC or nvcc) for the device's own arch.
-// Element types are runtime codes (the engine's DType ordinals): 0 bf16, 2 fp32, 3 fp64, 5 int64.
+// Element types are runtime codes (CudaCodes.dtype; CudaCodesTest checks them against these defines).
 // Every kernel computes in fp32 and rounds once per stored value (bf16: round to nearest even).
-// Eager primitives (one per framework op, each writing a full intermediate) come first, then the
-// fused kernels (one pass per op), then calibration and timing helpers.
+// The base module (no GLUE_CONFIG): eager primitives (one per framework op, each writing a full
+// intermediate), column sums, calibration and timing helpers. The fused kernels follow, each compiled
+// on its own per launch configuration.
 
 typedef unsigned short u16;
 typedef long long i64;
@@ -121,19 +122,31 @@ __device__ __forceinline__ float sigmoidf_(float x) { return 1.f / (1.f + __expf
 
 #define GRID_STRIDE(i, n) for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
 
+#ifndef GLUE_CONFIG  // the base module: eager primitives, column sums, calibration
+
 // ---------------------------------------------------------------- eager primitives
 
-// op: 0 square, 1 cube, 2 silu, 3 sigmoid, 4 add scalar, 5 mul scalar, 6 rsqrt, 7 cast
+// Unary ops: codes of the engine's EagerOps.Unary (CudaCodes); CudaCodesTest checks they agree.
+#define UN_SQUARE 0
+#define UN_CUBE 1
+#define UN_SILU 2
+#define UN_SIGMOID 3
+#define UN_ADD_SCALAR 4
+#define UN_MUL_SCALAR 5
+#define UN_RSQRT 6
+#define UN_CAST 7
+
 __device__ __forceinline__ float unary_op(int op, float x, float s) {
     switch (op) {
-        case 0: return x * x;
-        case 1: return x * x * x;
-        case 2: return x * sigmoidf_(x);
-        case 3: return sigmoidf_(x);
-        case 4: return x + s;
-        case 5: return x * s;
-        case 6: return rsqrtf(x);
-        default: return x;
+        case UN_SQUARE: return x * x;
+        case UN_CUBE: return x * x * x;
+        case UN_SILU: return x * sigmoidf_(x);
+        case UN_SIGMOID: return sigmoidf_(x);
+        case UN_ADD_SCALAR: return x + s;
+        case UN_MUL_SCALAR: return x * s;
+        case UN_RSQRT: return rsqrtf(x);
+        case UN_CAST: return x;
+        default: return __int_as_float(0x7fffffff);  // an unknown code shows as NaN, never as a plausible value
     }
 }
 
@@ -151,8 +164,19 @@ extern "C" __global__ void prim_unary(const void* in, void* out, i64 n, int op, 
     }
 }
 
-// op: 0 add, 1 sub, 2 mul
-__device__ __forceinline__ float binary_op(int op, float a, float b) { return op == 0 ? a + b : op == 1 ? a - b : a * b; }
+// Binary ops: codes of EagerOps.Binary (CudaCodes).
+#define BIN_ADD 0
+#define BIN_SUB 1
+#define BIN_MUL 2
+
+__device__ __forceinline__ float binary_op(int op, float a, float b) {
+    switch (op) {
+        case BIN_ADD: return a + b;
+        case BIN_SUB: return a - b;
+        case BIN_MUL: return a * b;
+        default: return __int_as_float(0x7fffffff);
+    }
+}
 
 extern "C" __global__ void prim_binary(const void* a, const void* b, void* out, i64 n, int op, int dta, int dtb, int dto) {
     if (n % 8 == 0) {
@@ -169,7 +193,12 @@ extern "C" __global__ void prim_binary(const void* a, const void* b, void* out, 
     }
 }
 
-// mode 0: out = x * v[row]; mode 1: out = x * v[col]; mode 2: out = v[row] * scale; mode 3: out = x / v[row]
+// Broadcast modes (CudaCodes.Broadcast): out = x * v[row], x * v[col], v[row] * scale, x / v[row].
+#define BC_MUL_ROWS 0
+#define BC_MUL_COLS 1
+#define BC_EXPAND_ROWS 2
+#define BC_DIV_ROWS 3
+
 extern "C" __global__ void prim_broadcast(const void* x, const void* v, void* out, i64 rows, i64 n, int mode, float scale,
                                           int dtx, int dtv, int dto) {
     i64 total = rows * n;
@@ -177,12 +206,12 @@ extern "C" __global__ void prim_broadcast(const void* x, const void* v, void* ou
         float a[8];
         GRID_STRIDE(i, total / 8) {
             i64 e = 8 * i, row = e / n, col = e % n;
-            if (mode != 2) ld8(x, i, dtx, a);
+            if (mode != BC_EXPAND_ROWS) ld8(x, i, dtx, a);
             #pragma unroll
             for (int k = 0; k < 8; k++) {
-                if (mode == 0) a[k] *= ld(v, row, dtv);
-                else if (mode == 1) a[k] *= ld(v, col + k, dtv);
-                else if (mode == 2) a[k] = ld(v, row, dtv) * scale;
+                if (mode == BC_MUL_ROWS) a[k] *= ld(v, row, dtv);
+                else if (mode == BC_MUL_COLS) a[k] *= ld(v, col + k, dtv);
+                else if (mode == BC_EXPAND_ROWS) a[k] = ld(v, row, dtv) * scale;
                 else a[k] /= ld(v, row, dtv);
             }
             st8(out, i, dto, a);
@@ -191,9 +220,9 @@ extern "C" __global__ void prim_broadcast(const void* x, const void* v, void* ou
         GRID_STRIDE(i, total) {
             i64 row = i / n, col = i % n;
             float r;
-            if (mode == 0) r = ld(x, i, dtx) * ld(v, row, dtv);
-            else if (mode == 1) r = ld(x, i, dtx) * ld(v, col, dtv);
-            else if (mode == 2) r = ld(v, row, dtv) * scale;
+            if (mode == BC_MUL_ROWS) r = ld(x, i, dtx) * ld(v, row, dtv);
+            else if (mode == BC_MUL_COLS) r = ld(x, i, dtx) * ld(v, col, dtv);
+            else if (mode == BC_EXPAND_ROWS) r = ld(v, row, dtv) * scale;
             else r = ld(x, i, dtx) / ld(v, row, dtv);
             st(out, i, r, dto);
         }
@@ -344,284 +373,41 @@ extern "C" __global__ void prim_cat(const void* a, const void* b, void* out, i64
     }
 }
 
-// ---------------------------------------------------------------- fused kernels
-
-#define MAXC 4
-
-// RMSNorm forward, one block per row; optional residual add (r, h non-null): h = x + r is stored
-// and the norm reads h as stored (rounded), as the eager form does.
-extern "C" __global__ void fused_rmsnorm_fwd(const void* x, const void* r, const void* w, void* h, void* y,
-                                             i64 rows, int n, float eps, int dt) {
-    bool vec = (n % 8) == 0;
-    int chunks = vec ? n / 8 : n;
-    for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-        float a[MAXC][8];
-        float ss = 0.f;
-        int c = 0;
-        for (int q = threadIdx.x; q < chunks && c < MAXC; q += blockDim.x, c++) {
-            // Measured on the H200 at 32k tokens: one 16-byte load of x is faster without the residual
-            // (236 vs 258 us), element loads are faster with it (401 vs 481 us).
-            if (vec && !r) {
-                ld8(x, (row * n) / 8 + q, dt, a[c]);
-                #pragma unroll
-                for (int k = 0; k < 8; k++) ss += a[c][k] * a[c][k];
-                continue;
-            }
-            int width = vec ? 8 : 1;
-            for (int k = 0; k < width; k++) {
-                i64 e = row * n + (vec ? 8 * q + k : q);
-                float v = ld(x, e, dt);
-                if (r) { v += ld(r, e, dt); if (dt == DT_BF16) v = bf2f(f2bf(v)); }
-                a[c][k] = v;
-                ss += v * v;
-            }
-        }
-        float rs = rsqrtf(block_sum(ss) / n + eps);
-        c = 0;
-        for (int q = threadIdx.x; q < chunks && c < MAXC; q += blockDim.x, c++) {
-            if (vec) {
-                float o[8], wv[8];
-                ld8(w, q, dt, wv);
-                #pragma unroll
-                for (int k = 0; k < 8; k++) o[k] = a[c][k] * rs * wv[k];
-                st8(y, (row * n) / 8 + q, dt, o);
-                if (h) st8(h, (row * n) / 8 + q, dt, a[c]);
-            } else {
-                st(y, row * n + q, a[c][0] * rs * ld(w, q, dt), dt);
-                if (h) st(h, row * n + q, a[c][0], dt);
-            }
-        }
-    }
-}
-
-// RMSNorm backward: block b handles rows [b*rpb, ...), accumulating dw per column in registers and
-// writing it to partial[b, :]; column_sum finishes dw. addend (the residual grad) may be null.
-extern "C" __global__ void fused_rmsnorm_bwd(const void* x, const void* w, const void* dy, const void* addend, void* dx,
-                                             float* partial, i64 rows, int n, i64 rpb, float eps, int dt) {
-    bool vec = (n % 8) == 0;
-    int chunks = vec ? n / 8 : n, width = vec ? 8 : 1;
-    float dwacc[MAXC][8], wv[MAXC][8];
-    int c = 0;
-    for (int q = threadIdx.x; q < chunks && c < MAXC; q += blockDim.x, c++) {
-        if (vec) ld8(w, q, dt, wv[c]);
-        else wv[c][0] = ld(w, q, dt);
-        for (int k = 0; k < 8; k++) dwacc[c][k] = 0.f;
-    }
-    i64 r0 = (i64)blockIdx.x * rpb, r1 = min(rows, r0 + rpb);
-    for (i64 row = r0; row < r1; row++) {
-        float xa[MAXC][8], g[MAXC][8];
-        float ss = 0.f, dot = 0.f;
-        c = 0;
-        for (int q = threadIdx.x; q < chunks && c < MAXC; q += blockDim.x, c++) {
-            if (vec) { ld8(x, (row * n) / 8 + q, dt, xa[c]); ld8(dy, (row * n) / 8 + q, dt, g[c]); }
-            else { xa[c][0] = ld(x, row * n + q, dt); g[c][0] = ld(dy, row * n + q, dt); }
-            for (int k = 0; k < width; k++) {
-                ss += xa[c][k] * xa[c][k];
-                dot += g[c][k] * wv[c][k] * xa[c][k];
-            }
-        }
-        ss = block_sum(ss);
-        dot = block_sum(dot);
-        float rs = rsqrtf(ss / n + eps);
-        dot = dot * rs / n;
-        c = 0;
-        for (int q = threadIdx.x; q < chunks && c < MAXC; q += blockDim.x, c++) {
-            float o[8], add[8];
-            if (addend) {
-                if (vec) ld8(addend, (row * n) / 8 + q, dt, add);
-                else add[0] = ld(addend, row * n + q, dt);
-            }
-            for (int k = 0; k < width; k++) {
-                float norm = xa[c][k] * rs;
-                dwacc[c][k] += g[c][k] * norm;
-                o[k] = rs * (g[c][k] * wv[c][k] - norm * dot);
-                if (addend) o[k] += add[k];
-            }
-            if (vec) st8(dx, (row * n) / 8 + q, dt, o);
-            else st(dx, row * n + q, o[0], dt);
-        }
-    }
-    c = 0;
-    for (int q = threadIdx.x; q < chunks && c < MAXC; q += blockDim.x, c++) {
-        for (int k = 0; k < width; k++) partial[(i64)blockIdx.x * n + (vec ? 8 * q + k : q)] = dwacc[c][k];
-    }
-}
-
-#define MAXP 4
-
-// q RMSNorm + RoPE forward: one warp per (token, head) row of hd; lane handles pairs lane, lane+32, ...
-// complex: freqs holds (cos, sin) pairs [T, half, 2]; else cos and sin [T, half].
-extern "C" __global__ void fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv, const float* sinv,
-                                                void* out, i64 rows, i64 heads, int hd, float eps, int dt) {
-    int lane = threadIdx.x & 31, half = hd / 2;
-    i64 row = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (row >= rows) return;
-    i64 pos = row / heads;
-    float a[MAXP], b[MAXP], ss = 0.f;
-    for (int k = 0; k < MAXP; k++) {
-        int p = lane + 32 * k;
-        if (p < half) { a[k] = ld(q, row * hd + 2 * p, dt); b[k] = ld(q, row * hd + 2 * p + 1, dt); ss += a[k] * a[k] + b[k] * b[k]; }
-    }
-    float rs = rsqrtf(warp_sum(ss) / hd + eps);
-    for (int k = 0; k < MAXP; k++) {
-        int p = lane + 32 * k;
-        if (p >= half) continue;
-        float x0 = a[k] * rs * ld(w, 2 * p, dt), x1 = b[k] * rs * ld(w, 2 * p + 1, dt);
-        float c = freqs ? freqs[(pos * half + p) * 2] : cosv[pos * half + p];
-        float s = freqs ? freqs[(pos * half + p) * 2 + 1] : sinv[pos * half + p];
-        st(out, row * hd + 2 * p, x0 * c - x1 * s, dt);
-        st(out, row * hd + 2 * p + 1, x0 * s + x1 * c, dt);
-    }
-}
-
-// Backward: rotate dy back, then the norm's backward; each warp handles rows [warp*rpw, ...) and
-// writes its dw partial (fp32, [warps, hd]).
-extern "C" __global__ void fused_qnorm_rope_bwd(const void* q, const void* w, const float* freqs, const float* cosv, const float* sinv,
-                                                const void* dy, void* dq, float* partial, i64 rows, i64 heads, int hd, i64 rpw,
-                                                float eps, int dt) {
-    int lane = threadIdx.x & 31, half = hd / 2;
-    i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    i64 r0 = warp * rpw, r1 = min(rows, r0 + rpw);
-    if (r0 >= rows) return;
-    float dwa[MAXP], dwb[MAXP], wa[MAXP], wb[MAXP];
-    #pragma unroll
-    for (int k = 0; k < MAXP; k++) {
-        dwa[k] = 0.f; dwb[k] = 0.f; wa[k] = 0.f; wb[k] = 0.f;
-        int p = lane + 32 * k;
-        if (p < half) ld2(w, 2 * p, dt, wa[k], wb[k]);
-    }
-    for (i64 row = r0; row < r1; row++) {
-        i64 pos = row / heads;
-        float a[MAXP], b[MAXP], ga[MAXP], gb[MAXP], ss = 0.f, dot = 0.f;
-        #pragma unroll
-        for (int k = 0; k < MAXP; k++) {
-            int p = lane + 32 * k;
-            if (p >= half) continue;
-            float d0, d1, c, s;
-            ld2(q, row * hd + 2 * p, dt, a[k], b[k]);
-            ld2(dy, row * hd + 2 * p, dt, d0, d1);
-            if (freqs) { float2 f = ((const float2*)freqs)[pos * half + p]; c = f.x; s = f.y; }
-            else { c = cosv[pos * half + p]; s = sinv[pos * half + p]; }
-            ga[k] = d0 * c + d1 * s;
-            gb[k] = -d0 * s + d1 * c;
-            ss += a[k] * a[k] + b[k] * b[k];
-            dot += ga[k] * wa[k] * a[k] + gb[k] * wb[k] * b[k];
-        }
-        float rs = rsqrtf(warp_sum(ss) / hd + eps);
-        dot = warp_sum(dot) * rs / hd;
-        #pragma unroll
-        for (int k = 0; k < MAXP; k++) {
-            int p = lane + 32 * k;
-            if (p >= half) continue;
-            float na = a[k] * rs, nb = b[k] * rs;
-            dwa[k] += ga[k] * na;
-            dwb[k] += gb[k] * nb;
-            st2(dq, row * hd + 2 * p, dt, rs * (ga[k] * wa[k] - na * dot), rs * (gb[k] * wb[k] - nb * dot));
-        }
-    }
-    #pragma unroll
-    for (int k = 0; k < MAXP; k++) {
-        int p = lane + 32 * k;
-        if (p < half) { partial[warp * hd + 2 * p] = dwa[k]; partial[warp * hd + 2 * p + 1] = dwb[k]; }
-    }
-}
-
-extern "C" __global__ void fused_swiglu_fwd(const void* g, const void* u, void* out, i64 n, int dt) {
-    if (n % 8 == 0) {
-        float a[8], b[8];
-        GRID_STRIDE(i, n / 8) {
-            ld8(g, i, dt, a);
-            ld8(u, i, dt, b);
-            #pragma unroll
-            for (int k = 0; k < 8; k++) a[k] = a[k] * sigmoidf_(a[k]) * b[k];
-            st8(out, i, dt, a);
-        }
-    } else {
-        GRID_STRIDE(i, n) { float x = ld(g, i, dt); st(out, i, x * sigmoidf_(x) * ld(u, i, dt), dt); }
-    }
-}
-
-extern "C" __global__ void fused_swiglu_bwd(const void* g, const void* u, const void* dy, void* dg, void* du, i64 n, int dt) {
-    if (n % 8 == 0) {
-        float a[8], b[8], d[8], oa[8], ob[8];
-        GRID_STRIDE(i, n / 8) {
-            ld8(g, i, dt, a);
-            ld8(u, i, dt, b);
-            ld8(dy, i, dt, d);
-            #pragma unroll
-            for (int k = 0; k < 8; k++) {
-                float sg = sigmoidf_(a[k]);
-                ob[k] = d[k] * a[k] * sg;
-                oa[k] = d[k] * b[k] * sg * (1.f + a[k] * (1.f - sg));
-            }
-            st8(dg, i, dt, oa);
-            st8(du, i, dt, ob);
-        }
-    } else {
-        GRID_STRIDE(i, n) {
-            float x = ld(g, i, dt), up = ld(u, i, dt), d = ld(dy, i, dt), sg = sigmoidf_(x);
-            st(du, i, d * x * sg, dt);
-            st(dg, i, d * up * sg * (1.f + x * (1.f - sg)), dt);
-        }
-    }
-}
-
-extern "C" __global__ void fused_routing(const void* logits, float* weights, i64* indices, i64 tokens, int e, int k, int softmax, int dt) {
-    int lane = threadIdx.x & 31;
-    i64 row = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (row >= tokens) return;
-    float v[MAX_PER_LANE], ov[32];
-    i64 oi[32];
-    warp_scores(logits, row, e, softmax, dt, v, lane);
-    warp_topk(v, e, k, lane, ov, oi);
-    float s = 0.f;
-    for (int q = 0; q < k; q++) s += ov[q];
-    for (int q = 0; q < k; q++) if (q == lane) { weights[row * k + q] = ov[q] / s; indices[row * k + q] = oi[q]; }
-}
-
-// Cat as 16-byte copies when both halves are 16-byte multiples, else element copies.
-extern "C" __global__ void fused_cat(const void* a, const void* b, void* out, i64 rows, i64 ha_bytes, i64 hb_bytes) {
-    if (ha_bytes % 16 == 0 && hb_bytes % 16 == 0) {
-        i64 ca = ha_bytes / 16, cb = hb_bytes / 16, cr = ca + cb;
-        GRID_STRIDE(i, rows * cr) {
-            i64 row = i / cr, c = i % cr;
-            ((uint4*)out)[i] = c < ca ? ((const uint4*)a)[row * ca + c] : ((const uint4*)b)[row * cb + c - ca];
-        }
-    } else {
-        i64 d = ha_bytes + hb_bytes;
-        GRID_STRIDE(i, rows * d) {
-            i64 row = i / d, c = i % d;
-            ((unsigned char*)out)[i] = c < ha_bytes ? ((const unsigned char*)a)[row * ha_bytes + c] : ((const unsigned char*)b)[row * hb_bytes + c - ha_bytes];
-        }
-    }
-}
-
-// bf16 -> fp32 by shifting bits, 8 at a time.
-extern "C" __global__ void fused_cast_bf16_f32(const u16* x, float* y, i64 n) {
-    if (n % 8 == 0) {
-        GRID_STRIDE(i, n / 8) {
-            uint4 q = ((const uint4*)x)[i];
-            ((float4*)y)[2 * i] = make_float4(__uint_as_float(q.x << 16), __uint_as_float(q.x & 0xffff0000u), __uint_as_float(q.y << 16), __uint_as_float(q.y & 0xffff0000u));
-            ((float4*)y)[2 * i + 1] = make_float4(__uint_as_float(q.z << 16), __uint_as_float(q.z & 0xffff0000u), __uint_as_float(q.w << 16), __uint_as_float(q.w & 0xffff0000u));
-        }
-    } else {
-        GRID_STRIDE(i, n) y[i] = bf2f(x[i]);
-    }
-}
-
 // ---------------------------------------------------------------- calibration and timing
 
-// Copy and triad for bandwidth calibration: each block owns a contiguous 16 KiB tile (256
-// threads x four 16-byte vectors), loads all of it before storing, and exits (no grid-stride
-// tail), as framework copy kernels do. Launch with ceil(n4 / 1024) blocks of 256.
-extern "C" __global__ void calib_copy(const float4* __restrict__ src, float4* __restrict__ dst, i64 n4) {
-    i64 base = (i64)blockIdx.x * 1024 + threadIdx.x;
-    float4 v[4];
-    #pragma unroll
-    for (int k = 0; k < 4; k++) if (base + k * 256 < n4) v[k] = src[base + k * 256];
-    #pragma unroll
-    for (int k = 0; k < 4; k++) if (base + k * 256 < n4) dst[base + k * 256] = v[k];
+// Copy and triad for bandwidth calibration: each block owns a contiguous tile (T threads x U
+// 16-byte vectors), loads all of it before storing, and exits (no grid-stride tail), as framework
+// copy kernels do. Several forms are compiled; calibration keeps the fastest (CudaDevice.COPY_FORMS).
+// Launch with ceil(n4 / (T * U)) blocks of T.
+template <bool CS>
+__device__ __forceinline__ float4 calib_ld(const float4* p) {
+    if (CS) { float4 v; asm volatile("ld.global.cs.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p)); return v; }
+    return *p;
 }
+template <bool CS>
+__device__ __forceinline__ void calib_st(float4* p, float4 v) {
+    if (CS) asm volatile("st.global.cs.v4.f32 [%0], {%1,%2,%3,%4};" :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+    else *p = v;
+}
+template <int T, int U, bool CS>
+__device__ __forceinline__ void calib_copy_tile(const float4* __restrict__ src, float4* __restrict__ dst, i64 n4) {
+    i64 base = (i64)blockIdx.x * (T * U) + threadIdx.x;
+    float4 v[U];
+    #pragma unroll
+    for (int k = 0; k < U; k++) if (base + k * T < n4) v[k] = calib_ld<CS>(src + base + k * T);
+    #pragma unroll
+    for (int k = 0; k < U; k++) if (base + k * T < n4) calib_st<CS>(dst + base + k * T, v[k]);
+}
+#define CALIB_COPY(name, T, U, CS) \
+    extern "C" __global__ void __launch_bounds__(T) name(const float4* __restrict__ src, float4* __restrict__ dst, i64 n4) { calib_copy_tile<T, U, CS>(src, dst, n4); }
+CALIB_COPY(calib_copy, 256, 4, false)
+CALIB_COPY(calib_copy_256x8, 256, 8, false)
+CALIB_COPY(calib_copy_512x4, 512, 4, false)
+CALIB_COPY(calib_copy_128x8, 128, 8, false)
+CALIB_COPY(calib_copy_256x4_cs, 256, 4, true)
+CALIB_COPY(calib_copy_256x8_cs, 256, 8, true)
+CALIB_COPY(calib_copy_512x2_cs, 512, 2, true)
+CALIB_COPY(calib_copy_1024x2, 1024, 2, false)
 
 extern "C" __global__ void calib_triad(float4* __restrict__ a, const float4* __restrict__ b, const float4* __restrict__ c, float s, i64 n4) {
     i64 base = (i64)blockIdx.x * 1024 + threadIdx.x;
@@ -645,3 +431,574 @@ extern "C" __global__ void hold_stream(volatile int* flag, i64 timeout_ns) {
         if (now - start > timeout_ns) break;
     }
 }
+
+#endif  // the base module
+
+// ---------------------------------------------------------------- fused kernels (configured)
+//
+// Each fused kernel is compiled on its own, once per launch configuration: the engine passes
+// -DGLUE_CONFIG -DGLUE_<KERNEL> and the CFG_* parameters below (see gluelab.device.cuda.FusedConfigs,
+// which declares each kernel's space and prunes it by shape). Compile-time parameters let every
+// per-thread array live in registers (fully unrolled loops) and make every load as wide as it can be.
+//   CFG_DT       element type of the activations (DT_BF16 or DT_FP32)
+//   CFG_THREADS  threads per block
+//   CFG_VEC      elements per thread per access (bf16 x 8 = one 16-byte access)
+//   CFG_CPT      accesses per thread per row (norms: the row is held in registers)
+//   CFG_UNROLL   independent accesses in flight per thread (elementwise kernels)
+//   CFG_LANES    threads per row (q-norm + RoPE) or per token (routing); a power of 2 up to 32
+//   CFG_PF       prefetch the next row while reducing this one (norm backward)
+//   CFG_CS       streaming (evict-first) loads and stores for data touched once
+#ifdef GLUE_CONFIG
+
+#if CFG_DT == DT_BF16
+#define ES 2
+#else
+#define ES 4
+#endif
+
+#ifndef CFG_CS
+#define CFG_CS 0
+#endif
+
+// 16, 8 or 4 raw bytes; streaming forms when CFG_CS.
+__device__ __forceinline__ uint4 ld16(const void* p) {
+#if CFG_CS
+    uint4 v; asm volatile("ld.global.cs.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v;
+#else
+    return *(const uint4*)p;
+#endif
+}
+__device__ __forceinline__ void st16(void* p, uint4 v) {
+#if CFG_CS
+    asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+#else
+    *(uint4*)p = v;
+#endif
+}
+
+// Raw bytes in accesses of A bytes (16, 8, 4 or 2: the widest that divides the span, so every
+// access is aligned when the span's start is a multiple of its size).
+template <int B>
+struct Span {
+    static constexpr int A = B % 16 == 0 ? 16 : B % 8 == 0 ? 8 : B % 4 == 0 ? 4 : 2;
+    static constexpr int W = (B + 3) / 4;  // 32-bit words
+};
+
+template <int B>
+__device__ __forceinline__ void ld_raw(const char* a, unsigned* w) {
+    constexpr int A = Span<B>::A;
+    #pragma unroll
+    for (int k = 0; k < B / A; k++) {
+        if constexpr (A == 16) { uint4 q = ld16(a + 16 * k); w[4 * k] = q.x; w[4 * k + 1] = q.y; w[4 * k + 2] = q.z; w[4 * k + 3] = q.w; }
+        else if constexpr (A == 8) { uint2 q = *(const uint2*)(a + 8 * k); w[2 * k] = q.x; w[2 * k + 1] = q.y; }
+        else if constexpr (A == 4) { w[k] = *(const unsigned*)(a + 4 * k); }
+        else { w[0] = *(const u16*)a; }
+    }
+}
+
+template <int B>
+__device__ __forceinline__ void st_raw(char* a, const unsigned* w) {
+    constexpr int A = Span<B>::A;
+    #pragma unroll
+    for (int k = 0; k < B / A; k++) {
+        if constexpr (A == 16) st16(a + 16 * k, make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]));
+        else if constexpr (A == 8) *(uint2*)(a + 8 * k) = make_uint2(w[2 * k], w[2 * k + 1]);
+        else if constexpr (A == 4) *(unsigned*)(a + 4 * k) = w[k];
+        else *(u16*)a = (u16)w[0];
+    }
+}
+
+// V consecutive activations starting at element e, as floats.
+template <int V>
+__device__ __forceinline__ void ldv(const void* p, i64 e, float* o) {
+    constexpr int B = V * ES;
+    unsigned w[Span<B>::W];
+    ld_raw<B>((const char*)p + e * ES, w);
+#if CFG_DT == DT_BF16
+    if constexpr (V == 1) { o[0] = __uint_as_float(w[0] << 16); }
+    else {
+        #pragma unroll
+        for (int k = 0; k < V / 2; k++) { o[2 * k] = __uint_as_float(w[k] << 16); o[2 * k + 1] = __uint_as_float(w[k] & 0xffff0000u); }
+    }
+#else
+    #pragma unroll
+    for (int k = 0; k < V; k++) o[k] = __uint_as_float(w[k]);
+#endif
+}
+
+template <int V>
+__device__ __forceinline__ void stv(void* p, i64 e, const float* o) {
+    constexpr int B = V * ES;
+    unsigned w[Span<B>::W];
+#if CFG_DT == DT_BF16
+    if constexpr (V == 1) { w[0] = f2bf(o[0]); }
+    else {
+        #pragma unroll
+        for (int k = 0; k < V / 2; k++) w[k] = (unsigned)f2bf(o[2 * k]) | ((unsigned)f2bf(o[2 * k + 1]) << 16);
+    }
+#else
+    #pragma unroll
+    for (int k = 0; k < V; k++) w[k] = __float_as_uint(o[k]);
+#endif
+    st_raw<B>((char*)p + e * ES, w);
+}
+
+// V consecutive fp32 values (RoPE tables, dw partials).
+template <int V>
+__device__ __forceinline__ void ldf(const float* p, i64 e, float* o) {
+    if constexpr (V % 4 == 0) {
+        #pragma unroll
+        for (int k = 0; k < V / 4; k++) { float4 q = ((const float4*)(p + e))[k]; o[4 * k] = q.x; o[4 * k + 1] = q.y; o[4 * k + 2] = q.z; o[4 * k + 3] = q.w; }
+    } else if constexpr (V % 2 == 0) {
+        #pragma unroll
+        for (int k = 0; k < V / 2; k++) { float2 q = ((const float2*)(p + e))[k]; o[2 * k] = q.x; o[2 * k + 1] = q.y; }
+    } else {
+        #pragma unroll
+        for (int k = 0; k < V; k++) o[k] = p[e + k];
+    }
+}
+
+template <int V>
+__device__ __forceinline__ void stf(float* p, i64 e, const float* o) {
+    if constexpr (V % 4 == 0) {
+        #pragma unroll
+        for (int k = 0; k < V / 4; k++) ((float4*)(p + e))[k] = make_float4(o[4 * k], o[4 * k + 1], o[4 * k + 2], o[4 * k + 3]);
+    } else {
+        #pragma unroll
+        for (int k = 0; k < V; k++) p[e + k] = o[k];
+    }
+}
+
+__device__ __forceinline__ float round_act(float v) {
+#if CFG_DT == DT_BF16
+    return bf2f(f2bf(v));
+#else
+    return v;
+#endif
+}
+
+// Sums over a block of T threads with one barrier: sh (T/32 slots) alternates between two
+// buffers from row to row, so no warp overwrites a slot another warp still reads.
+template <int T, int N>
+__device__ __forceinline__ void block_sums(float* v, float* sh) {
+    #pragma unroll
+    for (int i = 0; i < N; i++) v[i] = warp_sum(v[i]);
+    if constexpr (T > 32) {
+        constexpr int W = T / 32;
+        if ((threadIdx.x & 31) == 0) {
+            #pragma unroll
+            for (int i = 0; i < N; i++) sh[i * W + (threadIdx.x >> 5)] = v[i];
+        }
+        __syncthreads();
+        #pragma unroll
+        for (int i = 0; i < N; i++) {
+            float s = 0.f;
+            #pragma unroll
+            for (int k = 0; k < W; k++) s += sh[i * W + k];
+            v[i] = s;
+        }
+    }
+}
+
+// Sum over the L lanes of a row group (L a power of 2, groups aligned within the warp).
+template <int L>
+__device__ __forceinline__ float group_sum(float v) {
+    #pragma unroll
+    for (int o = L / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+#endif  // GLUE_CONFIG
+
+#ifdef GLUE_FUSED_RMSNORM_FWD
+// RMSNorm forward (CFG_ADD: with the residual add, h = x + r stored and normalised as stored).
+// Blocks loop over rows; each thread holds CPT accesses of VEC elements of the row and of w.
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_rmsnorm_fwd(const void* x, const void* r, const void* w, void* h, void* y,
+                                                                       i64 rows, int n, float eps) {
+    constexpr int T = CFG_THREADS, V = CFG_VEC, C = CFG_CPT;
+    __shared__ float sh[2][T / 32];
+    const int chunks = n / V;
+    float wv[C][V];
+    #pragma unroll
+    for (int c = 0; c < C; c++) { int q = threadIdx.x + c * T; if (q < chunks) ldv<V>(w, (i64)q * V, wv[c]); }
+    int parity = 0;
+    for (i64 row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+        float a[C][V], ss[1] = {0.f};
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = threadIdx.x + c * T;
+            if (q >= chunks) continue;
+            ldv<V>(x, row * n + (i64)q * V, a[c]);
+#if CFG_ADD
+            float b[V];
+            ldv<V>(r, row * n + (i64)q * V, b);
+            #pragma unroll
+            for (int k = 0; k < V; k++) a[c][k] = round_act(a[c][k] + b[k]);
+#endif
+            #pragma unroll
+            for (int k = 0; k < V; k++) ss[0] += a[c][k] * a[c][k];
+        }
+        block_sums<T, 1>(ss, sh[parity]);
+        float rs = rsqrtf(ss[0] / n + eps);
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = threadIdx.x + c * T;
+            if (q >= chunks) continue;
+            float o[V];
+            #pragma unroll
+            for (int k = 0; k < V; k++) o[k] = a[c][k] * rs * wv[c][k];
+            stv<V>(y, row * n + (i64)q * V, o);
+#if CFG_ADD
+            stv<V>(h, row * n + (i64)q * V, a[c]);
+#endif
+        }
+    }
+}
+#endif
+
+#ifdef GLUE_FUSED_RMSNORM_BWD
+// RMSNorm backward: block b handles rows [b*rpb, ...) holding w and its dw partial in registers,
+// writes partial[b, :] (fp32); column_sum finishes dw (the two-stage weight-gradient reduction).
+// CFG_ADD: the residual's gradient (addend) is added to dx. CFG_PF: the next row's x and dy are
+// loaded before this row's reduction, so a block keeps loads in flight across its barrier.
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_rmsnorm_bwd(const void* x, const void* w, const void* dy, const void* addend,
+                                                                       void* dx, float* partial, i64 rows, int n, i64 rpb, float eps) {
+    constexpr int T = CFG_THREADS, V = CFG_VEC, C = CFG_CPT;
+    __shared__ float sh[2][2 * (T / 32)];
+    const int chunks = n / V;
+    float wv[C][V], dw[C][V];
+    #pragma unroll
+    for (int c = 0; c < C; c++) {
+        int q = threadIdx.x + c * T;
+        #pragma unroll
+        for (int k = 0; k < V; k++) { dw[c][k] = 0.f; wv[c][k] = 0.f; }
+        if (q < chunks) ldv<V>(w, (i64)q * V, wv[c]);
+    }
+    i64 r0 = (i64)blockIdx.x * rpb, r1 = min(rows, r0 + rpb);
+    float xa[C][V], g[C][V];
+    #pragma unroll
+    for (int c = 0; c < C; c++) {
+        int q = threadIdx.x + c * T;
+        if (q < chunks && r0 < r1) { ldv<V>(x, r0 * n + (i64)q * V, xa[c]); ldv<V>(dy, r0 * n + (i64)q * V, g[c]); }
+    }
+    int parity = 0;
+    for (i64 row = r0; row < r1; row++, parity ^= 1) {
+        float xn[C][V], gn[C][V];
+#if CFG_PF
+        if (row + 1 < r1) {
+            #pragma unroll
+            for (int c = 0; c < C; c++) {
+                int q = threadIdx.x + c * T;
+                if (q < chunks) { ldv<V>(x, (row + 1) * n + (i64)q * V, xn[c]); ldv<V>(dy, (row + 1) * n + (i64)q * V, gn[c]); }
+            }
+        }
+#endif
+        float sums[2] = {0.f, 0.f};
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = threadIdx.x + c * T;
+            if (q >= chunks) continue;
+            #pragma unroll
+            for (int k = 0; k < V; k++) { sums[0] += xa[c][k] * xa[c][k]; sums[1] += g[c][k] * wv[c][k] * xa[c][k]; }
+        }
+        block_sums<T, 2>(sums, sh[parity]);
+        float rs = rsqrtf(sums[0] / n + eps);
+        float dot = sums[1] * rs / n;
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = threadIdx.x + c * T;
+            if (q >= chunks) continue;
+            float o[V];
+#if CFG_ADD
+            ldv<V>(addend, row * n + (i64)q * V, o);
+#else
+            #pragma unroll
+            for (int k = 0; k < V; k++) o[k] = 0.f;
+#endif
+            #pragma unroll
+            for (int k = 0; k < V; k++) {
+                float nv = xa[c][k] * rs;
+                dw[c][k] += g[c][k] * nv;
+                o[k] += rs * (g[c][k] * wv[c][k] - nv * dot);
+            }
+            stv<V>(dx, row * n + (i64)q * V, o);
+        }
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = threadIdx.x + c * T;
+            if (q >= chunks || row + 1 >= r1) continue;
+#if CFG_PF
+            #pragma unroll
+            for (int k = 0; k < V; k++) { xa[c][k] = xn[c][k]; g[c][k] = gn[c][k]; }
+#else
+            ldv<V>(x, (row + 1) * n + (i64)q * V, xa[c]);
+            ldv<V>(dy, (row + 1) * n + (i64)q * V, g[c]);
+#endif
+        }
+    }
+    #pragma unroll
+    for (int c = 0; c < C; c++) {
+        int q = threadIdx.x + c * T;
+        if (q < chunks) stf<V>(partial, (i64)blockIdx.x * n + (i64)q * V, dw[c]);
+    }
+}
+#endif
+
+#if defined(GLUE_FUSED_QNORM_ROPE_FWD) || defined(GLUE_FUSED_QNORM_ROPE_BWD)
+// q RMSNorm + RoPE: each row of hd = LANES * VEC elements is held by LANES threads (VEC/2 rotation
+// pairs each); warps iterate in lockstep so the group shuffles always have every lane.
+// CFG_COMPLEX: freqs holds (cos, sin) pairs [T, half, 2]; else cos and sin are [T, half].
+#define QL CFG_LANES
+#define QV CFG_VEC
+#define QP (CFG_VEC / 2)
+
+// cos and sin of this lane's QP pairs at position pos.
+__device__ __forceinline__ void rope_table(const float* freqs, const float* cosv, const float* sinv, i64 pos, int half, int p0, float* c, float* s) {
+#if CFG_COMPLEX
+    float f[QV];
+    ldf<QV>(freqs, (pos * half + p0) * 2, f);
+    #pragma unroll
+    for (int k = 0; k < QP; k++) { c[k] = f[2 * k]; s[k] = f[2 * k + 1]; }
+#else
+    ldf<QP>(cosv, pos * half + p0, c);
+    ldf<QP>(sinv, pos * half + p0, s);
+#endif
+}
+#endif
+
+#ifdef GLUE_FUSED_QNORM_ROPE_FWD
+// CFG_RPI rows per group are loaded before any is reduced (independent loads in flight).
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv,
+                                                                          const float* sinv, void* out, i64 rows, i64 heads, int hd, float eps) {
+    constexpr int R = CFG_RPI, G = 32 / QL;  // rows per group per step, groups per warp
+    const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
+    const i64 warp = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) >> 5, warps = (i64)gridDim.x * CFG_THREADS / 32;
+    const int grp = (threadIdx.x & 31) / QL;
+    float wv[QV];
+    ldv<QV>(w, sub * QV, wv);
+    for (i64 base = warp * G * R; base < rows; base += warps * G * R) {
+        float a[R][QV], ss[R];
+        #pragma unroll
+        for (int i = 0; i < R; i++) {
+            i64 row = base + grp * R + i;
+            ss[i] = 0.f;
+            if (row < rows) {
+                ldv<QV>(q, row * hd + sub * QV, a[i]);
+                #pragma unroll
+                for (int k = 0; k < QV; k++) ss[i] += a[i][k] * a[i][k];
+            }
+        }
+        #pragma unroll
+        for (int i = 0; i < R; i++) {
+            i64 row = base + grp * R + i;
+            float rs = rsqrtf(group_sum<QL>(ss[i]) / hd + eps);
+            if (row >= rows) continue;
+            float c[QP], s[QP], o[QV];
+            rope_table(freqs, cosv, sinv, row / heads, half, p0, c, s);
+            #pragma unroll
+            for (int k = 0; k < QP; k++) {
+                float x0 = a[i][2 * k] * rs * wv[2 * k], x1 = a[i][2 * k + 1] * rs * wv[2 * k + 1];
+                o[2 * k] = x0 * c[k] - x1 * s[k];
+                o[2 * k + 1] = x0 * s[k] + x1 * c[k];
+            }
+            stv<QV>(out, row * hd + sub * QV, o);
+        }
+    }
+}
+#endif
+
+#ifdef GLUE_FUSED_QNORM_ROPE_BWD
+// Backward: rotate dy back, then the norm's backward. Group g handles rows [g*rpg, ...) and writes
+// its dw partial (fp32, [groups, hd]); column_sum finishes dw.
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_bwd(const void* q, const void* w, const float* freqs, const float* cosv,
+                                                                          const float* sinv, const void* dy, void* dq, float* partial,
+                                                                          i64 rows, i64 heads, int hd, i64 rpg, float eps) {
+    const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
+    const i64 group = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) / QL;
+    const i64 r0 = group * rpg;
+    float wv[QV], dw[QV];
+    ldv<QV>(w, sub * QV, wv);
+    #pragma unroll
+    for (int k = 0; k < QV; k++) dw[k] = 0.f;
+    for (i64 i = 0; i < rpg; i++) {
+        i64 row = r0 + i;
+        bool live = row < rows;
+        float a[QV], d[QV], ga[QV], c[QP], s[QP], ss = 0.f, dot = 0.f;
+        if (live) {
+            ldv<QV>(q, row * hd + sub * QV, a);
+            ldv<QV>(dy, row * hd + sub * QV, d);
+            rope_table(freqs, cosv, sinv, row / heads, half, p0, c, s);
+            #pragma unroll
+            for (int k = 0; k < QP; k++) {
+                ga[2 * k] = d[2 * k] * c[k] + d[2 * k + 1] * s[k];
+                ga[2 * k + 1] = -d[2 * k] * s[k] + d[2 * k + 1] * c[k];
+            }
+            #pragma unroll
+            for (int k = 0; k < QV; k++) { ss += a[k] * a[k]; dot += ga[k] * wv[k] * a[k]; }
+        }
+        float rs = rsqrtf(group_sum<QL>(ss) / hd + eps);
+        dot = group_sum<QL>(dot) * rs / hd;
+        if (!live) continue;
+        float o[QV];
+        #pragma unroll
+        for (int k = 0; k < QV; k++) {
+            float nv = a[k] * rs;
+            dw[k] += ga[k] * nv;
+            o[k] = rs * (ga[k] * wv[k] - nv * dot);
+        }
+        stv<QV>(dq, row * hd + sub * QV, o);
+    }
+    stf<QV>(partial, group * hd + sub * QV, dw);
+}
+#endif
+
+#if defined(GLUE_FUSED_SWIGLU_FWD) || defined(GLUE_FUSED_SWIGLU_BWD) || defined(GLUE_FUSED_CAST)
+// Elementwise kernels: block b owns tiles of THREADS * VEC * UNROLL elements (b, b + grid, ...);
+// each thread issues UNROLL independent loads of VEC elements before the first use. n % VEC == 0.
+#define TILE (CFG_THREADS * CFG_VEC * CFG_UNROLL)
+#define FOR_TILES(nvec) for (i64 t0 = (i64)blockIdx.x * TILE; t0 < (i64)(nvec) * CFG_VEC; t0 += (i64)gridDim.x * TILE)
+#define ELEM(u) (t0 + ((i64)(u) * CFG_THREADS + threadIdx.x) * CFG_VEC)
+#endif
+
+#ifdef GLUE_FUSED_SWIGLU_FWD
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_swiglu_fwd(const void* g, const void* u, void* out, i64 n) {
+    constexpr int V = CFG_VEC, U = CFG_UNROLL;
+    FOR_TILES(n / V) {
+        float a[U][V], b[U][V];
+        #pragma unroll
+        for (int j = 0; j < U; j++) if (ELEM(j) < n) { ldv<V>(g, ELEM(j), a[j]); ldv<V>(u, ELEM(j), b[j]); }
+        #pragma unroll
+        for (int j = 0; j < U; j++) {
+            if (ELEM(j) >= n) continue;
+            #pragma unroll
+            for (int k = 0; k < V; k++) a[j][k] = a[j][k] * sigmoidf_(a[j][k]) * b[j][k];
+            stv<V>(out, ELEM(j), a[j]);
+        }
+    }
+}
+#endif
+
+#ifdef GLUE_FUSED_SWIGLU_BWD
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_swiglu_bwd(const void* g, const void* u, const void* dy, void* dg, void* du, i64 n) {
+    constexpr int V = CFG_VEC, U = CFG_UNROLL;
+    FOR_TILES(n / V) {
+        float a[U][V], b[U][V], d[U][V];
+        #pragma unroll
+        for (int j = 0; j < U; j++) if (ELEM(j) < n) { ldv<V>(g, ELEM(j), a[j]); ldv<V>(u, ELEM(j), b[j]); ldv<V>(dy, ELEM(j), d[j]); }
+        #pragma unroll
+        for (int j = 0; j < U; j++) {
+            if (ELEM(j) >= n) continue;
+            float oa[V], ob[V];
+            #pragma unroll
+            for (int k = 0; k < V; k++) {
+                float sg = sigmoidf_(a[j][k]);
+                ob[k] = d[j][k] * a[j][k] * sg;
+                oa[k] = d[j][k] * b[j][k] * sg * (1.f + a[j][k] * (1.f - sg));
+            }
+            stv<V>(dg, ELEM(j), oa);
+            stv<V>(du, ELEM(j), ob);
+        }
+    }
+}
+#endif
+
+#ifdef GLUE_FUSED_CAST
+// bf16 -> fp32 by shifting bits (CFG_DT is the source type, bf16).
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_cast_bf16_f32(const u16* x, float* y, i64 n) {
+    constexpr int V = CFG_VEC, U = CFG_UNROLL;
+    FOR_TILES(n / V) {
+        float a[U][V];
+        #pragma unroll
+        for (int j = 0; j < U; j++) if (ELEM(j) < n) ldv<V>(x, ELEM(j), a[j]);
+        #pragma unroll
+        for (int j = 0; j < U; j++) if (ELEM(j) < n) stf<V>(y, ELEM(j), a[j]);
+    }
+}
+#endif
+
+#ifdef GLUE_FUSED_CAT
+// Cat along the last dim as copies of CFG_CHUNK-byte pieces (16, 8, 4 or 2; both halves are whole
+// pieces): block b copies rows b, b + grid, ...; each thread issues UNROLL pieces before storing.
+template <int B> struct Piece;
+template <> struct Piece<16> { typedef uint4 t; };
+template <> struct Piece<8> { typedef uint2 t; };
+template <> struct Piece<4> { typedef unsigned t; };
+template <> struct Piece<2> { typedef u16 t; };
+
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_cat(const void* a, const void* b, void* out, i64 rows, i64 ha_bytes, i64 hb_bytes) {
+    typedef typename Piece<CFG_CHUNK>::t piece;
+    constexpr int U = CFG_UNROLL;
+    const int ca = (int)(ha_bytes / CFG_CHUNK), cb = (int)(hb_bytes / CFG_CHUNK), cr = ca + cb;
+    for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+        const piece* pa = (const piece*)a + row * ca;
+        const piece* pb = (const piece*)b + row * cb;
+        piece* po = (piece*)out + row * cr;
+        for (int c0 = 0; c0 < cr; c0 += CFG_THREADS * U) {
+            piece v[U];
+            #pragma unroll
+            for (int j = 0; j < U; j++) { int c = c0 + j * CFG_THREADS + threadIdx.x; if (c < cr) v[j] = c < ca ? pa[c] : pb[c - ca]; }
+            #pragma unroll
+            for (int j = 0; j < U; j++) { int c = c0 + j * CFG_THREADS + threadIdx.x; if (c < cr) po[c] = v[j]; }
+        }
+    }
+}
+#endif
+
+#ifdef GLUE_FUSED_ROUTING
+// MoE routing, LANES threads per token, each holding EPL = E / LANES consecutive logits. The top k
+// is picked on the logits (softmax and sigmoid are increasing, so the order and the ties are the
+// scores'), k rounds of a group argmax (ties to the lower index); only the k picked scores are
+// computed and renormalised: softmax's denominator cancels, exp(l - l_max) / sum over the picks.
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_routing(const void* logits, float* weights, i64* indices, i64 tokens, int e) {
+    constexpr int L = CFG_LANES, EPL = CFG_EPL, K = CFG_K;
+    const int sub = threadIdx.x % L;
+    const i64 warp = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) >> 5, warps = (i64)gridDim.x * CFG_THREADS / 32;
+    for (i64 base = warp * (32 / L); base < tokens; base += warps * (32 / L)) {
+        i64 row = base + (threadIdx.x & 31) / L;
+        bool live = row < tokens;
+        float v[EPL];
+        if (live) ldv<EPL>(logits, row * e + sub * EPL, v);
+        else {
+            #pragma unroll
+            for (int k = 0; k < EPL; k++) v[k] = NEG_INF;
+        }
+        unsigned taken = 0;
+        float pv[K];
+        int pi[K];
+        #pragma unroll
+        for (int slot = 0; slot < K; slot++) {
+            float best = NEG_INF;
+            int bi = 0x7fffffff;
+            #pragma unroll
+            for (int k = 0; k < EPL; k++) {
+                if (!(taken & (1u << k)) && (v[k] > best || bi == 0x7fffffff)) { best = v[k]; bi = sub * EPL + k; }
+            }
+            #pragma unroll
+            for (int o = L / 2; o > 0; o >>= 1) {
+                float ob = __shfl_xor_sync(0xffffffffu, best, o);
+                int oi = __shfl_xor_sync(0xffffffffu, bi, o);
+                if (ob > best || (ob == best && oi < bi)) { best = ob; bi = oi; }
+            }
+            if (bi / EPL == sub) taken |= 1u << (bi % EPL);
+            pv[slot] = best;
+            pi[slot] = bi;
+        }
+        float sc[K], s = 0.f;
+        #pragma unroll
+        for (int slot = 0; slot < K; slot++) {
+#if CFG_SOFTMAX
+            sc[slot] = __expf(pv[slot] - pv[0]);
+#else
+            sc[slot] = sigmoidf_(pv[slot]);
+#endif
+            s += sc[slot];
+        }
+        if (!live) continue;
+        #pragma unroll
+        for (int slot = 0; slot < K; slot++) {
+            if (slot % L == sub) { weights[row * K + slot] = sc[slot] / s; indices[row * K + slot] = pi[slot]; }
+        }
+    }
+}
+#endif
+

@@ -25,7 +25,7 @@ class PackageLayersTest {
             List.of("device", "devlog"),
             List.of("device.eager", "timing", "check"),
             List.of("device.cpu", "device.cuda.compile", "calibrate"),
-            List.of("device.cuda", "floor"),
+            List.of("device.cuda", "floor", "tune"),
             List.of("rank", "record"),
             List.of("chart", "report"),
             List.of("trace"),

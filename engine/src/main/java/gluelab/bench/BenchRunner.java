@@ -6,6 +6,7 @@ import gluelab.check.Correctness;
 import gluelab.device.Buffer;
 import gluelab.device.Device;
 import gluelab.device.Launch;
+import gluelab.device.OpBuffers;
 import gluelab.device.OpInstance;
 import gluelab.floor.Floor;
 import gluelab.ops.MeasureKey;
@@ -14,8 +15,6 @@ import gluelab.ops.Replay;
 import gluelab.ops.Variant;
 import gluelab.progress.Progress;
 import gluelab.record.Row;
-import gluelab.tensor.Tensor;
-import gluelab.tensor.TensorSpec;
 import gluelab.timing.Harness;
 import gluelab.timing.Measurement;
 import gluelab.timing.TimedLaunch;
@@ -84,19 +83,7 @@ public final class BenchRunner {
         Map<String, Buffer> args = new LinkedHashMap<>();
         List<Launch> launches = new ArrayList<>();
         try {
-            Map<String, Tensor> host = new LinkedHashMap<>();
-            try {
-                for (TensorSpec s : g.op().inputs(g.shape(), g.pass())) host.put(s.name(), Tensor.allocate(s));
-                g.op().fillInputs(g.shape(), g.pass(), host, 42);
-                for (var e : host.entrySet()) {
-                    Buffer b = device.allocate(e.getValue().spec());
-                    args.put(e.getKey(), b);
-                    device.upload(e.getValue(), b);
-                }
-            } finally {
-                host.values().forEach(Tensor::close);
-            }
-            for (TensorSpec s : g.op().outputs(g.shape(), g.pass())) args.put(s.name(), device.allocate(s));
+            OpBuffers.allocate(device, g.op(), g.shape(), g.pass(), 42, args);
             List<Harness.Subject> subjects = new ArrayList<>();
             List<MeasureKey> keys = new ArrayList<>();
             for (Variant v : plan.variants()) {

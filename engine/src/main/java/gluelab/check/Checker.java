@@ -19,9 +19,21 @@ import java.util.*;
  * fp64 reference (computed from the inputs exactly as stored) and with the eager variant.
  */
 public final class Checker {
-    private final Device device;
+    /** Prepares the launch that is checked; the device's own prepare unless a caller (the autotuner) pins a kernel config. */
+    @FunctionalInterface
+    public interface Preparer {
+        Launch prepare(OpInstance instance, Map<String, Buffer> args);
+    }
 
-    public Checker(Device device) { this.device = device; }
+    private final Device device;
+    private final Preparer preparer;
+
+    public Checker(Device device) { this(device, device::prepare); }
+
+    public Checker(Device device, Preparer preparer) {
+        this.device = device;
+        this.preparer = preparer;
+    }
 
     /** Relative L2 tolerance vs fp64 per activation dtype: a few ulps of accumulated rounding. */
     public static double tolerance(DType dtype) {
@@ -70,7 +82,8 @@ public final class Checker {
                 device.upload(inputs.get(s.name()), b);
             }
             for (TensorSpec s : op.outputs(shape, pass)) args.put(s.name(), device.allocate(s));
-            try (Launch launch = device.prepare(new OpInstance(op, shape, pass, variant), args)) {
+            try (Launch launch = variant == Variant.EAGER ? device.prepare(new OpInstance(op, shape, pass, variant), args)
+                    : preparer.prepare(new OpInstance(op, shape, pass, variant), args)) {
                 launch.run();
                 device.synchronize();
             }

@@ -2,6 +2,8 @@ package gluelab.cli;
 
 import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchResult;
+import gluelab.device.Device;
+import gluelab.ops.Variant;
 import gluelab.files.Json;
 import gluelab.files.Locations;
 import gluelab.lab.Gluelab;
@@ -55,6 +57,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print rows as JSON on stdout (progress stays on stderr)")
     boolean json;
 
+    @Option(names = "--no-tune", description = "use the cached or default kernel configs; without it, fused kernels not yet tuned for these shapes are tuned first")
+    boolean noTune;
+
     /** The plan these options describe, every option checked (the notebook's %bench magic parses the same options). */
     public BenchPlan plan(SpecRegistry specs) {
         return BenchPlan.builder(specs).ops(ops).model(model).tokens(tokens).variants(variants).passes(passes).dtype(dtype)
@@ -72,6 +77,11 @@ public final class BenchCommand implements Callable<Integer> {
             try (var torch = torchOptions.start(lab.device())) {
                 Progress progress = new ConsoleProgress(System.err);
                 lab.progress(progress);
+                Device device = lab.device();
+                if (!noTune && device.tunable().isPresent() && plan.variants().contains(Variant.FUSED)) {
+                    gluelab.tune.Tuning.run(device, plan.spec(), plan.ops(), plan.passes(), plan.tokens(), plan.dtype(),
+                            gluelab.tune.Tuner.Options.defaults(), progress);
+                }
                 BenchResult result = torchOptions.addRows(torch, plan, lab.calibration(), lab.run(plan, row -> {}), progress, json);
                 if (json) {
                     System.out.println(Json.write(result.rows()));

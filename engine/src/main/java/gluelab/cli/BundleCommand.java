@@ -17,7 +17,7 @@ import java.util.spi.ToolProvider;
         description = "Make a self-contained gluelab for GPU hosts: a jlink runtime with only the needed modules, the jars (JCuda natives inside), and a launcher, as a folder and a .tar.gz.")
 public final class BundleCommand implements Callable<Integer> {
     /** Modules no jar names statically but gluelab uses: JShell for the notebook kernel, management for test runners. */
-    static final List<String> EXTRA_MODULES = List.of("jdk.jshell", "jdk.unsupported", "java.management", "jdk.zipfs", "jdk.crypto.ec");
+    static final List<String> EXTRA_MODULES = List.of("jdk.jshell", "jdk.unsupported", "java.management", "jdk.zipfs", "jdk.crypto.ec", "jdk.incubator.vector");
 
     @Option(names = "--out", defaultValue = "out/bundle", description = "output folder (default: ${DEFAULT-VALUE})")
     Path out;
@@ -71,7 +71,7 @@ public final class BundleCommand implements Callable<Integer> {
                 #!/bin/sh
                 # gluelab from a bundle: its own Java runtime, no build, no JDK needed.
                 here="$(cd "$(dirname "$0")/.." && pwd)"
-                exec "$here/runtime/bin/java" --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true \\
+                exec "$here/runtime/bin/java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -Djava.awt.headless=true \\
                   -Dslf4j.internal.verbosity=ERROR --add-opens jdk.jshell/jdk.jshell=ALL-UNNAMED \\
                   --add-opens jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-opens jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED \\
                   $GLUELAB_JAVA_OPTS -cp "$here/runtime/lib/app/*" gluelab.cli.Main "$@"

@@ -49,6 +49,15 @@ public interface Device extends AutoCloseable {
      */
     default java.util.Optional<Launch> graph(Launch launch, int repeats) { return java.util.Optional.empty(); }
 
+    /** The device's tunable fused kernels (launch configurations, picks), where it has them. */
+    default java.util.Optional<Tunable> tunable() { return java.util.Optional.empty(); }
+
+    /**
+     * Every form of the calibration copy the device has; calibration times each and keeps the
+     * fastest, so floors divide by the best copy the device can do.
+     */
+    default java.util.List<Launch> copyKernels(Buffer src, Buffer dst) { return java.util.List.of(copyKernel(src, dst)); }
+
     /** Clocks, throttle reasons and other processes on the device, where known. */
     default Map<String, String> telemetry() { return Map.of(); }
 

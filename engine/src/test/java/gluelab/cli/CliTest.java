@@ -45,6 +45,9 @@ class CliTest {
         assertBadInput(run("bench", "rmsnorm", "--device", "tpu"), "unknown device 'tpu'", "cpu");
         assertBadInput(run("bench", "rmsnorm", "--variants", "compiled"), "unknown variant 'compiled'", "eager", "fused");
         assertBadInput(run("bench", "rmsnorm", "--dtype", "int4"), "unknown dtype 'int4'");
+        assertBadInput(run("tune", "layernorm"), "unknown op 'layernorm'", "rmsnorm");
+        assertBadInput(run("tune", "rmsnorm", "--threads", "0"), "--threads must be >= 1");
+        assertBadInput(run("tune", "rmsnorm", "--tokens", "0"), "must be > 0");
     }
 
     @Test

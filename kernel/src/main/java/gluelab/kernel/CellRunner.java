@@ -2,10 +2,12 @@ package gluelab.kernel;
 
 import gluelab.bench.Tokens;
 import gluelab.cli.BenchCommand;
+import gluelab.cli.TuneCommand;
 import gluelab.device.cuda.UserKernel;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.magic.Magics;
 import gluelab.lab.Gluelab;
+import gluelab.tune.Tuning;
 import picocli.CommandLine;
 import tech.tablesaw.api.Table;
 
@@ -29,6 +31,7 @@ public final class CellRunner {
             "classpath", "%classpath add PATH: add a jar or folder for the next cells",
             "time", "%time CODE: run CODE and print its wall time",
             "graphbudget", gluelab.kernel.magic.GraphBudgetMagic.HELP,
+            "tune", "%tune OP... [--model M] [--tokens 8k,32k] [--passes fwd,bwd] [--serial] [--force] [--device D]: as `gluelab tune`",
             "lsmagic", "%lsmagic: list the magics"));
     static final Map<String, String> CELL_MAGICS = new TreeMap<>(Map.of(
             "cuda", "%%cuda NAME: compile the cell's CUDA C; NAME becomes a kernel object (needs a GPU)",
@@ -78,6 +81,12 @@ public final class CellRunner {
                 new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
                 Gluelab lab = cmd.device().equals("auto") ? Session.lab() : Session.switchDevice(cmd.device());
                 yield lab.run(cmd.plan(lab.specs()), Session.devlog());
+            }
+            case "tune" -> {
+                TuneCommand cmd = new TuneCommand();
+                new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
+                Gluelab lab = cmd.device().equals("auto") ? Session.lab() : Session.switchDevice(cmd.device());
+                yield Tuning.table(cmd.tune(lab.device(), lab.progress()));
             }
             case "floor" -> floor(args);
             case "graphbudget" -> gluelab.kernel.magic.GraphBudgetMagic.run(args);

@@ -51,6 +51,13 @@ class CellRunnerTest {
     }
 
     @Test
+    void tuneMagicTunesAndShowsTheAccounting() throws Exception {
+        String table = String.valueOf(cells.run("%tune rmsnorm --tokens 32 --passes fwd --force"));
+        assertTrue(table.contains("rmsnorm/fwd T=32") && table.contains("tuned now: 8 configs"), table);
+        assertTrue(String.valueOf(cells.run("%lsmagic")).contains("%tune"));
+    }
+
+    @Test
     void devlogMagicAppends(@TempDir Path dir) throws Exception {
         Path f = dir.resolve("log.md");
         cells.run("%devlog --file " + f);

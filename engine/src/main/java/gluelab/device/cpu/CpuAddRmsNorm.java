@@ -1,26 +1,33 @@
 package gluelab.device.cpu;
 
+import gluelab.device.KernelConfig;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
 import gluelab.tensor.Tensor;
 
+import java.util.List;
 import java.util.Map;
 
 final class CpuAddRmsNorm implements CpuKernels.OpKernels {
-    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
+    @Override public List<KernelConfig> configs(OpInstance in) { return CpuRmsNorm.normConfigs(in); }
+
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) { return fused(in, t, par, configs(in).getFirst()); }
+
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par, KernelConfig config) {
+        int size = config.get("rows");
         long rows = in.shape().tokens();
         int n = (int) in.shape().dim("D");
         float eps = (float) in.shape().param("eps");
         Tensor w = t.get("w");
         Program p = new Program();
         if (in.pass() == Pass.BACKWARD) {
-            return p.pass(() -> CpuRmsNorm.fusedBackward(par, t.get("h"), w, t.get("dy"), t.get("dh"), t.get("dx"), t.get("dw"), rows, n, eps));
+            return p.pass(() -> CpuRmsNorm.fusedBackward(par, t.get("h"), w, t.get("dy"), t.get("dh"), t.get("dx"), t.get("dw"), rows, n, eps, size));
         }
         Tensor x = t.get("x"), r = t.get("r"), h = t.get("h"), y = t.get("y");
         return p.pass(() -> {
             float[] wv = NormKernels.vector(w);
-            Primitives.rows(par, rows, n, (row, a, b) -> {
+            Primitives.rows(par, rows, n, size, (row, a, b) -> {
                 x.load(row * n, a, 0, n);
                 r.load(row * n, b, 0, n);
                 for (int j = 0; j < n; j++) a[j] += b[j];

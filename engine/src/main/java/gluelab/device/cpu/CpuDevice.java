@@ -23,7 +23,13 @@ public final class CpuDevice implements Device {
     private Tensor flushBuffer;
     private long flushRound;
 
-    public CpuDevice(int threads) {
+    private final java.nio.file.Path tuneDir;
+
+    public CpuDevice(int threads) { this(threads, gluelab.files.Locations.cacheDir().resolve("tune")); }
+
+    /** A CPU device that keeps its autotuning picks in {@code tuneDir}. */
+    public CpuDevice(int threads, java.nio.file.Path tuneDir) {
+        this.tuneDir = tuneDir;
         if (threads < 1) throw new IllegalArgumentException("CPU device needs at least one thread, got " + threads);
         this.parallel = new CpuParallel(threads);
         this.facts = CpuFacts.read(threads);
@@ -52,6 +58,11 @@ public final class CpuDevice implements Device {
     }
 
     @Override public Launch prepare(OpInstance instance, Map<String, Buffer> args) {
+        return prepare(instance, args, instance.variant() == Variant.FUSED ? tuning().chosen(instance).orElse(null) : null);
+    }
+
+    /** A launch of the instance; a fused one in the given loop configuration (null: the op's loop has none). */
+    Launch prepare(OpInstance instance, Map<String, Buffer> args, KernelConfig config) {
         Map<String, Tensor> tensors = new HashMap<>();
         instance.bind(args).forEach((name, buffer) -> tensors.put(name, tensor(buffer)));
         if (instance.variant() == Variant.EAGER) {
@@ -59,8 +70,18 @@ public final class CpuDevice implements Device {
             EagerChains.build(instance, tensors, new CpuEagerOps(program, parallel));
             return program;
         }
-        return CpuKernels.forOp(instance.op()).fused(instance, tensors, parallel);
+        CpuKernels.OpKernels kernels = CpuKernels.forOp(instance.op());
+        return config == null ? kernels.fused(instance, tensors, parallel) : kernels.fused(instance, tensors, parallel, config);
     }
+
+    private CpuTuning tuning;
+
+    synchronized CpuTuning tuning() {
+        if (tuning == null) tuning = new CpuTuning(this, new ConfigPicks(tuneDir));
+        return tuning;
+    }
+
+    @Override public java.util.Optional<Tunable> tunable() { return java.util.Optional.of(tuning()); }
 
     @Override public Launch copyKernel(Buffer src, Buffer dst) {
         Tensor a = tensor(src), b = tensor(dst);

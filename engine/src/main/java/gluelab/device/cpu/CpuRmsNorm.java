@@ -1,17 +1,30 @@
 package gluelab.device.cpu;
 
+import gluelab.device.KernelConfig;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
 import gluelab.tensor.Tensor;
 
+import java.util.List;
 import java.util.Map;
 
 final class CpuRmsNorm implements CpuKernels.OpKernels {
     /** Rows per dw partial: fixed, so dw does not depend on the thread count. */
     static final long ROW_CHUNK = 64;
 
-    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
+    /** Rows per task of the forward loop; rows per dw partial of the backward one. */
+    static List<KernelConfig> normConfigs(OpInstance in) {
+        return in.pass() == Pass.FORWARD ? CpuKernels.sizes("cpu_rmsnorm_fwd", "rows", 1, 2, 4, 8, 16, 32, 64, 128)
+                : CpuKernels.sizes("cpu_rmsnorm_bwd", "rows", (int) ROW_CHUNK, 8, 16, 32, 128, 256, 512, 1024);
+    }
+
+    @Override public List<KernelConfig> configs(OpInstance in) { return normConfigs(in); }
+
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) { return fused(in, t, par, normConfigs(in).getFirst()); }
+
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par, KernelConfig config) {
+        int size = config.get("rows");
         long rows = in.shape().tokens();
         int n = (int) in.shape().dim("D");
         float eps = (float) in.shape().param("eps");
@@ -21,22 +34,22 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
             Tensor y = t.get("y");
             return p.pass(() -> {
                 float[] wv = NormKernels.vector(w);
-                Primitives.rows(par, rows, n, (r, a, b) -> {
+                Primitives.rows(par, rows, n, size, (r, a, b) -> {
                     x.load(r * n, a, 0, n);
                     NormKernels.fusedRow(a, wv, a, n, eps);
                     y.store(r * n, a, 0, n);
                 });
             });
         }
-        return p.pass(() -> fusedBackward(par, x, w, t.get("dy"), null, t.get("dx"), t.get("dw"), rows, n, eps));
+        return p.pass(() -> fusedBackward(par, x, w, t.get("dy"), null, t.get("dx"), t.get("dw"), rows, n, eps, size));
     }
 
     /** One pass: per row load x and dy (and the residual grad addend), write dx, accumulate dw. */
     static void fusedBackward(CpuParallel par, Tensor x, Tensor w, Tensor dy, Tensor addend, Tensor dx, Tensor dw,
-                              long rows, int n, float eps) {
+                              long rows, int n, float eps, long chunk) {
         float[] wv = NormKernels.vector(w);
-        float[][] partials = new float[(int) ((rows + ROW_CHUNK - 1) / ROW_CHUNK)][];
-        par.chunks(rows, ROW_CHUNK, (from, to) -> {
+        float[][] partials = new float[(int) ((rows + chunk - 1) / chunk)][];
+        par.chunks(rows, chunk, (from, to) -> {
             float[] acc = new float[n], xa = new float[n], g = new float[n], out = new float[n], add = new float[n];
             for (long r = from; r < to; r++) {
                 x.load(r * n, xa, 0, n);
@@ -48,7 +61,7 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
                 }
                 dx.store(r * n, out, 0, n);
             }
-            partials[(int) (from / ROW_CHUNK)] = acc;
+            partials[(int) (from / chunk)] = acc;
         });
         NormKernels.storeColumnSum(partials, dw, n);
     }

@@ -1,32 +1,44 @@
 package gluelab.device.cpu;
 
+import gluelab.device.KernelConfig;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
 import gluelab.tensor.Tensor;
 
+import java.util.List;
 import java.util.Map;
 
 final class CpuSwiGlu implements CpuKernels.OpKernels {
-    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
+    /** Elements per block of the loop. */
+    @Override public List<KernelConfig> configs(OpInstance in) {
+        return CpuKernels.sizes("cpu_swiglu_" + in.pass().id(), "block", Primitives.BLOCK, 1024, 2048, 4096, 16384, 32768, 65536, 131072);
+    }
+
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) { return fused(in, t, par, configs(in).getFirst()); }
+
+    @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par, KernelConfig config) {
+        int block = config.get("block");
         long n = in.shape().tokens() * in.shape().dim("F");
         Tensor g = t.get("gate"), u = t.get("up");
         Program p = new Program();
         if (in.pass() == Pass.FORWARD) {
             Tensor out = t.get("out");
-            return p.pass(() -> Primitives.blocks(par, n, (start, len, a, b, c, d) -> {
+            return p.pass(() -> Primitives.blocks(par, n, block, (start, len, a, b, c, d) -> {
                 g.load(start, a, 0, len);
                 u.load(start, b, 0, len);
-                for (int i = 0; i < len; i++) a[i] = a[i] / (1f + (float) Math.exp(-a[i])) * b[i];
+                if (NormKernels.VECTOR) VectorRows.swiglu(a, b, len);
+                else for (int i = 0; i < len; i++) a[i] = a[i] / (1f + (float) Math.exp(-a[i])) * b[i];
                 out.store(start, a, 0, len);
             }));
         }
         Tensor dy = t.get("dy"), dg = t.get("dgate"), du = t.get("dup");
-        return p.pass(() -> Primitives.blocks(par, n, (start, len, a, b, up, d) -> {
+        return p.pass(() -> Primitives.blocks(par, n, block, (start, len, a, b, up, d) -> {
             g.load(start, a, 0, len);
             u.load(start, up, 0, len);
             dy.load(start, d, 0, len);
-            for (int i = 0; i < len; i++) {
+            if (NormKernels.VECTOR) VectorRows.swigluBackward(a, b, up, d, len);
+            else for (int i = 0; i < len; i++) {
                 float x = a[i], sg = 1f / (1f + (float) Math.exp(-x));
                 b[i] = d[i] * x * sg;
                 a[i] = d[i] * up[i] * sg * (1 + x * (1 - sg));

@@ -6,8 +6,15 @@ import gluelab.tensor.Tensor;
 final class NormKernels {
     private NormKernels() {}
 
+    /** True when the JVM runs with jdk.incubator.vector, so the row loops use {@link VectorRows}. */
+    static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+
     /** Fused forward of one row held in x: y = x * rstd * w (x and y may be the same array). */
     static void fusedRow(float[] x, float[] w, float[] y, int n, float eps) {
+        if (VECTOR) {
+            VectorRows.scale(x, w, y, n, (float) (1.0 / Math.sqrt(VectorRows.sumSquares(x, n) / n + eps)));
+            return;
+        }
         float ss = 0;
         for (int j = 0; j < n; j++) ss += x[j] * x[j];
         float rs = (float) (1.0 / Math.sqrt(ss / n + eps));
@@ -19,6 +26,12 @@ final class NormKernels {
      * allowed: dx must be its own array) and accumulates dw.
      */
     static void fusedBackwardRow(float[] x, float[] w, float[] g, float[] dx, float[] dwAcc, int n, float eps) {
+        if (VECTOR) {
+            float rs = (float) (1.0 / Math.sqrt(VectorRows.sumSquares(x, n) / n + eps));
+            float dot = VectorRows.backwardDot(x, w, g, dwAcc, n, rs) / n;
+            VectorRows.backwardDx(x, w, g, dx, n, rs, dot);
+            return;
+        }
         float ss = 0;
         for (int j = 0; j < n; j++) ss += x[j] * x[j];
         float rs = (float) (1.0 / Math.sqrt(ss / n + eps));

@@ -19,13 +19,16 @@ final class Primitives {
         void run(long start, int len, float[] a, float[] b, float[] c, float[] d);
     }
 
-    static void blocks(CpuParallel par, long n, BlockBody body) {
-        long count = (n + BLOCK - 1) / BLOCK;
+    static void blocks(CpuParallel par, long n, BlockBody body) { blocks(par, n, BLOCK, body); }
+
+    /** As {@link #blocks(CpuParallel, long, BlockBody)} with blocks of {@code block} elements (a tunable size). */
+    static void blocks(CpuParallel par, long n, int block, BlockBody body) {
+        long count = (n + block - 1) / block;
         par.range(count, 1, (from, to) -> {
-            float[] a = new float[BLOCK], b = new float[BLOCK], c = new float[BLOCK], d = new float[BLOCK];
+            float[] a = new float[block], b = new float[block], c = new float[block], d = new float[block];
             for (long blk = from; blk < to; blk++) {
-                long start = blk * BLOCK;
-                body.run(start, (int) Math.min(BLOCK, n - start), a, b, c, d);
+                long start = blk * block;
+                body.run(start, (int) Math.min(block, n - start), a, b, c, d);
             }
         });
     }
@@ -35,8 +38,11 @@ final class Primitives {
         void run(long row, float[] a, float[] b);
     }
 
-    static void rows(CpuParallel par, long rows, int width, RowBody body) {
-        par.range(rows, Math.max(1, BLOCK / width), (from, to) -> {
+    static void rows(CpuParallel par, long rows, int width, RowBody body) { rows(par, rows, width, Math.max(1, BLOCK / width), body); }
+
+    /** As {@link #rows(CpuParallel, long, int, RowBody)} with at least {@code grain} rows per task (a tunable size). */
+    static void rows(CpuParallel par, long rows, int width, int grain, RowBody body) {
+        par.range(rows, grain, (from, to) -> {
             float[] a = new float[width], b = new float[width];
             for (long r = from; r < to; r++) body.run(r, a, b);
         });

@@ -178,7 +178,7 @@ public final class CudaDevice implements Device {
     }
 
     KernelLaunch columnSum(CudaBuffer partial, long parts, long n, CudaBuffer out) {
-        return new Args().ptr(partial).i64(parts).i64(n).ptr(out).i32(out.spec().dtype().ordinal())
+        return new Args().ptr(partial).i64(parts).i64(n).ptr(out).i32(CudaCodes.dtype(out.spec().dtype()))
                 .launch2d(kernels, "column_sum", (int) ((n + 31) / 32), 32, 32);
     }
 
@@ -250,6 +250,11 @@ public final class CudaDevice implements Device {
     }
 
     @Override public Launch prepare(OpInstance instance, Map<String, Buffer> args) {
+        return prepare(instance, args, instance.variant() == Variant.FUSED ? tuning().chosen(instance).orElse(null) : null);
+    }
+
+    /** A launch of the instance; a fused one in the given kernel configuration (null: the op has none). */
+    Launch prepare(OpInstance instance, Map<String, Buffer> args, KernelConfig config) {
         if (instance.shape().dtype() == gluelab.tensor.DType.FP16) {
             throw new IllegalArgumentException("the CUDA device runs bf16 and fp32 activations; fp16 is not supported yet");
         }
@@ -259,7 +264,7 @@ public final class CudaDevice implements Device {
         CudaProgram p = new CudaProgram(this);
         try {
             if (instance.variant() == Variant.EAGER) EagerChains.build(instance, t, new CudaEagerOps(p, this));
-            else CudaFused.build(instance, t, p, this);
+            else CudaFused.build(instance, t, p, this, config);
         } catch (RuntimeException e) {
             p.close();
             throw e;
@@ -267,12 +272,36 @@ public final class CudaDevice implements Device {
         return p;
     }
 
-    @Override public Launch copyKernel(Buffer src, Buffer dst) {
+    /** The calibration copy's forms in glue.cu: name, threads per block, 16-byte vectors per thread. */
+    private record CopyForm(String kernel, int threads, int vectors) {}
+
+    private static final List<CopyForm> COPY_FORMS = List.of(new CopyForm("calib_copy", 256, 4), new CopyForm("calib_copy_256x8", 256, 8),
+            new CopyForm("calib_copy_512x4", 512, 4), new CopyForm("calib_copy_128x8", 128, 8), new CopyForm("calib_copy_256x4_cs", 256, 4),
+            new CopyForm("calib_copy_256x8_cs", 256, 8), new CopyForm("calib_copy_512x2_cs", 512, 2), new CopyForm("calib_copy_1024x2", 1024, 2));
+
+    private Launch copy(CopyForm f, Buffer src, Buffer dst) {
         CudaBuffer a = cuda(src), b = cuda(dst);
-        long n4 = a.spec().bytes() / 16;
+        long n4 = a.spec().bytes() / 16, tile = (long) f.threads() * f.vectors();
         CudaProgram p = new CudaProgram(this);
-        return p.add(new Args().ptr(a).ptr(b).i64(n4).launch(kernels, "calib_copy", (int) Math.min(Integer.MAX_VALUE, (n4 + 1023) / 1024), 256));
+        return p.add(new Args().ptr(a).ptr(b).i64(n4).launch(kernels, f.kernel(), (int) Math.min(Integer.MAX_VALUE, (n4 + tile - 1) / tile), f.threads()));
     }
+
+    @Override public Launch copyKernel(Buffer src, Buffer dst) { return copy(COPY_FORMS.getFirst(), src, dst); }
+
+    @Override public List<Launch> copyKernels(Buffer src, Buffer dst) {
+        List<Launch> out = new ArrayList<>();
+        for (CopyForm f : COPY_FORMS) out.add(copy(f, src, dst));
+        return out;
+    }
+
+    private CudaTuning tuning;
+
+    synchronized CudaTuning tuning() {
+        if (tuning == null) tuning = new CudaTuning(this, new ConfigPicks(Locations.cacheDir().resolve("tune")));
+        return tuning;
+    }
+
+    @Override public Optional<Tunable> tunable() { return Optional.of(tuning()); }
 
     @Override public Launch triadKernel(Buffer a, Buffer b, Buffer c, float s) {
         long n4 = a.spec().bytes() / 16;

@@ -16,7 +16,7 @@ final class CudaEagerOps implements EagerOps<CudaBuffer> {
         this.k = device.kernels();
     }
 
-    static int dt(CudaBuffer b) { return b.spec().dtype().ordinal(); }
+    static int dt(CudaBuffer b) { return CudaCodes.dtype(b.spec().dtype()); }
 
     static long n(CudaBuffer b) { return b.spec().elements(); }
 
@@ -27,30 +27,30 @@ final class CudaEagerOps implements EagerOps<CudaBuffer> {
     @Override public CudaBuffer scratch(String name, DType dtype, long... shape) { return program.scratch(name, dtype, shape); }
 
     @Override public void unary(Unary op, CudaBuffer in, CudaBuffer out, float s) {
-        program.add(new Args().ptr(in).ptr(out).i64(n(in)).i32(op.ordinal()).f32(s).i32(dt(in)).i32(dt(out))
+        program.add(new Args().ptr(in).ptr(out).i64(n(in)).i32(CudaCodes.unary(op)).f32(s).i32(dt(in)).i32(dt(out))
                 .launch(k, "prim_unary", grid(vecItems(n(in))), 256));
     }
 
     @Override public void binary(Binary op, CudaBuffer a, CudaBuffer b, CudaBuffer out) {
-        program.add(new Args().ptr(a).ptr(b).ptr(out).i64(n(a)).i32(op.ordinal()).i32(dt(a)).i32(dt(b)).i32(dt(out))
+        program.add(new Args().ptr(a).ptr(b).ptr(out).i64(n(a)).i32(CudaCodes.binary(op)).i32(dt(a)).i32(dt(b)).i32(dt(out))
                 .launch(k, "prim_binary", grid(vecItems(n(a))), 256));
     }
 
-    private void broadcast(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n, int mode, float scale) {
+    private void broadcast(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n, CudaCodes.Broadcast mode, float scale) {
         long rows = n(out) / n;
         Args a = new Args();
         if (x == null) a.nullPtr(); else a.ptr(x);
-        program.add(a.ptr(v).ptr(out).i64(rows).i64(n).i32(mode).f32(scale).i32(x == null ? dt(out) : dt(x)).i32(dt(v)).i32(dt(out))
+        program.add(a.ptr(v).ptr(out).i64(rows).i64(n).i32(mode.code).f32(scale).i32(x == null ? dt(out) : dt(x)).i32(dt(v)).i32(dt(out))
                 .launch(k, "prim_broadcast", grid(vecItems(rows * n)), 256));
     }
 
-    @Override public void mulRows(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n) { broadcast(x, v, out, n, 0, 1f); }
+    @Override public void mulRows(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n) { broadcast(x, v, out, n, CudaCodes.Broadcast.MUL_ROWS, 1f); }
 
-    @Override public void mulCols(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n) { broadcast(x, v, out, n, 1, 1f); }
+    @Override public void mulCols(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n) { broadcast(x, v, out, n, CudaCodes.Broadcast.MUL_COLS, 1f); }
 
-    @Override public void expandRows(CudaBuffer v, CudaBuffer out, long n, float scale) { broadcast(null, v, out, n, 2, scale); }
+    @Override public void expandRows(CudaBuffer v, CudaBuffer out, long n, float scale) { broadcast(null, v, out, n, CudaCodes.Broadcast.EXPAND_ROWS, scale); }
 
-    @Override public void divRows(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n) { broadcast(x, v, out, n, 3, 1f); }
+    @Override public void divRows(CudaBuffer x, CudaBuffer v, CudaBuffer out, long n) { broadcast(x, v, out, n, CudaCodes.Broadcast.DIV_ROWS, 1f); }
 
     @Override public void sumLast(CudaBuffer x, CudaBuffer out, long n, float scale) {
         long rows = n(x) / n;

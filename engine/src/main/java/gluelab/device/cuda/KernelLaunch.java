@@ -28,6 +28,9 @@ final class KernelLaunch {
 
     String name() { return name; }
 
+    /** A loaded kernel entry point and its name. */
+    record Function(String name, CUfunction function) {}
+
     void run(CUstream stream) {
         JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, blockY, 1, 0, stream, params, null);
     }
@@ -53,6 +56,8 @@ final class KernelLaunch {
         KernelLaunch launchFunction(String name, CUfunction function, int grid, int block) {
             return new KernelLaunch(name, function, Math.max(1, grid), block, 1, Pointer.to(list.toArray(NativePointerObject[]::new)));
         }
+
+        KernelLaunch launch(Function f, int grid, int block) { return launchFunction(f.name(), f.function(), grid, block); }
 
         KernelLaunch launch(CudaKernels kernels, String name, int grid, int block) {
             return launch2d(kernels, name, grid, block, 1);

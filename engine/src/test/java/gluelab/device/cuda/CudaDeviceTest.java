@@ -96,6 +96,60 @@ class CudaDeviceTest {
         }
     }
 
+    /** Every configuration the tuner may pick computes the same function: each checked vs fp64 (bf16 within 2 ulp per element). */
+    @Test
+    void everyConfigOfEveryFusedKernelMatchesFp64() {
+        gluelab.device.Tunable tunable = device.tunable().orElseThrow();
+        int checked = 0;
+        List<String> failures = new ArrayList<>();
+        for (ModelSpec spec : List.of(Presets.ANCHOR_H200, Presets.DEEPSEEK_V3)) {
+            for (DType dtype : spec == Presets.ANCHOR_H200 ? List.of(DType.BF16, DType.FP32) : List.of(DType.BF16)) {
+                for (GlueOp op : Catalogue.all()) {
+                    for (Pass pass : Pass.values()) {
+                        if (!op.supports(pass)) continue;
+                        var in = new gluelab.device.OpInstance(op, op.shape(spec, 40, dtype), pass, Variant.FUSED);
+                        var configs = tunable.configs(in);
+                        for (var o : tunable.compile(in, configs, Runtime.getRuntime().availableProcessors())) {
+                            assertTrue(o.error().isEmpty(), () -> o.config() + ": " + o.error().orElse(""));
+                        }
+                        for (var cfg : configs) {
+                            Correctness c = new Checker(device, (i, a) -> tunable.prepare(i, a, cfg)).check(op, in.shape(), pass, Variant.FUSED);
+                            boolean ulpOk = true;
+                            var outs = op.outputs(in.shape(), pass);
+                            for (int k = 0; k < outs.size(); k++) {
+                                if (outs.get(k).dtype() == DType.BF16 && c.vsReference().get(k).maxUlp() > 2.0) ulpOk = false;
+                            }
+                            if (!c.passed() || !ulpOk) failures.add(spec.name() + " " + cfg + ": " + c);
+                            checked++;
+                        }
+                    }
+                }
+            }
+        }
+        System.out.println("checked " + checked + " kernel configurations vs fp64");
+        assertTrue(failures.isEmpty(), () -> failures.size() + " configs wrong:\n" + String.join("\n", failures));
+        assertTrue(checked >= 300, "checked " + checked);
+    }
+
+    @Test
+    void tuningPicksACheckedConfigAndAWarmRunTunesNothing() {
+        GlueOp op = Catalogue.get("rmsnorm");
+        var in = new gluelab.device.OpInstance(op, op.shape(Presets.ANCHOR_H200, 4096, DType.BF16), Pass.BACKWARD, Variant.FUSED);
+        var tuner = new gluelab.tune.Tuner(device, gluelab.tune.Tuner.Options.defaults().withForce(true));
+        var first = tuner.tune(in, Progress.NONE);
+        assertFalse(first.fromCache());
+        assertTrue(first.compileWallSeconds() <= first.compileSumSeconds() + 0.5, first.toString());
+        assertTrue(first.results().stream().filter(gluelab.tune.ConfigResult::valid).count() >= 8, first.results().toString());
+        assertTrue(first.checkMaxUlp() <= 2.0);
+        long before = ((CudaDevice) device).compileLog().stream().filter(e -> e.origin().equals("compiled")).count();
+        var second = new gluelab.tune.Tuner(device, gluelab.tune.Tuner.Options.defaults()).tune(in, Progress.NONE);
+        assertTrue(second.fromCache(), "a warm run tunes nothing");
+        assertEquals(first.pick(), second.pick());
+        assertEquals(first.pick(), device.tunable().orElseThrow().chosen(in).orElseThrow().id(), "plain prepare uses the pick");
+        long after = ((CudaDevice) device).compileLog().stream().filter(e -> e.origin().equals("compiled")).count();
+        assertEquals(before, after, "a warm run compiles nothing");
+    }
+
     @Test
     void aWarmCacheCompilesNothing() {
         CudaDevice cuda = (CudaDevice) device;

@@ -30,7 +30,7 @@ public final class KernelSpecs {
 
     public static Map<String, Object> spec(String javaExecutable, String classpath) {
         Map<String, Object> spec = new LinkedHashMap<>();
-        spec.put("argv", List.of(javaExecutable, "--enable-native-access=ALL-UNNAMED", "-Djava.awt.headless=true",
+        spec.put("argv", List.of(javaExecutable, "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector", "-Djava.awt.headless=true",
                 "-Dslf4j.internal.verbosity=ERROR", "--add-opens", "jdk.jshell/jdk.jshell=ALL-UNNAMED",
                 "--add-opens", "jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
                 "--add-opens", "jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",

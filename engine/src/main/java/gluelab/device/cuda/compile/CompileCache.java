@@ -52,6 +52,13 @@ public final class CompileCache {
     }
 
     public byte[] cubin(String source, String sourceName, String arch, List<String> options) {
+        return fetch(source, sourceName, arch, options).bytes();
+    }
+
+    /** A cubin and where it came from ("compiled", "disk" or "memory"), with the lookup's time. */
+    public record Fetched(byte[] bytes, String origin, double millis) {}
+
+    public Fetched fetch(String source, String sourceName, String arch, List<String> options) {
         long t0 = System.nanoTime();
         String key = key(source, arch, options, compiler.id());
         byte[] bytes = MEMORY.get(key);
@@ -73,8 +80,9 @@ public final class CompileCache {
             }
             MEMORY.put(key, bytes);
         }
-        log.add(new Entry(sourceName, key.substring(0, 12), origin, (System.nanoTime() - t0) / 1e6, bytes.length));
-        return bytes;
+        double millis = (System.nanoTime() - t0) / 1e6;
+        log.add(new Entry(sourceName, key.substring(0, 12), origin, millis, bytes.length));
+        return new Fetched(bytes, origin, millis);
     }
 
     /** Forgets the in-memory copies (tests use this to exercise the disk cache). */

@@ -1,0 +1,183 @@
+package gluelab.device.cuda;
+
+import gluelab.device.KernelConfig;
+import gluelab.device.OpInstance;
+import gluelab.ops.OpShape;
+import gluelab.ops.Pass;
+import gluelab.ops.QNormRope;
+import gluelab.tensor.DType;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The declared launch-configuration space of every fused CUDA kernel, pruned by the instance's
+ * shape (a vector width must divide the row, a row must fit the registers, ...), and the
+ * preprocessor defines that compile one configuration of glue.cu. Needs no GPU: the spaces and
+ * their compilation are tested on CI through nvcc. The first config of each space is the default,
+ * used until a tuning picks another.
+ */
+final class FusedConfigs {
+    private FusedConfigs() {}
+
+    /** Kernel names (the extern "C" entry points). */
+    static final String RMSNORM_FWD = "fused_rmsnorm_fwd", RMSNORM_BWD = "fused_rmsnorm_bwd", QNR_FWD = "fused_qnorm_rope_fwd",
+            QNR_BWD = "fused_qnorm_rope_bwd", SWIGLU_FWD = "fused_swiglu_fwd", SWIGLU_BWD = "fused_swiglu_bwd", CAST = "fused_cast_bf16_f32",
+            CAT = "fused_cat", ROUTING = "fused_routing";
+
+    /** Per-thread register budget of a norm row: elements held per array. */
+    private static final int NORM_ROW_ELEMS = 64, NORM_BWD_PF_ELEMS = 16, NORM_BWD_ELEMS = 32;
+
+    static boolean activation(DType t) { return t == DType.BF16 || t == DType.FP32; }
+
+    /** Valid configs, default first; empty where the op's fused form has no configured kernel (e.g. a cast that is not bf16 -> fp32). */
+    static List<KernelConfig> configs(OpInstance in) {
+        OpShape s = in.shape();
+        if (!activation(s.dtype())) return List.of();
+        boolean fwd = in.pass() == Pass.FORWARD;
+        int es = s.dtype().bytes();
+        return switch (in.op().name()) {
+            case "rmsnorm", "add_rmsnorm" -> fwd ? normForward((int) s.dim("D"), es) : normBackward((int) s.dim("D"), es);
+            case "qnorm_rope_complex", "qnorm_rope_real" -> qnormRope((int) s.dim("HD"), es, fwd);
+            case "swiglu" -> elementwise(fwd ? SWIGLU_FWD : SWIGLU_BWD, s.tokens() * s.dim("F"), es, fwd ? 32 : 16);
+            case "cast" -> s.dtype() == DType.BF16 ? elementwise(CAST, s.tokens() * s.dim("D"), es, 32) : List.of();
+            case "cat" -> cat(s.dim("D"), es);
+            case "moe_routing" -> routing((int) s.dim("E"), (int) s.dim("K"), es);
+            default -> List.of();
+        };
+    }
+
+    private static KernelConfig config(String kernel, Object... kv) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) m.put((String) kv[i], (Integer) kv[i + 1]);
+        return new KernelConfig(kernel, m);
+    }
+
+    /** Elements per access for 16, 8 and 4 bytes (bf16: 8, 4, 2; fp32: 4, 2, 1). */
+    private static int[] vecs(int es) { return new int[]{16 / es, 8 / es, 4 / es}; }
+
+    private static List<KernelConfig> normForward(int n, int es) {
+        List<KernelConfig> out = new ArrayList<>();
+        for (int vec : vecs(es)) {
+            if (n % vec != 0) continue;
+            int chunks = n / vec;
+            for (int threads : new int[]{256, 128, 512, 64, 1024}) {
+                int cpt = (chunks + threads - 1) / threads;
+                if (cpt * vec > NORM_ROW_ELEMS || (cpt == 1 && threads >= 2 * chunks && threads > 64)) continue;
+                out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt));
+            }
+        }
+        return preferTwoChunks(out);
+    }
+
+    private static List<KernelConfig> normBackward(int n, int es) {
+        List<KernelConfig> out = new ArrayList<>();
+        for (int vec : vecs(es)) {
+            if (n % vec != 0) continue;
+            int chunks = n / vec;
+            for (int threads : new int[]{256, 128, 512, 1024, 64}) {
+                int cpt = (chunks + threads - 1) / threads;
+                if (cpt == 1 && threads >= 2 * chunks && threads > 64) continue;
+                for (int pf : new int[]{1, 0}) {
+                    if (cpt * vec > (pf == 1 ? NORM_BWD_PF_ELEMS : NORM_BWD_ELEMS)) continue;
+                    out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "pf", pf));
+                }
+            }
+        }
+        return preferTwoChunks(out);
+    }
+
+    /** The default: 16-byte accesses, two per thread where the row allows (then one, then more). */
+    private static List<KernelConfig> preferTwoChunks(List<KernelConfig> list) {
+        List<KernelConfig> sorted = new ArrayList<>(list);
+        sorted.sort(java.util.Comparator.comparingInt((KernelConfig c) -> -c.get("vec"))
+                .thenComparingInt(c -> c.get("cpt") == 2 ? 0 : c.get("cpt") == 1 ? 1 : 2 + c.get("cpt")));
+        return sorted;
+    }
+
+    private static List<KernelConfig> qnormRope(int hd, int es, boolean fwd) {
+        List<KernelConfig> out = new ArrayList<>();
+        for (int lanes : new int[]{16, 32, 8, 4}) {
+            if (hd % lanes != 0) continue;
+            int vec = hd / lanes;
+            if (vec % 2 != 0 || vec > 16 || (vec * es) % 4 != 0) continue;
+            for (int threads : new int[]{128, 256, 64}) {
+                if (fwd) {
+                    for (int rpi : new int[]{2, 1, 4}) {
+                        if (vec * rpi > 32) continue;
+                        out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi));
+                    }
+                } else {
+                    out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<KernelConfig> elementwise(String kernel, long n, int es, int maxElems) {
+        List<KernelConfig> out = new ArrayList<>();
+        for (int vecBytes : new int[]{16, 32, 8}) {
+            int vec = vecBytes / es;
+            if (n % vec != 0) continue;
+            for (int unroll : new int[]{2, 1, 4}) {
+                if (vec * unroll > maxElems) continue;
+                for (int threads : new int[]{256, 512, 128}) {
+                    for (int cs : new int[]{0, 1}) out.add(config(kernel, "threads", threads, "vec", vec, "unroll", unroll, "cs", cs));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<KernelConfig> cat(long d, int es) {
+        long ha = d / 2, hb = d - ha;
+        List<KernelConfig> out = new ArrayList<>();
+        for (int chunk : new int[]{16, 8, 4, 2}) {
+            if ((ha * es) % chunk != 0 || (hb * es) % chunk != 0) continue;
+            for (int threads : new int[]{256, 128, 512}) {
+                for (int unroll : new int[]{2, 1, 4}) out.add(config(CAT, "threads", threads, "chunk", chunk, "unroll", unroll));
+            }
+        }
+        return out;
+    }
+
+    private static List<KernelConfig> routing(int e, int k, int es) {
+        List<KernelConfig> out = new ArrayList<>();
+        if (k > 32) return out;
+        for (int lanes : new int[]{8, 16, 32, 4}) {
+            if (e % lanes != 0) continue;
+            int epl = e / lanes;
+            if (epl > 32 || epl < k / lanes || (epl * es) % 2 != 0 || Integer.bitCount(epl) != 1) continue;
+            for (int threads : new int[]{128, 256, 64}) out.add(config(ROUTING, "threads", threads, "lanes", lanes, "epl", epl));
+        }
+        return out;
+    }
+
+    /**
+     * The nvcc/NVRTC options that compile one configuration of the instance's kernel: the kernel's
+     * section, the activation type, the instance's fixed choices (residual add, RoPE form, score,
+     * k) and the config's parameters.
+     */
+    static List<String> defines(OpInstance in, KernelConfig c) {
+        OpShape s = in.shape();
+        List<String> d = new ArrayList<>();
+        d.add("-DGLUE_CONFIG");
+        d.add("-DGLUE_" + (c.kernel().equals(CAST) ? "FUSED_CAST" : c.kernel().toUpperCase(java.util.Locale.ROOT)));
+        d.add("-DCFG_DT=" + CudaCodes.dtype(s.dtype()));
+        switch (in.op().name()) {
+            case "rmsnorm" -> d.add("-DCFG_ADD=0");
+            case "add_rmsnorm" -> d.add("-DCFG_ADD=1");
+            case "qnorm_rope_complex", "qnorm_rope_real" -> d.add("-DCFG_COMPLEX=" + (((QNormRope) in.op()).form() == QNormRope.Form.COMPLEX ? 1 : 0));
+            case "moe_routing" -> {
+                d.add("-DCFG_K=" + s.dim("K"));
+                d.add("-DCFG_SOFTMAX=" + (s.text("score").equals("softmax") ? 1 : 0));
+            }
+            default -> { }
+        }
+        c.params().forEach((k, v) -> d.add("-DCFG_" + k.toUpperCase(java.util.Locale.ROOT) + "=" + v));
+        return d;
+    }
+}

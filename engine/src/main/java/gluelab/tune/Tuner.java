@@ -1,0 +1,211 @@
+package gluelab.tune;
+
+import gluelab.check.Checker;
+import gluelab.check.Correctness;
+import gluelab.device.*;
+import gluelab.ops.OpShape;
+import gluelab.progress.Progress;
+import gluelab.files.Json;
+import gluelab.timing.Harness;
+import gluelab.timing.Measurement;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+
+import java.util.*;
+
+/**
+ * The autotuner. For one op instance on a {@link Tunable} device: compile every configuration in
+ * parallel before any benchmarking (or, with {@code serial}, compile and time them one after
+ * another, the slow path kept for comparison), try each once and skip those that cannot run (with
+ * the reason), time the rest interleaved with the harness, check the fastest against fp64 (the
+ * next one if it fails), and store the pick and this record beside the compile cache. A cached
+ * pick is returned as is: a warm run compiles and times nothing.
+ */
+public final class Tuner {
+    /** How to tune: compile threads, the serial slow path, re-tune despite a cached pick, the stop rule per config, the check size. */
+    public record Options(int threads, boolean serial, boolean force, TimingConfig timing, long checkTokens) {
+        public Options {
+            if (threads < 1) throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
+            if (checkTokens < 1) throw new IllegalArgumentException("the check size must be >= 1 token, got " + checkTokens);
+        }
+
+        /** All cores, parallel, cached picks kept, a short cold stop rule per config, checked at 16 tokens. */
+        public static Options defaults() {
+            return new Options(Runtime.getRuntime().availableProcessors(), false, false,
+                    new TimingConfig(Mode.COLD, 0.02, new StopRule(10, 0.05, 0.02, 0.5, 100_000), 10), 16);
+        }
+
+        public Options withSerial(boolean s) { return new Options(threads, s, force, timing, checkTokens); }
+
+        public Options withForce(boolean f) { return new Options(threads, serial, f, timing, checkTokens); }
+
+        public Options withThreads(int t) { return new Options(t, serial, force, timing, checkTokens); }
+    }
+
+    private final Device device;
+    private final Tunable tunable;
+    private final Options options;
+
+    public Tuner(Device device, Options options) {
+        this.device = device;
+        this.tunable = device.tunable().orElseThrow(() -> new IllegalArgumentException("device " + device.id() + " has no tunable kernels"));
+        this.options = options;
+    }
+
+    /** True when the instance's fused kernel has more than one valid configuration. */
+    public boolean tunable(OpInstance in) { return tunable.configs(in).size() > 1; }
+
+    /** The stored tuning of the instance, if any (nothing is compiled or run). */
+    public Optional<TuneResult> cached(OpInstance in) {
+        return tunable.picks().record(ConfigPicks.Key.of(in, tunable.codeId())).map(Tuner::read).map(TuneResult::asCached);
+    }
+
+    private static TuneResult read(String json) {
+        try {
+            return Json.MAPPER.readValue(json, TuneResult.class);
+        } catch (Exception e) {
+            throw new IllegalStateException("unreadable tuning record: " + e.getMessage(), e);
+        }
+    }
+
+    public TuneResult tune(OpInstance in, Progress progress) {
+        List<KernelConfig> configs = tunable.configs(in);
+        if (configs.size() <= 1) {
+            throw new IllegalArgumentException(in.label() + " has " + (configs.isEmpty() ? "no kernel configurations" : "one kernel configuration")
+                    + " on " + device.id() + ": nothing to tune");
+        }
+        ConfigPicks.Key key = ConfigPicks.Key.of(in, tunable.codeId());
+        if (!options.force()) {
+            Optional<TuneResult> c = cached(in);
+            if (c.isPresent()) return c.get();
+        }
+        String kernel = configs.getFirst().kernel();
+        Map<String, Buffer> args = new LinkedHashMap<>();
+        try {
+            OpBuffers.allocate(device, in.op(), in.shape(), in.pass(), 42, args);
+            Harness harness = new Harness(device);
+            double compileSum = 0, compileWall, benchSeconds;
+            int compiledCount = 0;
+            Map<KernelConfig, ConfigResult> results = new LinkedHashMap<>();
+            Map<KernelConfig, Launch> ready = new LinkedHashMap<>();
+            try {
+                if (options.serial()) {
+                    // The slow path: each config compiled inline, then timed, before the next compiles.
+                    long t0 = System.nanoTime();
+                    double bench = 0;
+                    for (int i = 0; i < configs.size(); i++) {
+                        KernelConfig c = configs.get(i);
+                        progress.update("tune " + in.op().name() + " " + in.pass().id() + " (serial)", i, configs.size(), c.id());
+                        Tunable.CompileOutcome o = tunable.compile(in, List.of(c), 1).getFirst();
+                        compileSum += o.seconds();
+                        if (o.compiled()) compiledCount++;
+                        long b0 = System.nanoTime();
+                        Launch l = tryPrepare(in, args, c, o, results);
+                        if (l != null) {
+                            ready.put(c, l);
+                            Measurement m = harness.measure(new Harness.Subject(c.id(), l, 0, options.timing().stop()), options.timing());
+                            results.put(c, measured(c, o, m));
+                        }
+                        bench += (System.nanoTime() - b0) * 1e-9;
+                    }
+                    compileWall = (System.nanoTime() - t0) * 1e-9 - bench;
+                    benchSeconds = bench;
+                } else {
+                    progress.update("tune " + in.op().name() + " " + in.pass().id() + ": compile", 0, configs.size(), configs.size() + " configs on " + options.threads() + " threads");
+                    long t0 = System.nanoTime();
+                    List<Tunable.CompileOutcome> outcomes = tunable.compile(in, configs, options.threads());
+                    compileWall = (System.nanoTime() - t0) * 1e-9;
+                    long b0 = System.nanoTime();
+                    for (Tunable.CompileOutcome o : outcomes) {
+                        compileSum += o.seconds();
+                        if (o.compiled()) compiledCount++;
+                        Launch l = tryPrepare(in, args, o.config(), o, results);
+                        if (l != null) ready.put(o.config(), l);
+                    }
+                    progress.update("tune " + in.op().name() + " " + in.pass().id() + ": time", 0, ready.size(), ready.size() + " configs interleaved");
+                    List<Harness.Subject> subjects = new ArrayList<>();
+                    ready.forEach((c, l) -> subjects.add(new Harness.Subject(c.id(), l, 0, options.timing().stop())));
+                    List<Measurement> ms = subjects.isEmpty() ? List.of() : harness.interleave(subjects, options.timing());
+                    int i = 0;
+                    for (KernelConfig c : ready.keySet()) {
+                        Tunable.CompileOutcome o = outcomes.get(configs.indexOf(c));
+                        results.put(c, measured(c, o, ms.get(i++)));
+                    }
+                    benchSeconds = (System.nanoTime() - b0) * 1e-9;
+                }
+            } finally {
+                ready.values().forEach(Launch::close);
+            }
+            List<KernelConfig> ranked = new ArrayList<>(results.keySet().stream().filter(c -> results.get(c).valid()).toList());
+            ranked.sort(Comparator.comparingDouble(c -> results.get(c).medianUs()));
+            KernelConfig pick = null;
+            Correctness check = null;
+            for (KernelConfig c : ranked) {
+                Correctness r = new Checker(device, (inst, a) -> tunable.prepare(inst, a, c)).check(in.op(), checkShape(in), in.pass(), in.variant());
+                if (r.passed()) {
+                    pick = c;
+                    check = r;
+                    break;
+                }
+                ConfigResult old = results.get(c);
+                results.put(c, ConfigResult.skipped(c.id(), old.compileSeconds(), old.compiled(),
+                        String.format(Locale.ROOT, "wrong against fp64 (rel L2 %.2e, tolerance %.1e)", r.worstRelL2(), r.tolerance())));
+            }
+            if (pick == null) throw nothingValid(in, configs, results);
+            KernelConfig picked = pick;
+            KernelConfig runnerUp = ranked.stream().filter(c -> !c.equals(picked) && results.get(c).valid()).findFirst().orElse(null);
+            List<ConfigResult> ordered = new ArrayList<>();
+            for (KernelConfig c : configs) ordered.add(results.get(c));
+            TuneResult t = new TuneResult(in.op().name(), in.pass().id(), in.shape().dtype().id(), in.shape().tokens(), key.shape(), key.code(), kernel,
+                    options.serial() ? "serial" : "parallel x" + options.threads(), configs.size(), compileWall, compileSum, compiledCount, benchSeconds,
+                    pick.id(), runnerUp == null ? null : runnerUp.id(), results.get(pick).medianUs(),
+                    runnerUp == null ? Double.NaN : results.get(runnerUp).medianUs(), check.worstRelL2(), check.worstUlp(), ordered, false);
+            tunable.picks().store(key, pick.id(), Json.write(t));
+            return t;
+        } finally {
+            args.values().forEach(Buffer::close);
+        }
+    }
+
+    /** The instance's shape at the check's few tokens (every other dim kept, so the config stays valid). */
+    private OpShape checkShape(OpInstance in) {
+        Map<String, Long> dims = new LinkedHashMap<>(in.shape().dims());
+        dims.put("T", Math.min(options.checkTokens(), in.shape().tokens()));
+        return new OpShape(in.shape().op(), dims, in.shape().dtype(), in.shape().params());
+    }
+
+    private Launch tryPrepare(OpInstance in, Map<String, Buffer> args, KernelConfig c, Tunable.CompileOutcome o, Map<KernelConfig, ConfigResult> results) {
+        if (o.error().isPresent()) {
+            results.put(c, ConfigResult.skipped(c.id(), o.seconds(), o.compiled(), o.error().get()));
+            return null;
+        }
+        Launch l = null;
+        try {
+            l = tunable.prepare(in, args, c);
+            l.run();
+            device.synchronize();
+            return l;
+        } catch (Tunable.ConfigRejected e) {
+            results.put(c, ConfigResult.skipped(c.id(), o.seconds(), o.compiled(), e.getMessage()));
+        } catch (RuntimeException e) {
+            results.put(c, ConfigResult.skipped(c.id(), o.seconds(), o.compiled(), "fails at launch: " + e.getMessage()));
+        }
+        if (l != null) l.close();
+        return null;
+    }
+
+    private static ConfigResult measured(KernelConfig c, Tunable.CompileOutcome o, Measurement m) {
+        return new ConfigResult(c.id(), o.seconds(), o.compiled(), m.summary().median() * 1e6, m.summary().relStdev(), m.samples().length, null);
+    }
+
+    private IllegalStateException nothingValid(OpInstance in, List<KernelConfig> configs, Map<KernelConfig, ConfigResult> results) {
+        StringBuilder b = new StringBuilder("no valid kernel configuration for " + in.op().name() + " " + in.pass().id() + " at " + in.shape()
+                + " on " + device.id() + ":");
+        for (KernelConfig c : configs) {
+            ConfigResult r = results.get(c);
+            b.append("\n  ").append(c.id()).append(": ").append(r == null ? "not tried" : r.skipped());
+        }
+        return new IllegalStateException(b.toString());
+    }
+}

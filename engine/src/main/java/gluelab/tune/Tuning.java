@@ -1,0 +1,59 @@
+package gluelab.tune;
+
+import gluelab.device.Device;
+import gluelab.device.OpInstance;
+import gluelab.model.ModelSpec;
+import gluelab.ops.GlueOp;
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.progress.Progress;
+import gluelab.tensor.DType;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Tunes a set of ops x passes x token counts (the fused variant) and renders the accounting. */
+public final class Tuning {
+    private Tuning() {}
+
+    /** Every fused instance of the plan that has more than one config, tuned (or taken from the cache). */
+    public static List<TuneResult> run(Device device, ModelSpec spec, List<GlueOp> ops, List<Pass> passes, List<Long> tokens, DType dtype,
+                                       Tuner.Options options, Progress progress) {
+        Tuner tuner = new Tuner(device, options);
+        List<TuneResult> out = new ArrayList<>();
+        for (long t : tokens) {
+            for (GlueOp op : ops) {
+                for (Pass p : passes) {
+                    if (!op.supports(p)) continue;
+                    OpInstance in = new OpInstance(op, op.shape(spec, t, dtype), p, Variant.FUSED);
+                    if (tuner.tunable(in)) out.add(tuner.tune(in, progress));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** One line per tuning: configs, compile wall and sum, benchmark seconds, pick and runner-up. */
+    public static String table(List<TuneResult> results) {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-26s %7s %8s %9s %8s %8s %9s  %-34s %9s  %s%n",
+                "op/pass T", "configs", "skipped", "compile s", "sum s", "bench s", "pick us", "pick", "2nd us", "source"));
+        double wall = 0, sum = 0, bench = 0;
+        int configs = 0;
+        for (TuneResult r : results) {
+            long skipped = r.results().stream().filter(c -> !c.valid()).count();
+            b.append(String.format(Locale.ROOT, "%-26s %7d %8d %9.2f %8.2f %8.2f %9.1f  %-34s %9.1f  %s%n", r.label(), r.configs(), skipped,
+                    r.compileWallSeconds(), r.compileSumSeconds(), r.benchmarkSeconds(), r.pickUs(), r.pick(), r.runnerUpUs(),
+                    r.fromCache() ? "cache" : r.mode()));
+            if (!r.fromCache()) {
+                wall += r.compileWallSeconds();
+                sum += r.compileSumSeconds();
+                bench += r.benchmarkSeconds();
+                configs += r.configs();
+            }
+        }
+        b.append(String.format(Locale.ROOT, "tuned now: %d configs, compile wall %.2f s, per-config compile sum %.2f s, benchmark %.2f s%n",
+                configs, wall, sum, bench));
+        return b.toString();
+    }
+}

@@ -1,0 +1,118 @@
+package gluelab.device.cuda;
+
+import gluelab.device.KernelConfig;
+import gluelab.device.OpInstance;
+import gluelab.device.Tunable;
+import gluelab.device.cuda.compile.CompileCache;
+import gluelab.device.cuda.compile.NvccCompiler;
+import gluelab.device.cuda.compile.NvccCompilerTest;
+import gluelab.model.ModelSpec;
+import gluelab.model.Presets;
+import gluelab.ops.Catalogue;
+import gluelab.ops.GlueOp;
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.tensor.DType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.*;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * The fused kernels' config spaces, and their compilation in parallel through nvcc (compile only:
+ * no GPU needed, so this runs on CI wherever the CUDA toolkit is installed).
+ */
+class FusedConfigsTest {
+    @TempDir Path cacheDir;
+
+    static List<OpInstance> catalogue(ModelSpec spec, long tokens) {
+        List<OpInstance> out = new ArrayList<>();
+        for (GlueOp op : Catalogue.all()) {
+            for (Pass p : Pass.values()) {
+                if (op.supports(p)) out.add(new OpInstance(op, op.shape(spec, tokens, DType.BF16), p, Variant.FUSED));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void everyFusedKernelHasAtLeastEightConfigsPrunedByShape() {
+        for (ModelSpec spec : List.of(Presets.ANCHOR_H200, Presets.DEEPSEEK_V3)) {
+            for (OpInstance in : catalogue(spec, 8192)) {
+                List<KernelConfig> cs = FusedConfigs.configs(in);
+                assertTrue(cs.size() >= 8, in.label() + " " + spec.name() + ": " + cs.size() + " configs");
+                assertEquals(cs.size(), new HashSet<>(cs).size(), "no config twice");
+                for (KernelConfig c : cs) {
+                    if (c.params().containsKey("vec") && in.shape().dims().containsKey("D") && !in.op().name().equals("cat")) {
+                        assertEquals(0, in.shape().dim("D") % c.get("vec"), c + " must divide D");
+                    }
+                }
+            }
+        }
+        var cast32 = Catalogue.get("cast");
+        assertTrue(FusedConfigs.configs(new OpInstance(cast32, cast32.shape(Presets.LLAMA_3_8B, 64, DType.FP32), Pass.FORWARD, Variant.FUSED)).isEmpty(),
+                "an fp32 cast is the eager cast: no configs");
+    }
+
+    @Test
+    void aHundredCatalogueConfigsCompileInParallelThroughNvcc() {
+        NvccCompiler nvcc = NvccCompilerTest.nvcc();
+        String source = CudaKernels.readSource();
+        CompileCache cache = new CompileCache(cacheDir, nvcc);
+        // Round-robin over the kernels so every kernel's space is in the hundred.
+        Map<List<String>, Runnable> unique = new LinkedHashMap<>();
+        List<Deque<Map.Entry<OpInstance, KernelConfig>>> perKernel = new ArrayList<>();
+        for (OpInstance in : catalogue(Presets.ANCHOR_H200, 8192)) {
+            Deque<Map.Entry<OpInstance, KernelConfig>> q = new ArrayDeque<>();
+            for (KernelConfig c : FusedConfigs.configs(in)) q.add(Map.entry(in, c));
+            perKernel.add(q);
+        }
+        List<Map.Entry<OpInstance, KernelConfig>> picked = new ArrayList<>();
+        Set<List<String>> seen = new HashSet<>();
+        while (picked.size() < 100 && perKernel.stream().anyMatch(q -> !q.isEmpty())) {
+            for (var q : perKernel) {
+                if (q.isEmpty() || picked.size() >= 100) continue;
+                var e = q.poll();
+                if (seen.add(CudaKernels.options(e.getKey(), e.getValue()))) picked.add(e);
+            }
+        }
+        assertEquals(100, picked.size());
+        Map<KernelConfig, OpInstance> owner = new IdentityHashMap<>();
+        List<KernelConfig> configs = new ArrayList<>();
+        for (var e : picked) {
+            KernelConfig c = new KernelConfig(e.getValue().kernel(), e.getValue().params());
+            owner.put(c, e.getKey());
+            configs.add(c);
+        }
+        int threads = Runtime.getRuntime().availableProcessors();
+        long t0 = System.nanoTime();
+        List<Tunable.CompileOutcome> outcomes = CudaTuning.compileAll(configs, threads,
+                c -> cache.fetch(source, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(owner.get(c), c)));
+        double wall = (System.nanoTime() - t0) * 1e-9, sum = outcomes.stream().mapToDouble(Tunable.CompileOutcome::seconds).sum();
+        System.out.printf("compiled %d configs on %d threads: wall %.1f s, per-config sum %.1f s (%.1fx)%n", outcomes.size(), threads, wall, sum, sum / wall);
+        for (Tunable.CompileOutcome o : outcomes) {
+            assertTrue(o.error().isEmpty(), o.config() + ": " + o.error().orElse(""));
+            assertTrue(o.compiled(), o.config() + " was compiled, not taken from a cache");
+        }
+        assertTrue(sum >= wall * 0.9, "the per-config sum is the serial cost: " + sum + " vs wall " + wall);
+    }
+
+    @Test
+    void aConfigThatDoesNotCompileIsReportedWithItsReason() {
+        NvccCompiler nvcc = NvccCompilerTest.nvcc();
+        // A kernel source whose routing section no longer compiles: its configs are rejected, with the compiler's line.
+        String broken = CudaKernels.readSource().replace("float best = NEG_INF;", "float best = NEG_INF + not_declared;");
+        CompileCache cache = new CompileCache(cacheDir, nvcc);
+        var op = Catalogue.get("moe_routing");
+        OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
+        List<KernelConfig> two = FusedConfigs.configs(in).subList(0, 2);
+        List<Tunable.CompileOutcome> out = CudaTuning.compileAll(two, 2, c -> cache.fetch(broken, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(in, c)));
+        for (Tunable.CompileOutcome o : out) {
+            String why = o.error().orElseThrow(() -> new AssertionError(o.config() + " compiled"));
+            assertTrue(why.startsWith("does not compile") && why.contains("not_declared"), why);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# One call on the GPU host from the kit folder (bin/gpu-kit copies this script there): the GPU tests,
+# calibration, tuning of the catalogue (parallel, then --serial on a fresh cache for the compile
+# comparison), the fused rows with the picks, torch eager/torch.compile side by side, the joined table.
+#   STEP=tests,tune,bench ./h200_run.sh     (the default, about 7 minutes; results under $OUT)
+#   STEP=serial ./h200_run.sh               (parallel vs --serial compile on fresh caches, about 6 minutes)
+cd "$(dirname "$0")"
+export PYTHONUNBUFFERED=1
+[ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.*
+G=$PWD/gluelab/bin/gluelab
+export GLUELAB_CACHE=${GLUELAB_CACHE:-/tmp/glc}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+OPS="rmsnorm add_rmsnorm qnorm_rope_complex qnorm_rope_real swiglu moe_routing cat cast"
+STEP=",${STEP:-tests,tune,bench},"
+step() { [[ $STEP == *,$1,* ]]; }
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader; nproc
+if step tests; then
+  echo "== tests"; timeout 240 ./run-gpu-tests > "$OUT/tests.log" 2>&1; grep -E "tests (successful|failed)|checked" "$OUT/tests.log"
+fi
+if step tune; then
+  echo "== calibrate"; timeout 60 "$G" calibrate --device cuda 2>&1 | head -1
+  echo "== tune (parallel)"; timeout 200 "$G" tune $OPS --device cuda --tokens 8192,32768 2>/dev/null | tee "$OUT/tune.txt"
+  timeout 60 "$G" tune moe_routing --model deepseek-v3 --device cuda --tokens 8192,32768 2>/dev/null | tail -4 | tee -a "$OUT/tune.txt"
+fi
+if step serial; then
+  echo "== tune --serial (fresh cache: compiles again)"
+  GLUELAB_CACHE=/tmp/glc-serial timeout 300 "$G" tune $OPS --device cuda --tokens 32768 --serial 2>/dev/null | tail -16 | tee "$OUT/serial.txt"
+  echo "== tune parallel (fresh cache)"
+  GLUELAB_CACHE=/tmp/glc-par timeout 120 "$G" tune $OPS --device cuda --tokens 32768 2>/dev/null | tail -16 | tee -a "$OUT/serial.txt"
+fi
+if step bench; then
+  echo "== bench (fused, picks from the tune step)"
+  timeout 400 "$G" bench $OPS --device cuda --tokens 8192,32768 --passes fwd,bwd --variants fused --no-tune --min-time 0.1 --timeout 2 --check 0 --json > "$OUT/gl.json" 2>/dev/null
+  timeout 60 "$G" bench moe_routing --model deepseek-v3 --device cuda --tokens 8192,32768 --variants fused --no-tune --min-time 0.1 --timeout 2 --check 0 --json > "$OUT/gl_ds.json" 2>/dev/null
+  echo "== torch"; timeout 240 python3 torch_glue.py "$OUT/torch.json" 8192 32768 > /dev/null 2>&1
+  python3 side_by_side.py "$OUT/gl.json" "$OUT/gl_ds.json" "$OUT/torch.json" | tee "$OUT/sbs.txt"
+fi
