@@ -69,9 +69,9 @@ public final class CudaSource {
         line("__device__ __forceinline__ float h2f(u16 h) { float f; asm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(h)); return f; }");
         line("__device__ __forceinline__ u16 f2h(float f) { u16 h; asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f)); return h; }");
         line("__device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + __expf(-x)); }");
-        line("#define TPR %d", tpr);
-        line("#define RPB %d", rpb);
-        line("#define WPR %d", wpr);
+        line("static constexpr int TPR = %d;", tpr);
+        line("static constexpr int RPB = %d;", rpb);
+        line("static constexpr int WPR = %d;", wpr);
         line("__device__ __forceinline__ float row_sum(float v, float (*red)[WPR], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);");
         line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = 0.f; for (int w = 0; w < WPR; w++) v += red[rib][w]; __syncthreads(); }");
@@ -304,5 +304,5 @@ public final class CudaSource {
         line("}");
     }
 
-    private void line(String format, Object... args) { b.append(args.length == 0 ? format : String.format(Locale.ROOT, format, args)).append('\n'); }
+    private void line(String format, Object... args) { b.append(String.format(Locale.ROOT, format, args)).append('\n'); }
 }
