@@ -5,8 +5,8 @@ import gluelab.device.Launch;
 
 import java.util.List;
 
-/** Launches run back to back as one (an eager tree), owning the scratch buffers between them. */
-record Sequence(List<Launch> steps, List<Buffer> scratch) implements Launch {
+/** Launches run back to back as one (an eager tree, a chain of regions), owning the scratch buffers between them. */
+public record Sequence(List<Launch> steps, List<Buffer> scratch) implements Launch {
     @Override public void run() { for (Launch l : steps) l.run(); }
 
     @Override public int kernels() { return steps.stream().mapToInt(Launch::kernels).sum(); }
