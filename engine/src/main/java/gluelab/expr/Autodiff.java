@@ -39,7 +39,8 @@ final class Autodiff {
             if (!in.requiresGrad()) continue;
             Expr g = grads.get(in);
             g = g == null ? in.mul(0.0) : full(g, in.shape(), in);
-            if (g.dtype() != in.dtype()) g = g.cast(in.dtype());
+            // A sum over rows is complete only after the region, so it is stored in the input's dtype rather than cast.
+            if (g.dtype() != in.dtype()) g = g.op() == Op.SUM_TO ? g.arg(0).sumTo(g.shape(), in.dtype()) : g.cast(in.dtype());
             outs.put("d" + in.name(), g);
         }
         if (outs.isEmpty()) throw new ExprException("region '" + forward.name() + "' has no input that requires a gradient (inputs from data() have none)");

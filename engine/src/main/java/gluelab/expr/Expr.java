@@ -157,12 +157,16 @@ public final class Expr {
     }
 
     /** Sums over every row dim of this node that {@code target} lacks; target keeps this node's last dim. */
-    public Expr sumTo(Shape target) {
+    public Expr sumTo(Shape target) { return sumTo(target, dtype); }
+
+    /** The sum stored as {@code to} (it accumulates in fp32 either way). */
+    public Expr sumTo(Shape target, DType to) {
         requireTensor(Op.SUM_TO);
+        Dtypes.requireSupported(to, "sum_to of " + describe());
         if (target.isScalar() || target.last().size() != shape.last().size() || !shape.rowDims().covers(target.rowDims())) {
             throw new ExprException(Op.SUM_TO.id() + " of " + describe() + " to " + target + ": the target must keep the last dim and a subset of the row dims " + shape.rowDims());
         }
-        return new Expr(Op.SUM_TO, List.of(this), target, dtype, 0, null, 0, 0);
+        return new Expr(Op.SUM_TO, List.of(this), target, to, 0, null, 0, 0);
     }
 
     // ---- views and rearrangements of the last dim ----

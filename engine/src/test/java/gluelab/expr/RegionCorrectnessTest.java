@@ -29,8 +29,15 @@ class RegionCorrectnessTest {
 
     static Stream<Arguments> regions() {
         List<BiFunction<Glue, String, Region>> makers = List.of(Examples::rmsnorm, Examples::addRmsnorm, Examples::qnormRopeComplex,
-                Examples::qnormRopeReal, Examples::swiglu, Examples::ropeCat);
+                Examples::qnormRopeReal, Examples::swiglu, Examples::ropeCat, RegionCorrectnessTest::ropeInFp32);
         return Stream.of("bf16", "fp32").flatMap(dt -> makers.stream().map(m -> Arguments.of(m.apply(small(), dt), dt)));
+    }
+
+    /** As notebook 05 writes it: the fp32 table promotes the rotation, so the weight's gradient is summed in fp32 and stored narrower. */
+    static Region ropeInFp32(Glue g, String dtype) {
+        Expr q = g.input("q", dtype, "T", "H", "HD"), w = g.input("w", dtype, "HD"), freqs = g.data("freqs", "fp32", "T", "HD");
+        Expr qn = q.mul(q.square().mean().add(g.param("eps", 1e-6)).rsqrt()).mul(w);
+        return g.region("rope_fp32").out("out", qn.pairs().times(freqs.pairs()).cast(dtype));
     }
 
     @ParameterizedTest(name = "{0} {1}")
