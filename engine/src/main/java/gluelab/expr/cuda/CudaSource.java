@@ -69,6 +69,7 @@ public final class CudaSource {
         line("__device__ __forceinline__ float h2f(u16 h) { float f; asm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(h)); return f; }");
         line("__device__ __forceinline__ u16 f2h(float f) { u16 h; asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f)); return h; }");
         line("__device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + __expf(-x)); }");
+        line("__device__ __forceinline__ float inf_() { return __int_as_float(0x7f800000); }");
         line("static constexpr int TPR = %d;", tpr);
         line("static constexpr int RPB = %d;", rpb);
         line("static constexpr int WPR = %d;", wpr);
@@ -79,7 +80,7 @@ public final class CudaSource {
         line("}");
         line("__device__ __forceinline__ float row_max(float v, float (*red)[WPR], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));");
-        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = -INFINITY; for (int w = 0; w < WPR; w++) v = fmaxf(v, red[rib][w]); __syncthreads(); }");
+        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = -inf_(); for (int w = 0; w < WPR; w++) v = fmaxf(v, red[rib][w]); __syncthreads(); }");
         line("  return v;");
         line("}");
         StringBuilder params = new StringBuilder();
@@ -141,7 +142,7 @@ public final class CudaSource {
                 Expr a = e.arg(0);
                 int n = plan.length(a);
                 boolean max = e.op() == Op.AMAX;
-                line("    float s%d = %s;", i, max ? "-INFINITY" : "0.f");
+                line("    float s%d = %s;", i, max ? "-inf_()" : "0.f");
                 forEach(a, "if (j < %d) s%d = %s;".formatted(n, i, max ? "fmaxf(s" + i + ", " + at(a) + ")" : "s" + i + " + " + at(a)));
                 line("    s%d = %s(s%d, red, rib, t);", i, max ? "row_max" : "row_sum", i);
                 if (e.op() == Op.MEAN) line("    s%d *= %s;", i, literal(1.0 / n));
@@ -278,7 +279,7 @@ public final class CudaSource {
     static String ctype(DType d) { return d == DType.FP32 ? "float" : "u16"; }
 
     private static String literal(double v) {
-        if (Double.isInfinite(v)) return v > 0 ? "INFINITY" : "-INFINITY";
+        if (Double.isInfinite(v)) return v > 0 ? "inf_()" : "-inf_()";
         return String.format(Locale.ROOT, "%.9ef", (float) v);
     }
 

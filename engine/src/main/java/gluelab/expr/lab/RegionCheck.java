@@ -71,7 +71,7 @@ public final class RegionCheck {
      * Max error in units of the output dtype's ulp at the reference value; sums (weight gradients)
      * and rotations cancel to near zero, so the ulp is taken no smaller than an eighth of the ulp of the largest value.
      */
-    static Result compare(String region, String pass, String lowering, String output, DType dtype, double[] actual, double[] expected, double allowed) {
+    public static Result compare(String region, String pass, String lowering, String output, DType dtype, double[] actual, double[] expected, double allowed) {
         double maxAbs = 0, maxUlps = 0, scale = 0;
         for (double v : expected) scale = Math.max(scale, Math.abs(v));
         for (int i = 0; i < expected.length; i++) {
