@@ -151,10 +151,13 @@ class RegionGpuTest {
                 for (Pass pass : Pass.values()) {
                     Region x = pass == Pass.FORWARD ? r : r.backward();
                     RegionBench.Row fused = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, timing);
+                    LaunchConfig best = RegionBench.fastestConfig(device, cal, x, pass);
+                    RegionBench.Row tuned = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, best, timing);
                     RegionBench.Row eager = RegionBench.bench(device, cal, x, pass, Lowering.EAGER, timing);
                     double cat = catalogueUs(Catalogue.get(catalogue.get(r.name())), Presets.LLAMA_3_8B, tokens, pass, cal, timing);
-                    System.out.printf("REGION-TIME %s %s T=%d region_fused_us=%.1f region_eager_us=%.1f catalogue_fused_us=%.1f ideal_us=%.1f region/catalogue=%.2f kernels=%d%n",
-                            r.name(), pass.id(), tokens, fused.measuredUs(), eager.measuredUs(), cat, fused.idealUs(), fused.measuredUs() / cat, fused.kernels());
+                    System.out.printf("REGION-TIME %s %s T=%d region_default_us=%.1f region_tuned_us=%.1f (%s) region_eager_us=%.1f catalogue_fused_us=%.1f ideal_us=%.1f tuned/catalogue=%.2f kernels=%d%n",
+                            r.name(), pass.id(), tokens, fused.measuredUs(), tuned.measuredUs(), best.id(), eager.measuredUs(), cat, fused.idealUs(),
+                            tuned.measuredUs() / cat, fused.kernels());
                     assertTrue(fused.measuredUs() > 0 && cat > 0);
                 }
             }

@@ -30,6 +30,7 @@ public final class CudaSource {
     private final RowPlan plan;
     private final LaunchConfig c;
     private final StringBuilder b = new StringBuilder();
+    private boolean hoisting;
 
     private CudaSource(RowPlan plan, LaunchConfig c) {
         this.plan = plan;
@@ -73,6 +74,7 @@ public final class CudaSource {
         line("static constexpr int TPR = %d;", tpr);
         line("static constexpr int RPB = %d;", rpb);
         line("static constexpr int WPR = %d;", wpr);
+        line("static constexpr int VEC = %d;", c.vector());
         line("__device__ __forceinline__ float row_sum(float v, float (*red)[WPR], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);");
         line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = 0.f; for (int w = 0; w < WPR; w++) v += red[rib][w]; __syncthreads(); }");
@@ -104,6 +106,10 @@ public final class CudaSource {
         for (Expr e : plan.accumulated()) {
             if (e.shape().rank() == 1) line("  float acc%d[%d] = {0};", plan.index(e), c.perThread(plan.length(e)));
         }
+        // Inputs every row reads whole (a norm's weight) are loaded once, before the loop over rows.
+        hoisting = true;
+        for (Expr e : nodes) if (hoisted(e)) node(e);
+        hoisting = false;
         line("  for (long long base = (long long)blockIdx.x * RPB; base < rows; base += (long long)gridDim.x * RPB) {");
         line("    const long long row = base + rib; const bool act = row < rows;");
         long[] sizes = plan.rowSpace().sizes();
@@ -113,12 +119,12 @@ public final class CudaSource {
             else line("    const long long i%d = rr %% %dLL; rr /= %dLL;", d, sizes[d], sizes[d]);
         }
         if (anyShared) line("    __syncthreads();");
-        for (Expr e : nodes) node(e);
+        for (Expr e : nodes) if (!hoisted(e)) node(e);
         line("  }");
         for (Expr e : plan.accumulated()) {
             if (e.shape().rank() != 1) continue;
             int i = plan.index(e);
-            forEach(e, "if (j < %d) atomicAdd(&ws%d[j], acc%d[k]);".formatted(plan.length(e), i, i));
+            forEach(e, "if (j < %d) atomicAdd(&ws%d[j], acc%d[kk]);".formatted(plan.length(e), i, i));
         }
         line("}");
         finalizeKernels();
@@ -133,7 +139,8 @@ public final class CudaSource {
         if (role != Role.SCALAR) line("    const long long o%d = %s;", i, offset(e));
         switch (e.op()) {
             case INPUT -> {
-                if (role == Role.VECTOR) vector(e, "(act && j < %d) ? %s : 0.f".formatted(len, load(e, "o" + i + " + j")));
+                if (role == Role.VECTOR && wide(e)) vectorLoad(e);
+                else if (role == Role.VECTOR) vector(e, "(act && j < %d) ? %s : 0.f".formatted(len, load(e, "o" + i + " + j")));
                 else line("    const float s%d = act ? %s : 0.f;", i, load(e, "o" + i));
             }
             case CONST -> line("    const float s%d = %s;", i, literal(e.num()));
@@ -174,7 +181,7 @@ public final class CudaSource {
             case SUM_TO -> {
                 Expr a = e.arg(0);
                 if (role == Role.VECTOR) vector(e, at(a));
-                else if (e.shape().rank() == 1) forEach(a, "acc%d[k] += act ? %s : 0.f;".formatted(i, at(a)));
+                else if (e.shape().rank() == 1) forEach(a, "acc%d[kk] += act ? %s : 0.f;".formatted(i, at(a)));
                 else forEach(a, "if (act && j < %d) atomicAdd(&ws%d[o%d + j], %s);".formatted(len, i, i, at(a)));
             }
             case CAST -> pointwise(e, round(e.dtype(), at(e.arg(0))));
@@ -182,11 +189,18 @@ public final class CudaSource {
             default -> pointwise(e, math(e));
         }
         if (inShared(plan, e)) {
-            forEach(e, "if (j < %d) sm%d[rib][j] = v%d[k];".formatted(len, i, i));
+            forEach(e, "if (j < %d) sm%d[rib][j] = v%d[kk];".formatted(len, i, i));
             line("    __syncthreads();");
         }
-        if (out && role == Role.VECTOR) forEach(e, "if (act && j < %d) %s;".formatted(len, store(e, "o" + i + " + j", "v" + i + "[k]")));
+        if (out && role == Role.VECTOR && wide(e)) vectorStore(e);
+        else if (out && role == Role.VECTOR) forEach(e, "if (act && j < %d) %s;".formatted(len, store(e, "o" + i + " + j", "v" + i + "[kk]")));
         if (out && role == Role.ROW) line("    if (act && t == 0) %s;", store(e, "o" + i, "s" + i));
+    }
+
+    private boolean hoisted(Expr e) {
+        if (e.op() != Op.INPUT || plan.role(e) != Role.VECTOR) return false;
+        for (long s : plan.rowStrides(e)) if (s != 0) return false;
+        return true;
     }
 
     private String math(Expr e) {
@@ -223,16 +237,96 @@ public final class CudaSource {
     private void vector(Expr e, String value) {
         int i = plan.index(e);
         line("    float v%d[%d];", i, c.perThread(plan.length(e)));
-        forEach(e, "v%d[k] = %s;".formatted(i, value));
+        forEach(e, "v%d[kk] = %s;".formatted(i, value));
     }
 
+    /** Each element this thread owns: register kk, row position j (runs of VEC neighbours, TPR runs apart). */
     private void forEach(Expr e, String body) {
         line("    #pragma unroll");
-        line("    for (int k = 0; k < %d; k++) { const int j = t + k * TPR; (void)j; %s }", c.perThread(plan.length(e)), body);
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("      #pragma unroll");
+        line("      for (int u = 0; u < VEC; u++) { const int kk = k * VEC + u, j = (k * TPR + t) * VEC + u; (void)j; (void)kk; %s }", body);
+        line("    }");
     }
 
-    /** A node's value at this thread's element k (vectors) or its row/scalar value. */
-    private String at(Expr a) { return plan.role(a) == Role.VECTOR ? "v" + plan.index(a) + "[k]" : "s" + plan.index(a); }
+    /** Whole runs can move as 4 to 16 byte accesses: the row length is a multiple of the run and a run is at least a word. */
+    private boolean wide(Expr e) { return c.vector() > 1 && plan.length(e) % c.vector() == 0 && c.vector() * e.dtype().bytes() >= 4; }
+
+    /** A run of VEC elements read as words (uint4, uint2 or unsigned pieces), then widened to fp32. */
+    private void vectorLoad(Expr e) {
+        int i = plan.index(e), words = c.vector() * e.dtype().bytes() / 4;
+        line("    float v%d[%d];", i, c.perThread(plan.length(e)));
+        line("    #pragma unroll");
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("      const int j0 = (k * TPR + t) * VEC; unsigned w[%d];", words);
+        line("      if (act && j0 < %d) {", plan.length(e));
+        line("        const unsigned* p = reinterpret_cast<const unsigned*>(in%d + o%d + j0);", i, i);
+        pieces(words, true);
+        line("      } else {");
+        line("        #pragma unroll");
+        line("        for (int x = 0; x < %d; x++) w[x] = 0u;", words);
+        line("      }");
+        line("      #pragma unroll");
+        line("      for (int u = 0; u < VEC; u++) v%d[k * VEC + u] = %s;", i, switch (e.dtype()) {
+            case BF16 -> "__uint_as_float((u & 1) ? (w[u >> 1] & 0xffff0000u) : (w[u >> 1] << 16))";
+            case FP16 -> "h2f((u16)((u & 1) ? (w[u >> 1] >> 16) : (w[u >> 1] & 0xffffu)))";
+            default -> "__uint_as_float(w[u])";
+        });
+        line("    }");
+    }
+
+    /** A run of VEC fp32 values narrowed to the output's dtype and written as words. */
+    private void vectorStore(Expr e) {
+        int i = plan.index(e), words = c.vector() * e.dtype().bytes() / 4;
+        line("    #pragma unroll");
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("      const int j0 = (k * TPR + t) * VEC; unsigned w[%d];", words);
+        line("      #pragma unroll");
+        line("      for (int x = 0; x < %d; x++) w[x] = %s;", words, switch (e.dtype()) {
+            case BF16 -> "(unsigned)f2bf(v%d[k * VEC + 2 * x]) | ((unsigned)f2bf(v%d[k * VEC + 2 * x + 1]) << 16)".formatted(i, i);
+            case FP16 -> "(unsigned)f2h(v%d[k * VEC + 2 * x]) | ((unsigned)f2h(v%d[k * VEC + 2 * x + 1]) << 16)".formatted(i, i);
+            default -> "__float_as_uint(v%d[k * VEC + x])".formatted(i);
+        });
+        line("      if (act && j0 < %d) {", plan.length(e));
+        line("        unsigned* p = reinterpret_cast<unsigned*>(out%d + o%d + j0);", i, i);
+        pieces(words, false);
+        line("      }");
+        line("    }");
+    }
+
+    /** Moves {@code words} words between p and w in the widest aligned pieces (a run's bytes are aligned to its size). */
+    private void pieces(int words, boolean load) {
+        int at = 0;
+        while (at < words) {
+            int n = words - at >= 4 ? 4 : words - at >= 2 ? 2 : 1;
+            String type = n == 4 ? "uint4" : n == 2 ? "uint2" : "unsigned";
+            if (load) {
+                line("        { const %s q = *reinterpret_cast<const %s*>(p + %d); %s }", type, type, at, unpack(n, at));
+            } else {
+                line("        { %s q; %s *reinterpret_cast<%s*>(p + %d) = q; }", type, pack(n, at), type, at);
+            }
+            at += n;
+        }
+    }
+
+    private static String unpack(int n, int at) {
+        if (n == 1) return "w[" + at + "] = q;";
+        String[] f = {"x", "y", "z", "w"};
+        StringBuilder s = new StringBuilder();
+        for (int x = 0; x < n; x++) s.append("w[").append(at + x).append("] = q.").append(f[x]).append("; ");
+        return s.toString();
+    }
+
+    private static String pack(int n, int at) {
+        if (n == 1) return "q = w[" + at + "];";
+        String[] f = {"x", "y", "z", "w"};
+        StringBuilder s = new StringBuilder();
+        for (int x = 0; x < n; x++) s.append("q.").append(f[x]).append(" = w[").append(at + x).append("]; ");
+        return s.toString();
+    }
+
+    /** A node's value at this thread's element kk (vectors) or its row/scalar value. */
+    private String at(Expr a) { return plan.role(a) == Role.VECTOR ? "v" + plan.index(a) + "[kk]" : "s" + plan.index(a); }
 
     /** Element {@code idx} of a vector node's row, wherever it sits: global memory for inputs, else shared. */
     private String read(Expr a, String idx) {
@@ -305,5 +399,10 @@ public final class CudaSource {
         line("}");
     }
 
-    private void line(String format, Object... args) { b.append(String.format(Locale.ROOT, format, args)).append('\n'); }
+    private void line(String format, Object... args) {
+        String text = String.format(Locale.ROOT, format, args);
+        // Before the loop over rows every thread loads: no row to be past the end of.
+        if (hoisting) text = text.replace("act && ", "").replace("(act ? ", "(true ? ");
+        b.append(text).append('\n');
+    }
 }

@@ -8,7 +8,9 @@ import gluelab.device.Launch;
 import gluelab.expr.Expr;
 import gluelab.expr.Region;
 import gluelab.expr.lower.RegionCost;
+import gluelab.expr.cuda.LaunchConfig;
 import gluelab.expr.run.Lowering;
+import gluelab.expr.run.RegionCompiler;
 import gluelab.expr.run.RegionLaunches;
 import gluelab.expr.run.Sequence;
 import gluelab.floor.Floor;
@@ -40,12 +42,36 @@ public final class RegionBench {
     }
 
     /** A chain of regions run back to back (tensors shared by name) and how to label it. */
-    public record Chain(String name, String pass, String lowering, List<Region> regions, List<Lowering> lowerings, Region floorOf, int signatures) {}
+    public record Chain(String name, String pass, String lowering, List<Region> regions, List<Lowering> lowerings, Region floorOf, int signatures,
+                        LaunchConfig config) {
+        public Chain(String name, String pass, String lowering, List<Region> regions, List<Lowering> lowerings, Region floorOf, int signatures) {
+            this(name, pass, lowering, regions, lowerings, floorOf, signatures, null);
+        }
+    }
 
     private RegionBench() {}
 
     public static Row bench(Device d, Calibration cal, Region r, Pass pass, Lowering l, TimingConfig timing) {
-        return bench(d, cal, new Chain(r.name(), pass.id(), l.id(), List.of(r), List.of(l), r, signatures(r, l)), timing);
+        return bench(d, cal, r, pass, l, null, timing);
+    }
+
+    /** The fused region with a given launch configuration (null: the device's default). */
+    public static Row bench(Device d, Calibration cal, Region r, Pass pass, Lowering l, LaunchConfig config, TimingConfig timing) {
+        return bench(d, cal, new Chain(r.name(), pass.id(), l.id() + (config == null ? "" : " " + config.id()), List.of(r), List.of(l), r, signatures(r, l), config), timing);
+    }
+
+    /** Every candidate configuration of the fused region timed once quickly; the fastest (what an autotuner would pick). */
+    public static LaunchConfig fastestConfig(Device d, Calibration cal, Region r, Pass pass) {
+        LaunchConfig best = null;
+        double bestUs = Double.POSITIVE_INFINITY;
+        for (LaunchConfig c : RegionCompiler.of(d).configs(r)) {
+            double us = bench(d, cal, r, pass, Lowering.FUSED, c, TimingConfig.quick()).measuredUs();
+            if (us < bestUs) {
+                bestUs = us;
+                best = c;
+            }
+        }
+        return best;
     }
 
     /** Distinct signatures a lowering compiles: one fused kernel, or one per distinct eager primitive. */
@@ -75,7 +101,7 @@ public final class RegionBench {
             for (int i = 0; i < c.regions().size(); i++) {
                 Region r = c.regions().get(i);
                 Lowering l = c.lowerings().get(i);
-                Launch launch = RegionLaunches.prepare(d, r, l, buffers, Map.of());
+                Launch launch = RegionLaunches.prepare(d, r, l, l == Lowering.FUSED ? c.config() : null, buffers, Map.of());
                 steps.add(launch);
                 kernels += launch.kernels();
                 moved += l == Lowering.FUSED ? RegionCost.of(r).bytes() : gluelab.expr.lower.EagerTree.of(r).cost().bytes();
