@@ -30,6 +30,10 @@ public final class RowLoop implements Runnable {
     private final int[] lengths;
     private final List<Expr> nodes;
     private final Object[] locks;
+    // Per node, looked up once: its role and its operands' positions (the row loop must not hash).
+    private final Role[] roles;
+    private final int[][] argIndex;
+    private final long[] rowSizes;
 
     /**
      * @param bound a tensor for every input leaf and every output node
@@ -45,12 +49,17 @@ public final class RowLoop implements Runnable {
         scalars = new float[n];
         strides = new long[n][];
         lengths = new int[n];
+        rowSizes = plan.rowSpace().sizes();
+        roles = new Role[n];
+        argIndex = new int[n][];
         locks = new Object[256];
         for (int i = 0; i < locks.length; i++) locks[i] = new Object();
         Map<Expr, Boolean> isOut = new IdentityHashMap<>();
         for (Expr o : plan.region().outputs().values()) isOut.put(o, true);
         for (int i = 0; i < n; i++) {
             Expr e = nodes.get(i);
+            roles[i] = plan.role(e);
+            argIndex[i] = e.args().stream().mapToInt(plan::index).toArray();
             lengths[i] = plan.length(e);
             if (plan.role(e) != Role.SCALAR) strides[i] = plan.rowStrides(e);
             output[i] = isOut.containsKey(e);
@@ -79,7 +88,7 @@ public final class RowLoop implements Runnable {
             java.util.Arrays.fill(lastBase, -1);
             for (int i = 0; i < v.length; i++) {
                 v[i] = new float[Math.max(1, lengths[i])];
-                if (plan.role(nodes.get(i)) == Role.SCALAR) v[i][0] = scalars[i];
+                if (roles[i] == Role.SCALAR) v[i][0] = scalars[i];
             }
             int chunk = (int) (from / CHUNK_ROWS);
             for (int a = 0; a < acc.size(); a++) {
@@ -108,10 +117,9 @@ public final class RowLoop implements Runnable {
     private static boolean accumulatesPerChunk(Expr e) { return e.shape().rank() == 1; }
 
     private void decompose(long r, long[] idx) {
-        long[] sizes = plan.rowSpace().sizes();
-        for (int d = sizes.length - 1; d >= 0; d--) {
-            idx[d] = r % sizes[d];
-            r /= sizes[d];
+        for (int d = rowSizes.length - 1; d >= 0; d--) {
+            idx[d] = r % rowSizes[d];
+            r /= rowSizes[d];
         }
     }
 
@@ -125,7 +133,8 @@ public final class RowLoop implements Runnable {
     private void row(float[][] v, long[] idx, long[] lastBase, List<Expr> acc, float[][][] partials, float[][] shared, int chunk) {
         for (int i = 0; i < v.length; i++) {
             Expr e = nodes.get(i);
-            Role role = plan.role(e);
+            Role role = roles[i];
+            int[] args = argIndex[i];
             float[] out = v[i];
             int n = lengths[i];
             switch (e.op()) {
@@ -138,42 +147,42 @@ public final class RowLoop implements Runnable {
                     }
                 }
                 case CONST, PARAM -> { }
-                case CAST -> RowMath.round(e.dtype(), out, n, v[plan.index(e.arg(0))], stride(e.arg(0)));
+                case CAST -> RowMath.round(e.dtype(), out, n, v[args[0]], stride(args[0]));
                 case SUM, MEAN, AMAX -> {
-                    float[] a = v[plan.index(e.arg(0))];
-                    int len = lengths[plan.index(e.arg(0))];
+                    float[] a = v[args[0]];
+                    int len = lengths[args[0]];
                     float s = e.op() == Op.AMAX ? Float.NEGATIVE_INFINITY : 0f;
                     if (e.op() == Op.AMAX) for (int j = 0; j < len; j++) s = Math.max(s, a[j]);
                     else for (int j = 0; j < len; j++) s += a[j];
                     out[0] = e.op() == Op.MEAN ? s / len : s;
                 }
                 case SLICE -> {
-                    float[] a = v[plan.index(e.arg(0))];
+                    float[] a = v[args[0]];
                     for (int j = 0; j < n; j++) out[j] = a[e.start() + e.step() * j];
                 }
                 case SCATTER -> {
-                    float[] a = v[plan.index(e.arg(0))];
+                    float[] a = v[args[0]];
                     java.util.Arrays.fill(out, 0, n, 0f);
-                    int m = lengths[plan.index(e.arg(0))];
+                    int m = lengths[args[0]];
                     for (int j = 0; j < m; j++) out[e.start() + e.step() * j] = a[j];
                 }
                 case CAT -> {
                     int at = 0;
-                    for (Expr p : e.args()) {
-                        int m = lengths[plan.index(p)];
-                        System.arraycopy(v[plan.index(p)], 0, out, at, m);
+                    for (int p : args) {
+                        int m = lengths[p];
+                        System.arraycopy(v[p], 0, out, at, m);
                         at += m;
                     }
                 }
                 case INTERLEAVE -> {
-                    float[] a = v[plan.index(e.arg(0))], b = v[plan.index(e.arg(1))];
+                    float[] a = v[args[0]], b = v[args[1]];
                     for (int j = 0; j < n / 2; j++) {
                         out[2 * j] = a[j];
                         out[2 * j + 1] = b[j];
                     }
                 }
                 case CMUL -> {
-                    float[] a = v[plan.index(e.arg(0))], b = v[plan.index(e.arg(1))];
+                    float[] a = v[args[0]], b = v[args[1]];
                     for (int j = 0; j < n; j += 2) {
                         float ar = a[j], ai = a[j + 1], br = b[j], bi = b[j + 1];
                         out[j] = ar * br - ai * bi;
@@ -181,21 +190,20 @@ public final class RowLoop implements Runnable {
                     }
                 }
                 case CONJ -> {
-                    float[] a = v[plan.index(e.arg(0))];
+                    float[] a = v[args[0]];
                     for (int j = 0; j < n; j++) out[j] = (j & 1) == 0 ? a[j] : -a[j];
                 }
                 case SUM_TO -> {
-                    float[] a = v[plan.index(e.arg(0))];
+                    float[] a = v[args[0]];
                     if (role == Role.VECTOR) System.arraycopy(a, 0, out, 0, n);
                     else accumulate(e, a, idx, acc, partials, shared, chunk);
                 }
                 default -> {
-                    List<Expr> args = e.args();
-                    float[] a = v[plan.index(args.get(0))];
-                    float[] b = args.size() > 1 ? v[plan.index(args.get(1))] : a;
-                    float[] c = args.size() > 2 ? v[plan.index(args.get(2))] : a;
-                    RowMath.pointwise(e.op(), out, n, a, stride(args.get(0)), b, args.size() > 1 ? stride(args.get(1)) : 0,
-                            c, args.size() > 2 ? stride(args.get(2)) : 0, (float) e.num());
+                    float[] a = v[args[0]];
+                    float[] b = args.length > 1 ? v[args[1]] : a;
+                    float[] c = args.length > 2 ? v[args[2]] : a;
+                    RowMath.pointwise(e.op(), out, n, a, stride(args[0]), b, args.length > 1 ? stride(args[1]) : 0,
+                            c, args.length > 2 ? stride(args[2]) : 0, (float) e.num());
                 }
             }
             if (output[i] && role != Role.ACCUMULATE) {
@@ -206,17 +214,17 @@ public final class RowLoop implements Runnable {
         }
     }
 
-    private int stride(Expr operand) { return plan.role(operand) == Role.VECTOR ? 1 : 0; }
+    private int stride(int operand) { return roles[operand] == Role.VECTOR ? 1 : 0; }
 
     private void accumulate(Expr e, float[] a, long[] idx, List<Expr> acc, float[][][] partials, float[][] shared, int chunk) {
         int k = acc.indexOf(e);
-        int n = lengths[plan.index(e)];
+        int node = nodes.indexOf(e), n = lengths[node];
         if (partials[k] != null) {
             float[] p = partials[k][chunk];
             for (int j = 0; j < n; j++) p[j] += a[j];
             return;
         }
-        int at = (int) base(plan.index(e), idx);
+        int at = (int) base(node, idx);
         float[] s = shared[k];
         synchronized (locks[(at / n) % locks.length]) {
             for (int j = 0; j < n; j++) s[at + j] += a[j];

@@ -1,7 +1,7 @@
 package gluelab.expr.cuda;
 
-import gluelab.device.cuda.compile.CompileException;
 import gluelab.device.cuda.compile.NvccCompiler;
+import gluelab.device.cuda.compile.NvccCompilerTest;
 import gluelab.expr.Glue;
 import gluelab.expr.Region;
 import gluelab.expr.lab.Examples;
@@ -13,18 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Generated region kernels compile with nvcc for Hopper (compile only: no GPU needed, only the toolkit). */
 class CudaSourceTest {
-    static NvccCompiler nvcc() {
-        try {
-            return NvccCompiler.find();
-        } catch (IllegalStateException e) {
-            assumeTrue(false, "no nvcc here: " + e.getMessage());
-            return null;
-        }
-    }
+    static NvccCompiler nvcc() { return NvccCompilerTest.nvcc(); }
 
     static List<Region> examples(Glue g) {
         List<Region> out = new ArrayList<>();

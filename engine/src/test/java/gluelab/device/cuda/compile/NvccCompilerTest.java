@@ -10,8 +10,9 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The nvcc fallback compiles the catalogue and reports errors with line numbers; needs only the toolkit, no GPU. */
-class NvccCompilerTest {
-    static NvccCompiler nvcc() {
+public class NvccCompilerTest {
+    /** nvcc, or the test is skipped (a machine without the CUDA toolkit). */
+    public static NvccCompiler nvcc() {
         try {
             return NvccCompiler.find();
         } catch (IllegalStateException e) {
