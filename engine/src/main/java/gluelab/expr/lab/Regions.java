@@ -25,6 +25,7 @@ public final class Regions {
     private final Device device;
     private final Calibration cal;
     private TimingConfig timing = TimingConfig.quick();
+    private List<RegionBench.Row> last = List.of();
 
     private Regions(Device device, Calibration cal) {
         this.device = device;
@@ -80,11 +81,33 @@ public final class Regions {
                 rows.add(RegionBench.bench(device, cal, r.backward(), Pass.BACKWARD, l, timing));
             }
         }
+        last = List.copyOf(rows);
         return RegionBench.table("regions on " + device.id(), rows);
     }
 
+    /** The last {@link #bench}, sizing or rewrites as a chart: % of floor per region and lowering. */
+    public org.knowm.xchart.CategoryChart chart() {
+        if (last.isEmpty()) throw new IllegalStateException("nothing measured yet: run bench, sizing or rewrites first");
+        var c = new org.knowm.xchart.CategoryChartBuilder().width(1200).height(600).title("% of floor on " + device.id() + " (100 = at the floor)")
+                .xAxisTitle("region").yAxisTitle("% of floor").build();
+        c.getStyler().setXAxisLabelRotation(45);
+        c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        java.util.Map<String, java.util.Map<String, Double>> bySeries = new java.util.TreeMap<>();
+        List<String> categories = new ArrayList<>();
+        for (RegionBench.Row r : last) {
+            String cat = r.name() + " " + r.pass();
+            if (!categories.contains(cat)) categories.add(cat);
+            bySeries.computeIfAbsent(r.lowering(), k -> new java.util.HashMap<>()).put(cat, r.pctOfFloor());
+        }
+        bySeries.forEach((series, byCat) -> c.addSeries(series, categories, categories.stream().map(k -> byCat.getOrDefault(k, 0.0)).toList()));
+        return c;
+    }
+
     /** region(A) + eager B, region(A) + region(B), region(C), fwd and bwd. */
-    public Table sizing(Region a, Region b) { return RegionSizing.table(RegionSizing.measure(device, cal, a, b, timing)); }
+    public Table sizing(Region a, Region b) {
+        last = RegionSizing.measure(device, cal, a, b, timing);
+        return RegionSizing.table(last);
+    }
 
     /** Each rewrite's before and after, fused, fwd and bwd. */
     public Table rewrites(List<Rewrites.Rewrite> list) {
@@ -99,6 +122,7 @@ public final class Regions {
                 }
             }
         }
+        last = List.copyOf(rows);
         Table t = RegionBench.table("rewrites on " + device.id(), rows);
         t.insertColumn(0, side);
         t.insertColumn(0, which);
