@@ -151,7 +151,10 @@ class RegionGpuTest {
                 for (Pass pass : Pass.values()) {
                     Region x = pass == Pass.FORWARD ? r : r.backward();
                     RegionBench.Row fused = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, timing);
-                    LaunchConfig best = RegionBench.fastestConfig(device, cal, x, pass);
+                    // A short sweep (256-thread blocks, scalar or 8-wide accesses) keeps this test to minutes of GPU time.
+                    List<LaunchConfig> sweep = RegionCompiler.of(device).configs(x).stream()
+                            .filter(c -> c.blockThreads() == 256 && c.vector() != 4).toList();
+                    LaunchConfig best = RegionBench.fastestConfig(device, cal, x, pass, sweep, SWEEP);
                     RegionBench.Row tuned = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, best, timing);
                     RegionBench.Row eager = RegionBench.bench(device, cal, x, pass, Lowering.EAGER, timing);
                     double cat = catalogueUs(Catalogue.get(catalogue.get(r.name())), Presets.LLAMA_3_8B, tokens, pass, cal, timing);
@@ -175,6 +178,8 @@ class RegionGpuTest {
             }
         }
     }
+
+    static final TimingConfig SWEEP = new TimingConfig(gluelab.timing.Mode.COLD, 0.02, new gluelab.timing.StopRule(5, 0.02, 0.05, 0.25, 1000), 4);
 
     private double catalogueUs(GlueOp op, ModelSpec spec, long tokens, Pass pass, Calibration cal, TimingConfig timing) {
         OpShape shape = op.shape(spec, tokens, DType.BF16);

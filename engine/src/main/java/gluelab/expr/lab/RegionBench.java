@@ -60,12 +60,17 @@ public final class RegionBench {
         return bench(d, cal, new Chain(r.name(), pass.id(), l.id() + (config == null ? "" : " " + config.id()), List.of(r), List.of(l), r, signatures(r, l), config), timing);
     }
 
-    /** Every candidate configuration of the fused region timed once quickly; the fastest (what an autotuner would pick). */
+    /** Every candidate configuration of the fused region timed quickly; the fastest (what an autotuner would pick). */
     public static LaunchConfig fastestConfig(Device d, Calibration cal, Region r, Pass pass) {
+        return fastestConfig(d, cal, r, pass, RegionCompiler.of(d).configs(r), TimingConfig.quick());
+    }
+
+    public static LaunchConfig fastestConfig(Device d, Calibration cal, Region r, Pass pass, List<LaunchConfig> configs, TimingConfig timing) {
+        if (configs.isEmpty()) throw new IllegalArgumentException("region '" + r.name() + "': no launch configurations to choose from");
         LaunchConfig best = null;
         double bestUs = Double.POSITIVE_INFINITY;
-        for (LaunchConfig c : RegionCompiler.of(d).configs(r)) {
-            double us = bench(d, cal, r, pass, Lowering.FUSED, c, TimingConfig.quick()).measuredUs();
+        for (LaunchConfig c : configs) {
+            double us = bench(d, cal, r, pass, Lowering.FUSED, c, timing).measuredUs();
             if (us < bestUs) {
                 bestUs = us;
                 best = c;
