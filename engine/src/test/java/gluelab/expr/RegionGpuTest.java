@@ -156,6 +156,12 @@ class RegionGpuTest {
                             .filter(c -> c.blockThreads() == 256 && c.vector() != 4).toList();
                     LaunchConfig best = RegionBench.fastestConfig(device, cal, x, pass, sweep, SWEEP);
                     RegionBench.Row tuned = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, best, timing);
+                    // The chosen configuration is checked too, on the same structure at 24 tokens (the fwd check covers its bwd).
+                    if (pass == Pass.FORWARD) {
+                        for (RegionCheck.Result res : RegionCheck.check(device, m.apply(Glue.of(Presets.LLAMA_3_8B, 24), "bf16"), best, 1, 256, 17)) {
+                            assertTrue(res.ok(), best.id() + ": " + res);
+                        }
+                    }
                     RegionBench.Row eager = RegionBench.bench(device, cal, x, pass, Lowering.EAGER, timing);
                     double cat = catalogueUs(Catalogue.get(catalogue.get(r.name())), Presets.LLAMA_3_8B, tokens, pass, cal, timing);
                     System.out.printf("REGION-TIME %s %s T=%d region_default_us=%.1f region_tuned_us=%.1f (%s) region_eager_us=%.1f catalogue_fused_us=%.1f ideal_us=%.1f tuned/catalogue=%.2f kernels=%d%n",

@@ -50,6 +50,11 @@ public final class RegionCheck {
 
     /** Forward and backward, eager and fused, against fp64. Eager rounds every intermediate, so it is allowed more. */
     public static List<Result> check(Device d, Region forward, double fusedUlps, double eagerUlps, long seed) {
+        return check(d, forward, null, fusedUlps, eagerUlps, seed);
+    }
+
+    /** The same with a launch configuration for the fused regions (null: the default; one config fits any shape). */
+    public static List<Result> check(Device d, Region forward, gluelab.expr.cuda.LaunchConfig config, double fusedUlps, double eagerUlps, long seed) {
         List<Result> out = new ArrayList<>();
         Region backward = forward.backward();
         for (Region r : List.of(forward, backward)) {
@@ -57,7 +62,7 @@ public final class RegionCheck {
             Map<String, double[]> in = randomInputs(r, seed);
             Map<String, double[]> ref = Reference.of(r).run(in);
             for (Lowering l : Lowering.values()) {
-                Map<String, double[]> got = RegionLaunches.run(d, r, l, in, Map.of());
+                Map<String, double[]> got = RegionLaunches.run(d, r, l, config, in, Map.of());
                 for (Map.Entry<String, Expr> o : r.outputs().entrySet()) {
                     double[] e = ref.get(o.getKey()), a = got.get(o.getKey());
                     out.add(compare(forward.name(), pass, l.id(), o.getKey(), o.getValue().dtype(), a, e, l == Lowering.FUSED ? fusedUlps : eagerUlps));

@@ -77,6 +77,11 @@ public final class RegionLaunches {
 
     /** Runs the region once on host values (inputs by name, rounded to their dtypes); outputs by name. */
     public static Map<String, double[]> run(Device d, Region r, Lowering lowering, Map<String, double[]> inputs, Map<String, Double> params) {
+        return run(d, r, lowering, null, inputs, params);
+    }
+
+    /** The same with a launch configuration for the fused region (null: the default). */
+    public static Map<String, double[]> run(Device d, Region r, Lowering lowering, LaunchConfig config, Map<String, double[]> inputs, Map<String, Double> params) {
         Map<String, Buffer> buffers = new LinkedHashMap<>();
         try {
             for (TensorSpec s : tensors(r)) buffers.put(s.name(), d.allocate(s));
@@ -90,7 +95,7 @@ public final class RegionLaunches {
                     d.upload(t, buffers.get(in.name()));
                 }
             }
-            try (Launch l = prepare(d, r, lowering, args(buffers), params)) {
+            try (Launch l = prepare(d, r, lowering, config, buffers, params)) {
                 l.run();
             }
             d.synchronize();
@@ -106,6 +111,4 @@ public final class RegionLaunches {
             buffers.values().forEach(Buffer::close);
         }
     }
-
-    private static Map<String, Buffer> args(Map<String, Buffer> b) { return b; }
 }
