@@ -156,11 +156,9 @@ class RegionGpuTest {
                             .filter(c -> c.blockThreads() == 256 && c.vector() != 4).toList();
                     LaunchConfig best = RegionBench.fastestConfig(device, cal, x, pass, sweep, SWEEP);
                     RegionBench.Row tuned = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, best, timing);
-                    // The chosen configuration is checked too, on the same structure at 24 tokens (the fwd check covers its bwd).
-                    if (pass == Pass.FORWARD) {
-                        for (RegionCheck.Result res : RegionCheck.check(device, m.apply(Glue.of(Presets.LLAMA_3_8B, 24), "bf16"), best, 1, 256, 17)) {
-                            assertTrue(res.ok(), best.id() + ": " + res);
-                        }
+                    // The chosen configuration is checked too, on the same structure at 24 tokens (fwd and bwd).
+                    for (RegionCheck.Result res : RegionCheck.check(device, m.apply(Glue.of(Presets.LLAMA_3_8B, 24), "bf16"), best, 1, 256, 17)) {
+                        assertTrue(res.ok(), best.id() + ": " + res);
                     }
                     RegionBench.Row eager = RegionBench.bench(device, cal, x, pass, Lowering.EAGER, timing);
                     double cat = catalogueUs(Catalogue.get(catalogue.get(r.name())), Presets.LLAMA_3_8B, tokens, pass, cal, timing);
