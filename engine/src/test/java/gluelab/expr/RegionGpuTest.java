@@ -178,7 +178,7 @@ class RegionGpuTest {
             Glue g = Glue.of(Presets.DEEPSEEK_V3, tokens);
             for (RegionBench.Row row : RegionSizing.measure(device, cal, Examples.qnorm(g, "bf16"), Examples.ropeCat(g, "bf16"), TimingConfig.defaults())) {
                 System.out.printf("REGION-SIZING T=%d %s %s kernels=%d measured_us=%.1f ideal_us=%.1f pct_of_floor=%.1f signatures=%d%n",
-                        tokens, row.name(), row.pass(), row.kernels(), row.measuredUs(), row.idealUs(), row.pctOfFloor(), row.signatures());
+                        tokens, row.lowering(), row.pass(), row.kernels(), row.measuredUs(), row.idealUs(), row.pctOfFloor(), row.signatures());
             }
         }
     }

@@ -24,13 +24,13 @@ public final class RegionSizing {
         int eagerB = RegionBench.signatures(b, Lowering.EAGER), eagerBBwd = RegionBench.signatures(b.backward(), Lowering.EAGER);
         String ab = a.name() + " | " + b.name();
         // Forward: A runs first; backward: B's backward first (it makes A's output gradient), then A's.
-        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain("region(A) + eager B", "fwd", ab, List.of(a, b), List.of(Lowering.FUSED, Lowering.EAGER), c, 1 + eagerB), timing));
-        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain("region(A) + region(B)", "fwd", ab, List.of(a, b), List.of(Lowering.FUSED, Lowering.FUSED), c, 2), timing));
-        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain("region(C)", "fwd", c.name(), List.of(c), List.of(Lowering.FUSED), c, 1), timing));
+        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain(ab, "fwd", "region(A) + eager B", List.of(a, b), List.of(Lowering.FUSED, Lowering.EAGER), c, 1 + eagerB), timing));
+        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain(ab, "fwd", "region(A) + region(B)", List.of(a, b), List.of(Lowering.FUSED, Lowering.FUSED), c, 2), timing));
+        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain(ab, "fwd", "region(C)", List.of(c), List.of(Lowering.FUSED), c, 1), timing));
         Region aB = a.backward(), bB = b.backward(), cB = c.backward();
-        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain("region(A) + eager B", "bwd", ab, List.of(bB, aB), List.of(Lowering.EAGER, Lowering.FUSED), cB, 1 + eagerBBwd), timing));
-        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain("region(A) + region(B)", "bwd", ab, List.of(bB, aB), List.of(Lowering.FUSED, Lowering.FUSED), cB, 2), timing));
-        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain("region(C)", "bwd", c.name(), List.of(cB), List.of(Lowering.FUSED), cB, 1), timing));
+        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain(ab, "bwd", "region(A) + eager B", List.of(bB, aB), List.of(Lowering.EAGER, Lowering.FUSED), cB, 1 + eagerBBwd), timing));
+        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain(ab, "bwd", "region(A) + region(B)", List.of(bB, aB), List.of(Lowering.FUSED, Lowering.FUSED), cB, 2), timing));
+        rows.add(RegionBench.bench(d, cal, new RegionBench.Chain(ab, "bwd", "region(C)", List.of(cB), List.of(Lowering.FUSED), cB, 1), timing));
         return rows;
     }
 
