@@ -78,6 +78,17 @@ class CudaSourceTest {
     }
 
     @Test
+    void tokenCountsShareOneSource() {
+        for (String dt : List.of("bf16", "fp32")) {
+            Region small = Examples.qnormRopeReal(Glue.of(Presets.LLAMA_3_8B, 16), dt).backward();
+            Region big = Examples.qnormRopeReal(Glue.of(Presets.LLAMA_3_8B, 32768), dt).backward();
+            assertNotEquals(small.signature(), big.signature(), "a region per shape, as torch counts graphs");
+            LaunchConfig lc = LaunchConfig.defaultFor(RowPlan.of(small));
+            assertEquals(CudaSource.generate(RowPlan.of(small), lc).source(), CudaSource.generate(RowPlan.of(big), lc).source(), "but one cubin");
+        }
+    }
+
+    @Test
     void oversizedSharedMemoryIsRefusedBeforeCompiling() {
         Glue g = Glue.dims("T", 16, "D", 16384);
         var x = g.input("x", "fp32", "T", "D");
