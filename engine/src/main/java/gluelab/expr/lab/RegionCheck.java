@@ -55,6 +55,7 @@ public final class RegionCheck {
 
     /** The same with a launch configuration for the fused regions (null: the default; one config fits any shape). */
     public static List<Result> check(Device d, Region forward, gluelab.expr.cuda.LaunchConfig config, double fusedUlps, double eagerUlps, long seed) {
+        requireSmall(forward);
         List<Result> out = new ArrayList<>();
         Region backward = forward.backward();
         for (Region r : List.of(forward, backward)) {
@@ -90,6 +91,7 @@ public final class RegionCheck {
 
     /** d(sum of outputs x random weights)/d(input) from the backward vs central differences, at {@code probes} elements per input. */
     public static List<GradResult> gradients(Region forward, int probes, long seed) {
+        requireSmall(forward);
         Region backward = forward.backward();
         Map<String, double[]> in = randomInputs(forward, seed);
         SplittableRandom rnd = new SplittableRandom(seed + 1);
@@ -122,6 +124,17 @@ public final class RegionCheck {
             out.add(new GradResult(forward.name(), x.name(), probes, worst));
         }
         return out;
+    }
+
+    /** The fp64 reference holds every node of the region in host memory: checks are for small token counts. */
+    static final long MAX_CHECK_ELEMENTS = 1L << 22;
+
+    private static void requireSmall(Region r) {
+        long largest = r.nodes().stream().mapToLong(e -> e.shape().elements()).max().orElse(0);
+        if (largest > MAX_CHECK_ELEMENTS) {
+            throw new IllegalArgumentException("region '" + r.name() + "' has a node of " + largest + " elements; checks evaluate it in fp64 on the host, "
+                    + "so build it at a small token count (e.g. Glue.of(spec, 64)) to check it (limit " + MAX_CHECK_ELEMENTS + " elements)");
+        }
     }
 
     private static double loss(Map<String, double[]> outs, Map<String, double[]> weights) {
