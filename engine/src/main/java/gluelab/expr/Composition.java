@@ -1,7 +1,6 @@
 package gluelab.expr;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,11 +49,5 @@ final class Composition {
         Expr out = same ? e : e.withArgs(args);
         memo.put(e, out);
         return out;
-    }
-
-    static Map<String, Expr> byName(List<Expr> leaves) {
-        Map<String, Expr> m = new HashMap<>();
-        for (Expr e : leaves) m.put(e.name(), e);
-        return m;
     }
 }

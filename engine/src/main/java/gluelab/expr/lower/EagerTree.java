@@ -20,7 +20,7 @@ import java.util.Map;
  */
 public record EagerTree(Region source, List<Kernel> kernels, Map<String, TensorSpec> intermediates) {
     /** One eager kernel: its one-primitive region and which tensors (by slot name) it reads and writes. */
-    public record Kernel(String label, Region region, Map<String, String> reads, String writes, RegionCost cost) {}
+    public record Kernel(String label, Region region, List<String> reads, String writes, RegionCost cost) {}
 
     public static EagerTree of(Region r) {
         Map<Expr, String> slot = new IdentityHashMap<>();
@@ -43,19 +43,19 @@ public record EagerTree(Region source, List<Kernel> kernels, Map<String, TensorS
                 slot.put(e, out);
                 scratch.put(out, TensorSpec.of(out, e.dtype(), e.shape().sizes()));
             }
-            Map<String, String> reads = new LinkedHashMap<>();
+            List<String> reads = new ArrayList<>();
             Map<Expr, Expr> leaves = new IdentityHashMap<>();
             List<Expr> args = new ArrayList<>();
             for (Expr a : e.args()) args.add(operand(a, slot, leaves, reads));
             Expr node = e.withArgs(args);
             Region one = Region.of(e.op().id(), Map.of(out, node));
-            kernels.add(new Kernel(e.op().id(), one, reads, out, RegionCost.of(one)));
+            kernels.add(new Kernel(e.op().id(), one, List.copyOf(reads), out, RegionCost.of(one)));
         }
         return new EagerTree(r, List.copyOf(kernels), scratch);
     }
 
     /** The operand as the kernel sees it: a materialised tensor, read through any slices over it. */
-    private static Expr operand(Expr a, Map<Expr, String> slot, Map<Expr, Expr> leaves, Map<String, String> reads) {
+    private static Expr operand(Expr a, Map<Expr, String> slot, Map<Expr, Expr> leaves, List<String> reads) {
         if (a.op() == Op.CONST || a.op() == Op.PARAM) return a;
         if (a.op() == Op.SLICE && !slot.containsKey(a)) return a.withArgs(List.of(operand(a.arg(0), slot, leaves, reads)));
         Expr leaf = leaves.get(a);
@@ -63,7 +63,7 @@ public record EagerTree(Region source, List<Kernel> kernels, Map<String, TensorS
             String name = slot.get(a);
             leaf = Expr.input(name, a.shape(), a.dtype(), false);
             leaves.put(a, leaf);
-            reads.put(name, name);
+            reads.add(name);
         }
         return leaf;
     }
