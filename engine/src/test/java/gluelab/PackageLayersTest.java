@@ -21,16 +21,16 @@ class PackageLayersTest {
     /** Bottom first. */
     static final List<List<String>> LAYERS = List.of(
             List.of("files", "units", "progress", "tensor", "model", "compilelog"),
-            List.of("ops"),
-            List.of("device", "devlog"),
-            List.of("device.eager", "timing", "check"),
+            List.of("ops", "expr"),
+            List.of("device", "devlog", "expr.lower", "expr.eval"),
+            List.of("device.eager", "timing", "check", "expr.cuda"),
             List.of("device.cpu", "device.cuda.compile", "calibrate"),
-            List.of("device.cuda", "floor", "tune"),
-            List.of("rank", "record"),
+            List.of("device.cuda", "floor", "tune", "expr.cpu"),
+            List.of("rank", "record", "expr.run"),
             List.of("chart", "report"),
             List.of("trace"),
             List.of("bench"),
-            List.of("torch"),
+            List.of("torch", "expr.lab"),
             List.of("lab"),
             List.of("cli"));
 

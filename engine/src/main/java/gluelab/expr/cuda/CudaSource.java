@@ -1,0 +1,410 @@
+package gluelab.expr.cuda;
+
+import gluelab.expr.Expr;
+import gluelab.expr.ExprException;
+import gluelab.expr.Op;
+import gluelab.expr.Region;
+import gluelab.expr.lower.Role;
+import gluelab.expr.lower.RowPlan;
+import gluelab.tensor.DType;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Generated CUDA C for one fused region. A group of threads works on one row: each thread holds
+ * its elements of every vector node in registers (element j of a row belongs to thread j mod
+ * threadsPerRow), row reductions go through warp shuffles and shared memory, and a node that a
+ * rearranging primitive reads at other positions (slice, cat, pairs) is kept whole in shared memory.
+ * Inputs are read once and outputs written once per row; sums over rows (weight gradients)
+ * gather in registers over the rows a block visits, then in an fp32 workspace by atomics, and a
+ * second small kernel stores them in the output's dtype.
+ */
+public final class CudaSource {
+    public static final int MAX_SHARED_BYTES = 48 * 1024;
+    public static final String MAIN = "region_main", ZERO = "region_zero", FINALIZE = "region_finalize";
+
+    /** The source and the kernels in it; workspaces are one fp32 buffer per accumulated output. */
+    public record Generated(String source, LaunchConfig config, int accumulated, int sharedBytes) {}
+
+    private final RowPlan plan;
+    private final LaunchConfig c;
+    private final StringBuilder b = new StringBuilder();
+    private boolean hoisting;
+
+    private CudaSource(RowPlan plan, LaunchConfig c) {
+        this.plan = plan;
+        this.c = c;
+    }
+
+    public static Generated generate(RowPlan plan, LaunchConfig c) {
+        if (c.threadsPerRow() == 0) throw new IllegalArgumentException("a CUDA region needs a GPU launch configuration, got " + c.id());
+        for (Expr e : plan.nodes()) {
+            if (e.dtype() == DType.FP64) throw new ExprException(e.describe() + ": the CUDA region computes bf16, fp16 and fp32 only");
+        }
+        int shared = sharedBytes(plan, c);
+        if (shared > MAX_SHARED_BYTES) {
+            throw new ExprException("region '" + plan.region().name() + "' needs " + shared + " bytes of shared memory per block with " + c.id()
+                    + " (limit " + MAX_SHARED_BYTES + "); use fewer rows per block or split the region");
+        }
+        return new Generated(new CudaSource(plan, c).emit(), c, plan.accumulated().size(), shared);
+    }
+
+    /** Shared memory one block needs: whole rows of the nodes read across, and the reduction scratch. */
+    public static int sharedBytes(RowPlan plan, LaunchConfig c) {
+        int floats = c.rowsPerBlock() * Math.max(1, c.threadsPerRow() / 32);
+        for (Expr e : plan.nodes()) if (inShared(plan, e)) floats += c.rowsPerBlock() * plan.length(e);
+        return 4 * floats;
+    }
+
+    private static boolean inShared(RowPlan plan, Expr e) { return e.op() != Op.INPUT && plan.role(e) == Role.VECTOR && plan.readsAcross(e); }
+
+    private String emit() {
+        Region r = plan.region();
+        List<Expr> nodes = plan.nodes();
+        int tpr = c.threadsPerRow(), rpb = c.rowsPerBlock(), wpr = Math.max(1, tpr / 32);
+        // Rows is an argument and the outermost row dim's size appears nowhere else (but in sums over
+        // rows into tensors that keep it), so the content-keyed compile cache shares a cubin across token counts.
+        line("// gluelab generated region (%d nodes)", nodes.size());
+        line("typedef unsigned short u16;");
+        line("__device__ __forceinline__ float bf2f(u16 b) { return __uint_as_float(((unsigned)b) << 16); }");
+        line("__device__ __forceinline__ u16 f2bf(float f) { unsigned u = __float_as_uint(f); if ((u & 0x7fffffffu) > 0x7f800000u) return (u16)((u >> 16) | 0x40u); return (u16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); }");
+        line("__device__ __forceinline__ float h2f(u16 h) { float f; asm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(h)); return f; }");
+        line("__device__ __forceinline__ u16 f2h(float f) { u16 h; asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f)); return h; }");
+        line("__device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + __expf(-x)); }");
+        line("__device__ __forceinline__ float inf_() { return __int_as_float(0x7f800000); }");
+        line("static constexpr int TPR = %d;", tpr);
+        line("static constexpr int RPB = %d;", rpb);
+        line("static constexpr int WPR = %d;", wpr);
+        line("static constexpr int VEC = %d;", c.vector());
+        line("__device__ __forceinline__ float row_sum(float v, float (*red)[WPR], int rib, int t) {");
+        line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);");
+        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = 0.f; for (int w = 0; w < WPR; w++) v += red[rib][w]; __syncthreads(); }");
+        line("  return v;");
+        line("}");
+        line("__device__ __forceinline__ float row_max(float v, float (*red)[WPR], int rib, int t) {");
+        line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));");
+        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = -inf_(); for (int w = 0; w < WPR; w++) v = fmaxf(v, red[rib][w]); __syncthreads(); }");
+        line("  return v;");
+        line("}");
+        StringBuilder params = new StringBuilder();
+        for (Expr in : r.inputs()) params.append("const ").append(ctype(in.dtype())).append("* __restrict__ in").append(plan.index(in)).append(", ");
+        for (Expr o : r.outputs().values()) {
+            if (plan.role(o) == Role.ACCUMULATE) params.append("float* __restrict__ ws").append(plan.index(o)).append(", ");
+            else params.append(ctype(o.dtype())).append("* __restrict__ out").append(plan.index(o)).append(", ");
+        }
+        for (Expr p : r.params()) params.append("float p").append(plan.index(p)).append(", ");
+        params.append("long long rows");
+        line("extern \"C\" __global__ void __launch_bounds__(%d) %s(%s) {", c.blockThreads(), MAIN, params);
+        line("  const int t = threadIdx.x %% TPR, rib = threadIdx.x / TPR;");
+        line("  __shared__ float red[RPB][WPR];");
+        boolean anyShared = false;
+        for (Expr e : nodes) {
+            if (inShared(plan, e)) {
+                line("  __shared__ float sm%d[RPB][%d];", plan.index(e), plan.length(e));
+                anyShared = true;
+            }
+        }
+        for (Expr e : plan.accumulated()) {
+            if (e.shape().rank() == 1) line("  float acc%d[%d] = {0};", plan.index(e), c.perThread(plan.length(e)));
+        }
+        // Inputs every row reads whole (a norm's weight) are loaded once, before the loop over rows.
+        hoisting = true;
+        for (Expr e : nodes) if (hoisted(e)) node(e);
+        hoisting = false;
+        line("  for (long long base = (long long)blockIdx.x * RPB; base < rows; base += (long long)gridDim.x * RPB) {");
+        line("    const long long row = base + rib; const bool act = row < rows;");
+        long[] sizes = plan.rowSpace().sizes();
+        line("    long long rr = row;");
+        for (int d = sizes.length - 1; d >= 0; d--) {
+            if (d == 0) line("    const long long i0 = rr;");
+            else line("    const long long i%d = rr %% %dLL; rr /= %dLL;", d, sizes[d], sizes[d]);
+        }
+        if (anyShared) line("    __syncthreads();");
+        for (Expr e : nodes) if (!hoisted(e)) node(e);
+        line("  }");
+        for (Expr e : plan.accumulated()) {
+            if (e.shape().rank() != 1) continue;
+            int i = plan.index(e);
+            forEach(e, "if (j < %d) atomicAdd(&ws%d[j], acc%d[kk]);".formatted(plan.length(e), i, i));
+        }
+        line("}");
+        finalizeKernels();
+        return b.toString();
+    }
+
+    private void node(Expr e) {
+        int i = plan.index(e);
+        Role role = plan.role(e);
+        boolean out = plan.region().outputs().containsValue(e);
+        int len = plan.length(e);
+        if (role != Role.SCALAR) line("    const long long o%d = %s;", i, offset(e));
+        switch (e.op()) {
+            case INPUT -> {
+                if (role == Role.VECTOR && wide(e)) vectorLoad(e);
+                else if (role == Role.VECTOR) vector(e, "(act && j < %d) ? %s : 0.f".formatted(len, load(e, "o" + i + " + j")));
+                else line("    const float s%d = act ? %s : 0.f;", i, load(e, "o" + i));
+            }
+            case CONST -> line("    const float s%d = %s;", i, literal(e.num()));
+            case PARAM -> line("    const float s%d = p%d;", i, i);
+            case SUM, MEAN, AMAX -> {
+                Expr a = e.arg(0);
+                int n = plan.length(a);
+                boolean max = e.op() == Op.AMAX;
+                line("    float s%d = %s;", i, max ? "-inf_()" : "0.f");
+                forEach(a, "if (j < %d) s%d = %s;".formatted(n, i, max ? "fmaxf(s" + i + ", " + at(a) + ")" : "s" + i + " + " + at(a)));
+                line("    s%d = %s(s%d, red, rib, t);", i, max ? "row_max" : "row_sum", i);
+                if (e.op() == Op.MEAN) line("    s%d *= %s;", i, literal(1.0 / n));
+            }
+            case SLICE -> vector(e, "j < %d ? %s : 0.f".formatted(len, read(e.arg(0), e.start() + " + " + e.step() + " * j")));
+            case SCATTER -> {
+                int n = plan.length(e.arg(0));
+                vector(e, "(j >= %d && (j - %d) %% %d == 0 && (j - %d) / %d < %d) ? %s : 0.f".formatted(e.start(), e.start(), e.step(), e.start(), e.step(), n,
+                        read(e.arg(0), "(j - " + e.start() + ") / " + e.step())));
+            }
+            case CAT -> {
+                StringBuilder x = new StringBuilder();
+                int at = 0;
+                for (Expr p : e.args()) {
+                    int n = plan.length(p);
+                    x.append("j < ").append(at + n).append(" ? ").append(read(p, "j - " + at)).append(" : ");
+                    at += n;
+                }
+                vector(e, x + "0.f");
+            }
+            case INTERLEAVE -> vector(e, "j < %d ? ((j & 1) ? %s : %s) : 0.f".formatted(len, read(e.arg(1), "(j >> 1)"), read(e.arg(0), "(j >> 1)")));
+            case CMUL -> {
+                Expr a = e.arg(0), bb = e.arg(1);
+                vector(e, ("j < %d ? ((j & 1) ? %s * %s + %s * %s : %s * %s - %s * %s) : 0.f").formatted(len,
+                        read(a, "(j & ~1)"), read(bb, "(j | 1)"), read(a, "(j | 1)"), read(bb, "(j & ~1)"),
+                        read(a, "(j & ~1)"), read(bb, "(j & ~1)"), read(a, "(j | 1)"), read(bb, "(j | 1)")));
+            }
+            case CONJ -> vector(e, "j < %d ? ((j & 1) ? -%s : %s) : 0.f".formatted(len, read(e.arg(0), "j"), read(e.arg(0), "j")));
+            case SUM_TO -> {
+                Expr a = e.arg(0);
+                if (role == Role.VECTOR) vector(e, at(a));
+                else if (e.shape().rank() == 1) forEach(a, "acc%d[kk] += act ? %s : 0.f;".formatted(i, at(a)));
+                else forEach(a, "if (act && j < %d) atomicAdd(&ws%d[o%d + j], %s);".formatted(len, i, i, at(a)));
+            }
+            case CAST -> pointwise(e, round(e.dtype(), at(e.arg(0))));
+            case BROADCAST -> pointwise(e, at(e.arg(0)));
+            default -> pointwise(e, math(e));
+        }
+        if (inShared(plan, e)) {
+            forEach(e, "if (j < %d) sm%d[rib][j] = v%d[kk];".formatted(len, i, i));
+            line("    __syncthreads();");
+        }
+        if (out && role == Role.VECTOR && wide(e)) vectorStore(e);
+        else if (out && role == Role.VECTOR) forEach(e, "if (act && j < %d) %s;".formatted(len, store(e, "o" + i + " + j", "v" + i + "[kk]")));
+        if (out && role == Role.ROW) line("    if (act && t == 0) %s;", store(e, "o" + i, "s" + i));
+    }
+
+    private boolean hoisted(Expr e) {
+        if (e.op() != Op.INPUT || plan.role(e) != Role.VECTOR) return false;
+        for (long s : plan.rowStrides(e)) if (s != 0) return false;
+        return true;
+    }
+
+    private String math(Expr e) {
+        String a = at(e.arg(0)), b1 = e.args().size() > 1 ? at(e.arg(1)) : "", c1 = e.args().size() > 2 ? at(e.arg(2)) : "";
+        return switch (e.op()) {
+            case NEG -> "-" + a;
+            case EXP -> "__expf(" + a + ")";
+            case LOG -> "__logf(" + a + ")";
+            case SQRT -> "sqrtf(" + a + ")";
+            case RSQRT -> "rsqrtf(" + a + ")";
+            case SIGMOID -> "sigm(" + a + ")";
+            case SILU -> "(" + a + " * sigm(" + a + "))";
+            case TANH -> "tanhf(" + a + ")";
+            case POW -> e.num() == 2 ? "(" + a + " * " + a + ")" : e.num() == 3 ? "(" + a + " * " + a + " * " + a + ")" : "powf(" + a + ", " + literal(e.num()) + ")";
+            case ADD -> "(" + a + " + " + b1 + ")";
+            case SUB -> "(" + a + " - " + b1 + ")";
+            case MUL -> "(" + a + " * " + b1 + ")";
+            case DIV -> "(" + a + " / " + b1 + ")";
+            case GT -> "(" + a + " > " + b1 + " ? 1.f : 0.f)";
+            case LT -> "(" + a + " < " + b1 + " ? 1.f : 0.f)";
+            case GE -> "(" + a + " >= " + b1 + " ? 1.f : 0.f)";
+            case LE -> "(" + a + " <= " + b1 + " ? 1.f : 0.f)";
+            case EQ -> "(" + a + " == " + b1 + " ? 1.f : 0.f)";
+            case WHERE -> "(" + a + " != 0.f ? " + b1 + " : " + c1 + ")";
+            default -> throw new IllegalStateException("no CUDA for " + e.describe());
+        };
+    }
+
+    private void pointwise(Expr e, String value) {
+        if (plan.role(e) == Role.VECTOR) vector(e, value);
+        else line("    const float s%d = %s;", plan.index(e), value);
+    }
+
+    private void vector(Expr e, String value) {
+        int i = plan.index(e);
+        line("    float v%d[%d];", i, c.perThread(plan.length(e)));
+        forEach(e, "v%d[kk] = %s;".formatted(i, value));
+    }
+
+    /** Each element this thread owns: register kk, row position j (runs of VEC neighbours, TPR runs apart). */
+    private void forEach(Expr e, String body) {
+        line("    #pragma unroll");
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("      #pragma unroll");
+        line("      for (int u = 0; u < VEC; u++) { const int kk = k * VEC + u, j = (k * TPR + t) * VEC + u; (void)j; (void)kk; %s }", body);
+        line("    }");
+    }
+
+    /** Whole runs can move as 4 to 16 byte accesses: the row length is a multiple of the run and a run is at least a word. */
+    private boolean wide(Expr e) { return c.vector() > 1 && plan.length(e) % c.vector() == 0 && c.vector() * e.dtype().bytes() >= 4; }
+
+    /** A run of VEC elements read as words (uint4, uint2 or unsigned pieces), then widened to fp32. */
+    private void vectorLoad(Expr e) {
+        int i = plan.index(e), words = c.vector() * e.dtype().bytes() / 4;
+        line("    float v%d[%d];", i, c.perThread(plan.length(e)));
+        line("    #pragma unroll");
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("      const int j0 = (k * TPR + t) * VEC; unsigned w[%d];", words);
+        line("      if (act && j0 < %d) {", plan.length(e));
+        line("        const unsigned* p = reinterpret_cast<const unsigned*>(in%d + o%d + j0);", i, i);
+        pieces(words, true);
+        line("      } else {");
+        line("        #pragma unroll");
+        line("        for (int x = 0; x < %d; x++) w[x] = 0u;", words);
+        line("      }");
+        line("      #pragma unroll");
+        line("      for (int u = 0; u < VEC; u++) v%d[k * VEC + u] = %s;", i, switch (e.dtype()) {
+            case BF16 -> "__uint_as_float((u & 1) ? (w[u >> 1] & 0xffff0000u) : (w[u >> 1] << 16))";
+            case FP16 -> "h2f((u16)((u & 1) ? (w[u >> 1] >> 16) : (w[u >> 1] & 0xffffu)))";
+            default -> "__uint_as_float(w[u])";
+        });
+        line("    }");
+    }
+
+    /** A run of VEC fp32 values narrowed to the output's dtype and written as words. */
+    private void vectorStore(Expr e) {
+        int i = plan.index(e), words = c.vector() * e.dtype().bytes() / 4;
+        line("    #pragma unroll");
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("      const int j0 = (k * TPR + t) * VEC; unsigned w[%d];", words);
+        line("      #pragma unroll");
+        line("      for (int x = 0; x < %d; x++) w[x] = %s;", words, switch (e.dtype()) {
+            case BF16 -> "(unsigned)f2bf(v%d[k * VEC + 2 * x]) | ((unsigned)f2bf(v%d[k * VEC + 2 * x + 1]) << 16)".formatted(i, i);
+            case FP16 -> "(unsigned)f2h(v%d[k * VEC + 2 * x]) | ((unsigned)f2h(v%d[k * VEC + 2 * x + 1]) << 16)".formatted(i, i);
+            default -> "__float_as_uint(v%d[k * VEC + x])".formatted(i);
+        });
+        line("      if (act && j0 < %d) {", plan.length(e));
+        line("        unsigned* p = reinterpret_cast<unsigned*>(out%d + o%d + j0);", i, i);
+        pieces(words, false);
+        line("      }");
+        line("    }");
+    }
+
+    /** Moves {@code words} words between p and w in the widest aligned pieces (a run's bytes are aligned to its size). */
+    private void pieces(int words, boolean load) {
+        int at = 0;
+        while (at < words) {
+            int n = words - at >= 4 ? 4 : words - at >= 2 ? 2 : 1;
+            String type = n == 4 ? "uint4" : n == 2 ? "uint2" : "unsigned";
+            if (load) {
+                line("        { const %s q = *reinterpret_cast<const %s*>(p + %d); %s }", type, type, at, unpack(n, at));
+            } else {
+                line("        { %s q; %s *reinterpret_cast<%s*>(p + %d) = q; }", type, pack(n, at), type, at);
+            }
+            at += n;
+        }
+    }
+
+    private static String unpack(int n, int at) {
+        if (n == 1) return "w[" + at + "] = q;";
+        String[] f = {"x", "y", "z", "w"};
+        StringBuilder s = new StringBuilder();
+        for (int x = 0; x < n; x++) s.append("w[").append(at + x).append("] = q.").append(f[x]).append("; ");
+        return s.toString();
+    }
+
+    private static String pack(int n, int at) {
+        if (n == 1) return "q = w[" + at + "];";
+        String[] f = {"x", "y", "z", "w"};
+        StringBuilder s = new StringBuilder();
+        for (int x = 0; x < n; x++) s.append("q.").append(f[x]).append(" = w[").append(at + x).append("]; ");
+        return s.toString();
+    }
+
+    /** A node's value at this thread's element kk (vectors) or its row/scalar value. */
+    private String at(Expr a) { return plan.role(a) == Role.VECTOR ? "v" + plan.index(a) + "[kk]" : "s" + plan.index(a); }
+
+    /** Element {@code idx} of a vector node's row, wherever it sits: global memory for inputs, else shared. */
+    private String read(Expr a, String idx) {
+        if (a.op() == Op.INPUT) return "(act ? " + load(a, "o" + plan.index(a) + " + (" + idx + ")") + " : 0.f)";
+        return "sm" + plan.index(a) + "[rib][" + idx + "]";
+    }
+
+    private String offset(Expr e) {
+        long[] s = plan.rowStrides(e);
+        StringBuilder x = new StringBuilder();
+        for (int d = 0; d < s.length; d++) {
+            if (s[d] == 0) continue;
+            x.append(x.isEmpty() ? "" : " + ").append("i").append(d).append(" * ").append(s[d]).append("LL");
+        }
+        return x.isEmpty() ? "0LL" : x.toString();
+    }
+
+    private String load(Expr in, String idx) {
+        String p = "in" + plan.index(in) + "[" + idx + "]";
+        return switch (in.dtype()) {
+            case BF16 -> "bf2f(" + p + ")";
+            case FP16 -> "h2f(" + p + ")";
+            default -> p;
+        };
+    }
+
+    private String store(Expr o, String idx, String v) {
+        String p = "out" + plan.index(o) + "[" + idx + "]";
+        return switch (o.dtype()) {
+            case BF16 -> p + " = f2bf(" + v + ")";
+            case FP16 -> p + " = f2h(" + v + ")";
+            default -> p + " = " + v;
+        };
+    }
+
+    private static String round(DType d, String v) {
+        return switch (d) {
+            case BF16 -> "bf2f(f2bf(" + v + "))";
+            case FP16 -> "h2f(f2h(" + v + "))";
+            default -> v;
+        };
+    }
+
+    static String ctype(DType d) { return d == DType.FP32 ? "float" : "u16"; }
+
+    private static String literal(double v) {
+        if (Double.isInfinite(v)) return v > 0 ? "inf_()" : "-inf_()";
+        return String.format(Locale.ROOT, "%.9ef", (float) v);
+    }
+
+    /** Zeroing the workspaces before, and storing them in the outputs' dtypes after, the main kernel. */
+    private void finalizeKernels() {
+        List<Expr> acc = plan.accumulated();
+        if (acc.isEmpty()) return;
+        StringBuilder ws = new StringBuilder(), outs = new StringBuilder();
+        for (Expr e : acc) {
+            ws.append("float* ws").append(plan.index(e)).append(", ");
+            outs.append(ctype(e.dtype())).append("* out").append(plan.index(e)).append(", ");
+        }
+        line("extern \"C\" __global__ void %s(%slong long unused) {", ZERO, ws);
+        line("  const long long step = (long long)gridDim.x * blockDim.x; const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+        for (Expr e : acc) line("  for (long long i = first; i < %dLL; i += step) ws%d[i] = 0.f;", e.shape().elements(), plan.index(e));
+        line("}");
+        line("extern \"C\" __global__ void %s(%s%slong long unused) {", FINALIZE, ws, outs);
+        line("  const long long step = (long long)gridDim.x * blockDim.x; const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+        for (Expr e : acc) {
+            int i = plan.index(e);
+            line("  for (long long i = first; i < %dLL; i += step) %s;", e.shape().elements(), store(e, "i", "ws" + i + "[i]"));
+        }
+        line("}");
+    }
+
+    private void line(String format, Object... args) {
+        String text = String.format(Locale.ROOT, format, args);
+        // Before the loop over rows every thread loads: no row to be past the end of.
+        if (hoisting) text = text.replace("act && ", "").replace("(act ? ", "(true ? ");
+        b.append(text).append('\n');
+    }
+}

@@ -1,0 +1,69 @@
+package gluelab.expr.cuda;
+
+import gluelab.expr.lower.RowPlan;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a generated region kernel is launched: threads per row (a row's elements are spread over
+ * them), threads per block (so rows per block = block / threadsPerRow), and a grid cap in blocks
+ * per SM (0: one row group per block, no cap; regions that sum over rows cap it so few partials
+ * meet in atomics), and elements per access: a thread owns runs of {@code vector} neighbours and
+ * loads and stores them in 4-16 byte accesses where a row's length allows. Part of the compile key,
+ * since the kernel is specialised to it.
+ */
+public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm, int vector) {
+    /** The CPU loop has nothing to configure. */
+    public static final LaunchConfig CPU = new LaunchConfig(0, 0, 0, 0);
+
+    public LaunchConfig {
+        if (threadsPerRow != 0) {
+            if (Integer.bitCount(threadsPerRow) != 1 || threadsPerRow < 32 || threadsPerRow > 1024) {
+                throw new IllegalArgumentException("threads per row must be a power of two in 32..1024, got " + threadsPerRow);
+            }
+            if (blockThreads % threadsPerRow != 0 || blockThreads > 1024) {
+                throw new IllegalArgumentException("block of " + blockThreads + " threads must be a multiple of threads per row " + threadsPerRow + " and at most 1024");
+            }
+            if (blocksPerSm < 0) throw new IllegalArgumentException("blocks per SM must be >= 0, got " + blocksPerSm);
+            if (vector != 1 && vector != 2 && vector != 4 && vector != 8) throw new IllegalArgumentException("elements per access must be 1, 2, 4 or 8, got " + vector);
+        }
+    }
+
+    public int rowsPerBlock() { return blockThreads / threadsPerRow; }
+
+    /** Runs of {@link #vector} elements of a row of {@code length} each thread holds. */
+    public int chunks(int length) { return (length + threadsPerRow * vector - 1) / (threadsPerRow * vector); }
+
+    /** Elements of a row of {@code length} each thread holds. */
+    public int perThread(int length) { return chunks(length) * vector; }
+
+    public String id() { return threadsPerRow == 0 ? "cpu" : "tpr" + threadsPerRow + "_b" + blockThreads + "_g" + blocksPerSm + "_v" + vector; }
+
+    /** About 8 elements per thread, at least a warp per row, 256-thread blocks. */
+    public static LaunchConfig defaultFor(RowPlan plan) {
+        int tpr = Math.clamp(Integer.highestOneBit(Math.max(1, plan.maxLength() / 8 - 1)) * 2, 32, 1024);
+        return new LaunchConfig(tpr, Math.max(tpr, 256), plan.accumulated().isEmpty() ? 0 : 8, 1);
+    }
+
+    /** Every configuration worth timing: what an autotuner sweeps. */
+    public static List<LaunchConfig> candidates(RowPlan plan) {
+        List<LaunchConfig> out = new ArrayList<>();
+        int len = plan.maxLength();
+        int[] caps = plan.accumulated().isEmpty() ? new int[]{0} : new int[]{4, 8, 16};
+        for (int tpr = 32; tpr <= 1024; tpr *= 2) {
+            for (int vector : new int[]{1, 4, 8}) {
+                int per = (len + tpr * vector - 1) / (tpr * vector) * vector;
+                if (per > 32 || (per < 2 * vector && tpr > 32)) continue;
+                for (int block : new int[]{256, 512}) {
+                    if (block < tpr) continue;
+                    for (int cap : caps) {
+                        LaunchConfig c = new LaunchConfig(tpr, block, cap, vector);
+                        if (CudaSource.sharedBytes(plan, c) <= CudaSource.MAX_SHARED_BYTES) out.add(c);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,64 @@
+package gluelab.expr.run;
+
+import gluelab.device.Buffer;
+import gluelab.device.Device;
+import gluelab.device.Launch;
+import gluelab.device.cuda.GeneratedModule;
+import gluelab.expr.Expr;
+import gluelab.expr.Signature;
+import gluelab.expr.cuda.CudaSource;
+import gluelab.expr.cuda.LaunchConfig;
+import gluelab.expr.lower.Role;
+import gluelab.expr.lower.RowPlan;
+import gluelab.tensor.DType;
+import gluelab.tensor.TensorSpec;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** A region's generated kernel on a CUDA device: zero the workspaces, the main kernel, store the workspaces. */
+record CudaRegion(Signature signature, RowPlan plan, CudaSource.Generated generated, GeneratedModule module, Device device) implements CompiledRegion {
+    static CudaRegion compile(Device device, Signature sig, RowPlan plan, LaunchConfig c) {
+        CudaSource.Generated g = CudaSource.generate(plan, c);
+        return new CudaRegion(sig, plan, g, GeneratedModule.compile(device, g.source(), "region_" + sig.key() + ".cu"), device);
+    }
+
+    @Override public Launch bind(List<Buffer> inputs, List<Buffer> outputs, float[] params) {
+        LaunchConfig c = generated.config();
+        List<Expr> outs = List.copyOf(plan.region().outputs().values());
+        List<Buffer> workspaces = new ArrayList<>();
+        List<Object> main = new ArrayList<>(inputs);
+        List<Object> ws = new ArrayList<>(), finals = new ArrayList<>();
+        for (int i = 0; i < outs.size(); i++) {
+            Expr o = outs.get(i);
+            if (plan.role(o) == Role.ACCUMULATE) {
+                Buffer w = device.allocate(TensorSpec.of("ws" + i, DType.FP32, o.shape().elements()));
+                workspaces.add(w);
+                main.add(w);
+                ws.add(w);
+                finals.add(outputs.get(i));
+            } else {
+                main.add(outputs.get(i));
+            }
+        }
+        for (float p : params) main.add(p);
+        long rows = plan.rows();
+        main.add(rows);
+        long groups = (rows + c.rowsPerBlock() - 1) / c.rowsPerBlock();
+        int grid = (int) Math.min(groups, c.blocksPerSm() > 0 ? (long) c.blocksPerSm() * module.sms() : Integer.MAX_VALUE);
+        List<Launch> steps = new ArrayList<>();
+        if (!ws.isEmpty()) {
+            List<Object> zero = new ArrayList<>(ws);
+            zero.add(0L);
+            steps.add(module.launch(CudaSource.ZERO, module.sms() * 2, 256, zero));
+        }
+        steps.add(module.launch(CudaSource.MAIN, grid, c.blockThreads(), main));
+        if (!ws.isEmpty()) {
+            List<Object> fin = new ArrayList<>(ws);
+            fin.addAll(finals);
+            fin.add(0L);
+            steps.add(module.launch(CudaSource.FINALIZE, module.sms() * 2, 256, fin));
+        }
+        return new Sequence(List.copyOf(steps), List.copyOf(workspaces));
+    }
+}

@@ -1,0 +1,100 @@
+package gluelab.expr.cuda;
+
+import gluelab.device.cuda.compile.NvccCompiler;
+import gluelab.device.cuda.compile.NvccCompilerTest;
+import gluelab.expr.Glue;
+import gluelab.expr.Region;
+import gluelab.expr.lab.Examples;
+import gluelab.expr.lower.RowPlan;
+import gluelab.model.Presets;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Generated region kernels compile with nvcc for Hopper (compile only: no GPU needed, only the toolkit). */
+class CudaSourceTest {
+    static NvccCompiler nvcc() { return NvccCompilerTest.nvcc(); }
+
+    static List<Region> examples(Glue g) {
+        List<Region> out = new ArrayList<>();
+        for (String dt : List.of("bf16", "fp32")) {
+            for (Region r : List.of(Examples.rmsnorm(g, dt), Examples.addRmsnorm(g, dt), Examples.qnormRopeComplex(g, dt),
+                    Examples.qnormRopeReal(g, dt), Examples.swiglu(g, dt), Examples.ropeCat(g, dt))) {
+                out.add(r);
+                out.add(r.backward());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void everyExampleFwdAndBwdCompilesForSm90AtModelSizes() {
+        NvccCompiler c = nvcc();
+        // One translation unit per region, as the device compiles them; deepseek-v3 has R < HD (rope + cat).
+        Glue g = Glue.of(Presets.DEEPSEEK_V3, 8192);
+        StringBuilder all = new StringBuilder();
+        int i = 0;
+        for (Region r : examples(g)) {
+            RowPlan plan = RowPlan.of(r);
+            LaunchConfig d = LaunchConfig.defaultFor(plan);
+            // The default, and the same with runs of 8 elements moved as 16-byte accesses.
+            boolean bf16 = r.outputs().values().iterator().next().dtype() == gluelab.tensor.DType.BF16;
+            List<LaunchConfig> configs = bf16 ? List.of(d, new LaunchConfig(Math.max(32, d.threadsPerRow() / 8), 256, d.blocksPerSm(), 8)) : List.of(d);
+            for (LaunchConfig lc : configs) {
+                String src = CudaSource.generate(plan, lc).source();
+                all.append("namespace r").append(i++).append(" {\n").append(src.replace("extern \"C\" ", "")).append("}\n");
+            }
+        }
+        byte[] cubin = c.compileCubin(all.toString(), "regions.cu", "sm_90", List.of("-std=c++17"));
+        assertEquals('E', cubin[1], "a cubin is an ELF file");
+    }
+
+    @Test
+    void everyCandidateConfigOfTheQNormRopeBackwardCompiles() {
+        NvccCompiler c = nvcc();
+        Region bwd = Examples.qnormRopeComplex(Glue.of(Presets.LLAMA_3_8B, 8192), "bf16").backward();
+        RowPlan plan = RowPlan.of(bwd);
+        List<LaunchConfig> configs = LaunchConfig.candidates(plan);
+        assertTrue(configs.size() >= 4, configs.toString());
+        StringBuilder all = new StringBuilder();
+        int i = 0;
+        // Every vector width and thread count appears among these (a third of the list keeps CI short).
+        for (int k = 0; k < configs.size(); k += 3) {
+            LaunchConfig lc = configs.get(k);
+            all.append("namespace c").append(i++).append(" {\n").append(CudaSource.generate(plan, lc).source().replace("extern \"C\" ", "")).append("}\n");
+        }
+        c.compileCubin(all.toString(), "configs.cu", "sm_90", List.of("-std=c++17"));
+    }
+
+    @Test
+    void sourceDoesNotDependOnNames() {
+        Glue a = Glue.dims("T", 64, "D", 128), b = Glue.dims("T", 64, "D", 128);
+        Region ra = Examples.rmsnorm(a, "bf16"), rb = Examples.rmsnorm(b, "bf16").named("layers.7.norm");
+        LaunchConfig lc = LaunchConfig.defaultFor(RowPlan.of(ra));
+        assertEquals(CudaSource.generate(RowPlan.of(ra), lc).source(), CudaSource.generate(RowPlan.of(rb), lc).source());
+    }
+
+    @Test
+    void tokenCountsShareOneSource() {
+        for (String dt : List.of("bf16", "fp32")) {
+            Region small = Examples.qnormRopeReal(Glue.of(Presets.LLAMA_3_8B, 16), dt).backward();
+            Region big = Examples.qnormRopeReal(Glue.of(Presets.LLAMA_3_8B, 32768), dt).backward();
+            assertNotEquals(small.signature(), big.signature(), "a region per shape, as torch counts graphs");
+            LaunchConfig lc = LaunchConfig.defaultFor(RowPlan.of(small));
+            assertEquals(CudaSource.generate(RowPlan.of(small), lc).source(), CudaSource.generate(RowPlan.of(big), lc).source(), "but one cubin");
+        }
+    }
+
+    @Test
+    void oversizedSharedMemoryIsRefusedBeforeCompiling() {
+        Glue g = Glue.dims("T", 16, "D", 16384);
+        var x = g.input("x", "fp32", "T", "D");
+        Region r = g.region("big").out("y", x.mul(2.0).evens().cat(x.odds()));
+        RowPlan plan = RowPlan.of(r);
+        var e = assertThrows(gluelab.expr.ExprException.class, () -> CudaSource.generate(plan, new LaunchConfig(1024, 1024, 0, 1)));
+        assertTrue(e.getMessage().contains("shared memory"), e.getMessage());
+    }
+}
