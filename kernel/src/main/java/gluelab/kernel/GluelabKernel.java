@@ -1,8 +1,9 @@
 package gluelab.kernel;
 
+import gluelab.kernel.display.ErrorText;
 import gluelab.kernel.display.Renderers;
-import gluelab.kernel.eval.CompileError;
 import gluelab.kernel.eval.Evaluator;
+import gluelab.kernel.eval.UserCodeError;
 import gluelab.progress.Progress;
 import org.dflib.jjava.jupyter.channels.ShellReplyEnvironment;
 import org.dflib.jjava.jupyter.kernel.BaseKernel;
@@ -18,10 +19,9 @@ import org.dflib.jjava.jupyter.kernel.util.StringStyler;
 import org.dflib.jjava.jupyter.messages.Header;
 import org.dflib.jjava.jupyter.messages.Message;
 import org.dflib.jjava.jupyter.messages.reply.KernelInfoReply;
+import org.dflib.jjava.jupyter.messages.request.ExecuteRequest;
 import org.dflib.jjava.jupyter.messages.request.KernelInfoRequest;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +40,8 @@ public final class GluelabKernel extends BaseKernel {
     private final History history;
     private volatile Thread executing;
     private volatile boolean interrupted;
+    private volatile boolean failed;
+    private volatile UserCodeError lastUserError;
 
     public GluelabKernel() {
         this(new History(), new JupyterIO(StandardCharsets.UTF_8), new Renderer());
@@ -62,7 +64,11 @@ public final class GluelabKernel extends BaseKernel {
         return "gluelab " + VERSION + ": Java " + Runtime.version() + " with the gluelab engine; `var lab = Gluelab.open();` to start";
     }
 
+    @SuppressWarnings("unchecked")
+    private static <E extends Exception> E sneaky(Exception e) throws E { throw (E) e; }
+
     @Override public Object evalRaw(String code) {
+        lastUserError = null;
         executing = Thread.currentThread();
         interrupted = false;
         try {
@@ -70,12 +76,23 @@ public final class GluelabKernel extends BaseKernel {
             if (interrupted) throw new Evaluator.InterruptedCellException();
             history.add(code);
             return v;
+        } catch (UserCodeError e) {
+            history.add(code);
+            failed = true;
+            if (interrupted) throw new Evaluator.InterruptedCellException();
+            // The user's own exception is what the error reply names (ename, evalue); formatError
+            // finds the cell line and trimmed frames through lastUserError.
+            lastUserError = e;
+            if (e.getCause() instanceof Exception real) throw GluelabKernel.<RuntimeException>sneaky(real);
+            throw e;
         } catch (RuntimeException e) {
             history.add(code);
+            failed = true;
             if (interrupted) throw new Evaluator.InterruptedCellException();
             throw e;
         } catch (Exception e) {
             history.add(code);
+            failed = true;
             throw new IllegalStateException(e.getMessage(), e);
         } finally {
             executing = null;
@@ -124,15 +141,24 @@ public final class GluelabKernel extends BaseKernel {
     }
 
     @Override public List<String> formatError(Throwable e) {
-        List<String> lines = new ArrayList<>();
-        if (e instanceof CompileError || e instanceof Evaluator.InterruptedCellException || e instanceof IllegalArgumentException) {
-            lines.addAll(e.getMessage().lines().toList());
-            return lines;
-        }
-        StringWriter w = new StringWriter();
-        e.printStackTrace(new PrintWriter(w));
-        lines.addAll(w.toString().lines().toList());
-        return lines;
+        UserCodeError u = lastUserError;
+        return ErrorText.lines(u != null && u.getCause() == e ? u : e);
+    }
+
+    /** After a failed execute request that asked to stop on error, the queued ones are aborted. */
+    @Override protected synchronized void handleExecuteRequest(ShellReplyEnvironment env, Message<ExecuteRequest> message) {
+        failed = false;
+        super.handleExecuteRequest(env, message);
+        if (failed && message.getContent().shouldStopOnError()) abortQueued = true;
+    }
+
+    private volatile boolean abortQueued;
+
+    /** True once after an execute request that asked to stop on error failed: the shell channel then aborts what is queued. */
+    public boolean takeAbortQueued() {
+        boolean a = abortQueued;
+        abortQueued = false;
+        return a;
     }
 
     /** kernel_info_reply with "status": "ok", which jjava 1.0-a6 leaves out. */

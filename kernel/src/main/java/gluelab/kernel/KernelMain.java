@@ -24,6 +24,7 @@ public final class KernelMain {
         GluelabKernel kernel = new GluelabKernel();
         GluelabConnection connection = new GluelabConnection(props);
         kernel.becomeHandlerForConnection(connection);
+        connection.shellChannel().abortQueuedWhen(kernel::takeAbortQueued);
         connection.connect();
         kernel.onStartup();
         connection.waitUntilClose();

@@ -22,8 +22,9 @@ public final class GluelabConnection extends JupyterConnection {
         this.props = props;
         ZMQ.Context ctx = context();
         var hmac = props.createHMACGenerator();
-        safeShell = new SafeShellChannel(ctx, hmac, false, this);
-        safeControl = new SafeShellChannel(ctx, hmac, true, this);
+        SeenMessages seen = new SeenMessages(SeenMessages.DEFAULT_CAPACITY);
+        safeShell = new SafeShellChannel(ctx, hmac, false, this, seen);
+        safeControl = new SafeShellChannel(ctx, hmac, true, this, seen);
     }
 
     private ZMQ.Context context() throws ReflectiveOperationException {
