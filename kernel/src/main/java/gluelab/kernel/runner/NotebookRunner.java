@@ -42,8 +42,9 @@ public final class NotebookRunner {
     /** The outcome of one notebook; {@code stoppedBy} names the signal that ended the run, else null. */
     public record Result(Path notebook, Path executed, boolean ok, int failedCell, String error, int cells, String stoppedBy) {
         public String summary() {
-            return ok ? "ok: " + notebook + " (" + cells + " code cells) -> " + executed
-                    : "FAILED: " + notebook + ", cell " + failedCell + ": " + error + " (partial output in " + executed + ")";
+            if (ok) return "ok: " + notebook + " (" + cells + " code cells) -> " + executed;
+            String where = failedCell >= 0 ? ", cell " + failedCell : ", between cells";
+            return (stoppedBy != null ? "STOPPED: " : "FAILED: ") + notebook + where + ": " + error + " (partial output in " + executed + ")";
         }
     }
 
@@ -58,7 +59,7 @@ public final class NotebookRunner {
     private volatile Thread runnerThread;
     private volatile String stopReason;
     private volatile int current = -1;
-    private volatile boolean finished;
+    private volatile boolean finished, inCell;
 
     private NotebookRunner(Path notebook, Path executed, ObjectNode nb) {
         this.notebook = notebook;
@@ -111,9 +112,11 @@ public final class NotebookRunner {
                 List<DisplayData> displays = new ArrayList<>();
                 Session.displaySink(o -> displays.add(Renderers.render(renderer, o)));
                 synchronized (nb) {
+                    if (stopReason != null) break;
                     current = i;
                     cell.putArray("outputs");
                     cell.put("execution_count", count);
+                    inCell = true;
                 }
                 System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
                 System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -127,6 +130,9 @@ public final class NotebookRunner {
                 } catch (Exception e) {
                     failure = e;
                 } finally {
+                    synchronized (nb) {
+                        inCell = false;
+                    }
                     if (timer != null) timer.cancel(false);
                     System.setOut(oldOut);
                     System.setErr(oldErr);
@@ -173,7 +179,8 @@ public final class NotebookRunner {
         } catch (IllegalStateException shuttingDown) {
             // the JVM is already on its way out; the notebook is written
         }
-        return new Result(notebook, executed, failed < 0, failed, error, count, stopReason == null || failed < 0 ? null : signal);
+        if (stopReason != null && error == null) error = stopReason;
+        return new Result(notebook, executed, failed < 0 && stopReason == null, failed, error, count, stopReason == null ? null : signal);
     }
 
     private volatile String signal;
@@ -186,12 +193,18 @@ public final class NotebookRunner {
      */
     public void stop(String reason, String signalName, int exitStatus) {
         if (finished) return;
-        signal = signalName;
-        stopReason = reason;
-        Evaluator ev = evaluator;
-        if (ev != null) ev.stop();
-        Thread t = runnerThread;
-        if (t != null) t.interrupt();
+        synchronized (nb) {
+            if (stopReason != null) return;
+            signal = signalName;
+            stopReason = reason;
+            // Only a running cell is stopped: an interrupt while JShell starts would break its compiler.
+            if (inCell) {
+                Evaluator ev = evaluator;
+                if (ev != null) ev.stop();
+                Thread t = runnerThread;
+                if (t != null) t.interrupt();
+            }
+        }
         try {
             if (done.await(STOP_GRACE_MS, TimeUnit.MILLISECONDS)) return;
         } catch (InterruptedException e) {
