@@ -44,7 +44,12 @@ public final class KernelCommands implements CliPlugin {
         @Mixin Where where;
 
         @Override public Integer call() {
-            System.out.println("installed kernelspec " + KernelSpecs.NAME + " in " + KernelSpecs.install(where.dir()));
+            Path dir = KernelSpecs.install(where.dir());
+            System.out.println("installed kernelspec " + KernelSpecs.NAME + " in " + dir);
+            if (where.prefix != null && !KernelSpecs.list(List.of()).contains(dir.toAbsolutePath().normalize())) {
+                System.out.println("note: Jupyter looks in " + where.prefix + " only when it is its Python environment's prefix; "
+                        + "otherwise add " + where.prefix.resolve("share/jupyter") + " to JUPYTER_PATH ('gluelab kernel list --prefix " + where.prefix + "' shows it)");
+            }
             return 0;
         }
     }
@@ -60,10 +65,17 @@ public final class KernelCommands implements CliPlugin {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List installed gluelab kernelspecs.")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List installed gluelab kernelspecs (also under --prefix or --jupyter-path).")
     static final class ListSpecs implements Callable<Integer> {
+        @Option(names = "--prefix", description = "also look in PREFIX/share/jupyter/kernels") List<Path> prefixes = new ArrayList<>();
+
+        @Option(names = "--jupyter-path", description = "also look in DIR/kernels") List<Path> jupyterPaths = new ArrayList<>();
+
         @Override public Integer call() {
-            List<Path> found = KernelSpecs.list();
+            List<Path> extra = new ArrayList<>();
+            prefixes.forEach(p -> extra.add(KernelSpecs.kernelsDir(null, p, null)));
+            jupyterPaths.forEach(p -> extra.add(KernelSpecs.kernelsDir(null, null, p)));
+            List<Path> found = KernelSpecs.list(extra);
             if (found.isEmpty()) System.out.println("no gluelab kernelspec installed; run 'gluelab kernel install'");
             found.forEach(p -> System.out.println(p));
             return 0;
