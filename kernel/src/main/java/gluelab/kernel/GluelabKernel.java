@@ -56,6 +56,8 @@ public final class GluelabKernel extends BaseKernel {
         this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(Evaluator::new);
         this.cells = evaluator.thenApply(CellRunner::new);
         Renderers.install(renderer);
+        // "device auto: using the CPU (...)" is shown on the lab's and device's cards, not as a stderr block in cells.
+        gluelab.device.Devices.notices(note -> {});
         Session.displaySink(o -> io.display.display(renderSafely(o)));
         Progress.DEFAULT.set(new NotebookProgress(d -> io.display.display(d), (id, d) -> io.display.updateDisplay(id, d)));
     }
