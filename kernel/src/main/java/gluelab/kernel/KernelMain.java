@@ -1,9 +1,9 @@
 package gluelab.kernel;
 
+import gluelab.kernel.channel.ConnectionFile;
 import gluelab.kernel.channel.GluelabConnection;
 import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Starts the kernel on the connection file Jupyter passes: {@code KernelMain CONNECTION_FILE}. */
@@ -16,16 +16,24 @@ public final class KernelMain {
             System.exit(2);
         }
         Path file = Path.of(args[0]);
-        if (!Files.isRegularFile(file)) {
-            System.err.println("gluelab kernel: no connection file at " + file);
+        KernelConnectionProperties props;
+        try {
+            props = ConnectionFile.read(file);
+        } catch (IllegalArgumentException e) {
+            System.err.println("gluelab kernel: " + e.getMessage());
             System.exit(2);
+            return;
         }
-        KernelConnectionProperties props = KernelConnectionProperties.parse(Files.readString(file));
         GluelabKernel kernel = new GluelabKernel();
         GluelabConnection connection = new GluelabConnection(props);
         kernel.becomeHandlerForConnection(connection);
         connection.shellChannel().abortQueuedWhen(kernel::takeAbortQueued);
-        connection.connect();
+        try {
+            connection.connect();
+        } catch (IllegalStateException e) {
+            System.err.println("gluelab kernel: connection file " + file + ": " + e.getMessage());
+            System.exit(2);
+        }
         kernel.onStartup();
         connection.waitUntilClose();
         System.exit(0);

@@ -106,19 +106,24 @@ public final class SafeShellChannel extends ShellChannel {
         thread.start();
     }
 
-    /** Answers the execute requests waiting on the socket "aborted"; other requests are handled as usual. */
+    /**
+     * Answers the execute requests waiting on the socket "aborted"; other requests are handled as
+     * usual. The queue is read to its end before any reply goes out, so a request a client sends
+     * after seeing the replies is never caught in the abort.
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void abortPending(ZMQ.Poller poller) {
+        java.util.List<Message<?>> queued = new java.util.ArrayList<>();
         while (running && poller.poll(0) > 0) {
-            Message<?> message;
             try {
-                message = readMessage();
+                Message<?> message = readMessage();
+                if (message != null && seen.firstTime(message.getHeader().getId())) queued.add(message);
             } catch (RuntimeException e) {
                 rejected++;
                 LOG.warning("dropped an unreadable or badly signed message while aborting: " + e.getMessage());
-                continue;
             }
-            if (message == null || !seen.firstTime(message.getHeader().getId())) continue;
+        }
+        for (Message<?> message : queued) {
             ShellReplyEnvironment env = connection.prepareReplyEnv(this, message);
             try {
                 if (message.getHeader().getType() == ExecuteRequest.MESSAGE_TYPE) {
