@@ -172,4 +172,18 @@ class EvaluatorTest {
             assertEquals(3, ev.eval("1 + 2"));
         }
     }
+
+    @Test
+    void inspectionGivesSignaturesAndJavadocSummariesForJdkUserAndGluelabNames() {
+        String max = e.inspect("Math.max", 6);
+        assertTrue(max.contains("int Math.max(int a, int b)") && max.contains("double Math.max(double a, double b)"), max);
+        assertTrue(max.contains("Returns the greater of two int values."), max);
+        e.eval("int inspected = 4096;");
+        assertEquals("inspected:int = 4096", e.inspect("inspected + 1", 3));
+        e.eval("var labi = Gluelab.open(\"cpu\");");
+        String floors = e.inspect("labi.floors(", 12);
+        assertTrue(floors.contains("Table Gluelab.floors(String model, long... tokens)"), floors);
+        assertTrue(floors.contains("The ideal-time table"), "gluelab's own Javadoc: " + floors);
+        assertNull(e.inspect("   ", 1));
+    }
 }
