@@ -5,6 +5,7 @@ import gluelab.cli.BenchCommand;
 import gluelab.device.cuda.UserKernel;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.magic.Magics;
+import gluelab.kernel.magic.MavenDeps;
 import gluelab.lab.Gluelab;
 import picocli.CommandLine;
 import tech.tablesaw.api.Table;
@@ -27,6 +28,8 @@ public final class CellRunner {
             "floor", "%floor OP... [--model M] [--tokens T]: bytes and ideal times",
             "devlog", "%devlog TEXT | %devlog --file PATH: append a note to the effort's devlog",
             "classpath", "%classpath add PATH: add a jar or folder for the next cells",
+            "maven", "%maven [--offline] GROUP:ARTIFACT:VERSION...: resolve with Maven (settings.xml, local repository first) and add the jars",
+            "jars", "%jars PATH|GLOB...: add jars (lib/*.jar) for the next cells",
             "time", "%time CODE: run CODE and print its wall time",
             "graphbudget", gluelab.kernel.magic.GraphBudgetMagic.HELP,
             "lsmagic", "%lsmagic: list the magics"));
@@ -94,6 +97,20 @@ public final class CellRunner {
                 if (args.size() != 2 || !args.getFirst().equals("add")) throw new IllegalArgumentException("usage: %classpath add PATH");
                 evaluator.addToClasspath(args.get(1));
                 yield "added " + args.get(1);
+            }
+            case "maven" -> {
+                boolean offline = args.contains("--offline");
+                List<String> coords = args.stream().filter(a -> !a.equals("--offline")).toList();
+                MavenDeps.Resolved r = MavenDeps.resolve(coords, null, offline);
+                for (Path jar : r.jars()) evaluator.addToClasspath(jar.toString());
+                yield "added " + r.jars().size() + " jar(s): " + String.join(", ", r.jars().stream().map(p -> p.getFileName().toString()).toList());
+            }
+            case "jars" -> {
+                if (args.isEmpty()) throw new IllegalArgumentException("usage: %jars PATH|GLOB...");
+                List<Path> jars = new ArrayList<>();
+                for (String a : args) jars.addAll(Magics.globbed(a));
+                for (Path jar : jars) evaluator.addToClasspath(jar.toString());
+                yield "added " + jars.size() + " jar(s): " + String.join(", ", jars.stream().map(p -> p.getFileName().toString()).toList());
             }
             case "time" -> timed(text.substring(name.length()).strip());
             default -> throw new IllegalArgumentException("unknown magic %" + name + "; known: " + LINE_MAGICS.keySet() + " and cell magics %%" + CELL_MAGICS.keySet());
