@@ -85,7 +85,10 @@ public final class GluelabKernel extends BaseKernel {
             // The user's own exception is what the error reply names (ename, evalue); formatError
             // finds the cell line and trimmed frames through lastUserError.
             lastUserError = e;
-            if (e.getCause() instanceof Exception real) throw GluelabKernel.<RuntimeException>sneaky(real);
+            if (e.getCause() instanceof Exception real) {
+                real.setStackTrace(e.getStackTrace()); // the user's frames only, also in the execute_reply
+                throw GluelabKernel.<RuntimeException>sneaky(real);
+            }
             throw e;
         } catch (RuntimeException e) {
             history.add(code);

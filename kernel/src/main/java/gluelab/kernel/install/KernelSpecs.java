@@ -31,13 +31,26 @@ public final class KernelSpecs {
         return Path.of(System.getProperty("user.home"), ".local/share/jupyter/kernels");
     }
 
+    /**
+     * Heap sizing for a long interactive session. Every cell compiles with javac, so the kernel
+     * allocates fast while its live set stays small (about 53 MB); G1's defaults grow the committed
+     * heap toward a quarter of the machine's memory and keep it (RSS 111 MB to 876 MB in 500 cells).
+     * These let G1 spend a little more time collecting instead of growing, shrink the heap when it
+     * is mostly free, and collect when the kernel sits idle, so RSS follows the live set.
+     */
+    static final List<String> HEAP_FLAGS = List.of("-XX:+UseG1GC", "-XX:GCTimeRatio=4", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30",
+            "-XX:G1PeriodicGCInterval=5000");
+
     public static Map<String, Object> spec(String javaExecutable, String classpath) {
         Map<String, Object> spec = new LinkedHashMap<>();
-        spec.put("argv", List.of(javaExecutable, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Djava.awt.headless=true",
+        List<String> argv = new ArrayList<>(List.of(javaExecutable));
+        argv.addAll(HEAP_FLAGS);
+        argv.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Djava.awt.headless=true",
                 "-Dslf4j.internal.verbosity=ERROR", "--add-opens", "jdk.jshell/jdk.jshell=ALL-UNNAMED",
                 "--add-opens", "jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
                 "--add-opens", "jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
                 "-cp", classpath, "gluelab.kernel.KernelMain", "{connection_file}"));
+        spec.put("argv", argv);
         spec.put("display_name", "Java (gluelab)");
         spec.put("language", "java");
         spec.put("interrupt_mode", "message");
