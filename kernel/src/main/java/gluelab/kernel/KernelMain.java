@@ -24,18 +24,26 @@ public final class KernelMain {
             System.exit(2);
             return;
         }
+        GluelabConnection connection;
+        try {
+            connection = serve(props);
+        } catch (IllegalStateException e) {
+            System.err.println("gluelab kernel: connection file " + file + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        connection.waitUntilClose();
+        System.exit(0);
+    }
+
+    /** A kernel serving the connection's sockets; the caller closes the connection. */
+    public static GluelabConnection serve(KernelConnectionProperties props) throws Exception {
         GluelabKernel kernel = new GluelabKernel();
         GluelabConnection connection = new GluelabConnection(props);
         kernel.becomeHandlerForConnection(connection);
         connection.shellChannel().abortQueuedWhen(kernel::takeAbortQueued);
-        try {
-            connection.connect();
-        } catch (IllegalStateException e) {
-            System.err.println("gluelab kernel: connection file " + file + ": " + e.getMessage());
-            System.exit(2);
-        }
+        connection.connect();
         kernel.onStartup();
-        connection.waitUntilClose();
-        System.exit(0);
+        return connection;
     }
 }
