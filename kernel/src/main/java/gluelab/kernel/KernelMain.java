@@ -24,26 +24,29 @@ public final class KernelMain {
             System.exit(2);
             return;
         }
-        GluelabConnection connection;
+        Served served;
         try {
-            connection = serve(props);
+            served = serve(props);
         } catch (IllegalStateException e) {
             System.err.println("gluelab kernel: connection file " + file + ": " + e.getMessage());
             System.exit(2);
             return;
         }
-        connection.waitUntilClose();
+        served.kernel().onStartup(); // registers this JVM's one notebook kernel (jjava allows one)
+        served.connection().waitUntilClose();
         System.exit(0);
     }
 
+    /** A kernel and the connection it serves. */
+    public record Served(GluelabKernel kernel, GluelabConnection connection) {}
+
     /** A kernel serving the connection's sockets; the caller closes the connection. */
-    public static GluelabConnection serve(KernelConnectionProperties props) throws Exception {
+    public static Served serve(KernelConnectionProperties props) throws Exception {
         GluelabKernel kernel = new GluelabKernel();
         GluelabConnection connection = new GluelabConnection(props);
         kernel.becomeHandlerForConnection(connection);
         connection.shellChannel().abortQueuedWhen(kernel::takeAbortQueued);
         connection.connect();
-        kernel.onStartup();
-        return connection;
+        return new Served(kernel, connection);
     }
 }

@@ -55,7 +55,7 @@ class SignatureTest {
     void unsignedAndBadlySignedRequestsNeverRun(@TempDir Path dir) throws Exception {
         Path marker = dir.resolve("MARKER");
         var props = new KernelConnectionProperties("127.0.0.1", freePort(), freePort(), freePort(), freePort(), freePort(), "tcp", "hmac-sha256", KEY);
-        GluelabConnection connection = KernelMain.serve(props);
+        GluelabConnection connection = KernelMain.serve(props).connection();
         try (ZContext ctx = new ZContext()) {
             ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
             shell.connect("tcp://127.0.0.1:" + props.getShellPort());
@@ -92,7 +92,7 @@ class SignatureTest {
     void aValidlySignedMessageReplayedIsDroppedAndQueuedRequestsAreAbortedAfterAnError(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("runs.txt");
         var props = new KernelConnectionProperties("127.0.0.1", freePort(), freePort(), freePort(), freePort(), freePort(), "tcp", "hmac-sha256", KEY);
-        GluelabConnection connection = KernelMain.serve(props);
+        GluelabConnection connection = KernelMain.serve(props).connection();
         try (ZContext ctx = new ZContext()) {
             ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
             shell.connect("tcp://127.0.0.1:" + props.getShellPort());
