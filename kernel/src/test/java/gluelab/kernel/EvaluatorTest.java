@@ -141,7 +141,8 @@ class EvaluatorTest {
 
     @Test
     void exitAndHaltInACellRaiseAnErrorAndTheSessionGoesOn() {
-        for (String call : List.of("System.exit(3);", "Runtime.getRuntime().exit(0);", "Runtime.getRuntime().halt(1);")) {
+        for (String call : List.of("System.exit(3);", "Runtime.getRuntime().exit(0);", "Runtime.getRuntime().halt(1);",
+                "java.util.function.IntConsumer bye = System::exit; bye.accept(1);", "java.util.function.IntConsumer h = Runtime.getRuntime()::halt; h.accept(2);")) {
             var err = assertThrows(UserCodeError.class, () -> e.eval(call), call);
             assertInstanceOf(ExitGuard.ExitNotAllowed.class, err.getCause(), call);
             assertTrue(err.getMessage().contains(ExitGuard.MESSAGE), err.getMessage());

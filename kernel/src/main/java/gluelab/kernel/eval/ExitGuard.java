@@ -6,9 +6,15 @@ import java.lang.classfile.ClassTransform;
 import java.lang.classfile.CodeTransform;
 import java.lang.classfile.constantpool.MethodRefEntry;
 import java.lang.classfile.constantpool.PoolEntry;
+import java.lang.classfile.instruction.InvokeDynamicInstruction;
 import java.lang.classfile.instruction.InvokeInstruction;
 import java.lang.constant.ClassDesc;
+import java.lang.constant.ConstantDesc;
+import java.lang.constant.DirectMethodHandleDesc;
+import java.lang.constant.DynamicCallSiteDesc;
+import java.lang.constant.MethodHandleDesc;
 import java.lang.constant.MethodTypeDesc;
+import java.util.List;
 
 /**
  * Keeps notebook code from ending the JVM that runs it (the kernel, or {@code gluelab run}).
@@ -17,8 +23,9 @@ import java.lang.constant.MethodTypeDesc;
  * {@code System.exit}, {@code Runtime.exit} or {@code Runtime.halt} becomes a call to the static
  * methods below, which throw instead. This covers the classes JShell compiles for cells (also code
  * they run on their own threads) and classes loaded from jars and folders added with
- * {@code %classpath} or {@code %maven}. Not covered: a call made through reflection or a method
- * handle, and classes on the JVM's own classpath (gluelab's engine and its libraries).
+ * {@code %classpath} or {@code %maven}, and method references ({@code System::exit}). Not covered:
+ * a call made through reflection or a method handle looked up at run time, and classes on the
+ * JVM's own classpath (gluelab's engine and its libraries).
  */
 public final class ExitGuard {
     public static final String MESSAGE = "System.exit is not allowed in a cell; restart the kernel instead";
@@ -48,11 +55,26 @@ public final class ExitGuard {
         CodeTransform redirect = (cb, e) -> {
             if (e instanceof InvokeInstruction i && isExit(i.owner().asSymbol(), i.name().stringValue(), i.typeSymbol())) {
                 cb.invokestatic(GUARD, i.name().stringValue(), i.owner().asSymbol().equals(SYSTEM) ? STATUS : RUNTIME_STATUS);
+            } else if (e instanceof InvokeDynamicInstruction indy && indy.bootstrapArgs().stream().anyMatch(ExitGuard::isExitHandle)) {
+                // A method reference such as System::exit: the lambda's target becomes the guard.
+                List<ConstantDesc> args = indy.bootstrapArgs().stream().map(a -> isExitHandle(a) ? guardHandle((DirectMethodHandleDesc) a) : a).toList();
+                cb.invokedynamic(DynamicCallSiteDesc.of(indy.bootstrapMethod(), indy.name().stringValue(), indy.typeSymbol(), args.toArray(ConstantDesc[]::new)));
             } else {
                 cb.with(e);
             }
         };
         return cf.transformClass(model, ClassTransform.transformingMethodBodies(redirect));
+    }
+
+    private static boolean isExitHandle(ConstantDesc c) {
+        if (!(c instanceof DirectMethodHandleDesc h)) return false;
+        if (h.kind() == DirectMethodHandleDesc.Kind.STATIC) return isExit(h.owner(), h.methodName(), h.invocationType());
+        return h.kind() == DirectMethodHandleDesc.Kind.VIRTUAL && h.invocationType().parameterCount() == 2
+                && isExit(h.owner(), h.methodName(), h.invocationType().dropParameterTypes(0, 1));
+    }
+
+    private static DirectMethodHandleDesc guardHandle(DirectMethodHandleDesc h) {
+        return MethodHandleDesc.ofMethod(DirectMethodHandleDesc.Kind.STATIC, GUARD, h.methodName(), h.owner().equals(SYSTEM) ? STATUS : RUNTIME_STATUS);
     }
 
     /** A quick look at the constant pool, so classes without such calls are not rewritten. */
