@@ -1,5 +1,5 @@
-"""Issue #9 through real clients: a cell cannot end the kernel or the headless runner, Run All stops
-at an error, Shift-Tab finds JDK, user and gluelab names, and `gluelab run` handles batches and signals."""
+"""Issue #9 through real clients: a cell cannot end the kernel or the headless runner, errors lead
+with the user's exception, Run All stops at an error, and `gluelab run` handles batches and signals."""
 import json
 import os
 import signal
@@ -82,17 +82,6 @@ class KernelTests(unittest.TestCase):
         self.assertEqual(["error", "aborted", "aborted"], [statuses[i] for i in ids])
         content, _ = self.outputs("1 + 1")
         self.assertEqual("ok", content["status"], "the kernel runs the next request")
-
-    def test_inspect_finds_jdk_user_and_gluelab_names(self):
-        self.outputs("int inspectedTokens = 4096;\nvar inspectedLab = Gluelab.open(\"cpu\");")
-        for code, cursor, want in (("Math.max", 6, "Returns the greater of two int values"),
-                                   ("inspectedTokens", 5, "inspectedTokens:int = 4096"),
-                                   ("inspectedLab.floors(", 18, "The ideal-time table")):
-            self.kc.inspect(code, cursor)
-            reply = self.kc.get_shell_msg(timeout=60)
-            self.assertEqual("ok", reply["content"]["status"])
-            self.assertTrue(reply["content"]["found"], code)
-            self.assertIn(want, reply["content"]["data"]["text/plain"], code)
 
 
 class RunnerTests(unittest.TestCase):

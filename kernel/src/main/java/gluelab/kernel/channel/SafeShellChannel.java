@@ -76,9 +76,9 @@ public final class SafeShellChannel extends ShellChannel {
                     continue;
                 }
                 if (message == null) continue;
-                if (!seen.firstTime(message.getHeader().getId())) {
+                if (!seen.firstTime(message.getHeader())) {
                     replayed++;
-                    LOG.warning("dropped a replayed message or one without an id (" + message.getHeader().getType().getName() + " " + message.getHeader().getId() + ") on the " + (control ? "control" : "shell") + " channel");
+                    LOG.warning("dropped a replayed message (" + message.getHeader().getType().getName() + " " + message.getHeader().getId() + ") on the " + (control ? "control" : "shell") + " channel");
                     continue;
                 }
                 ShellHandler handler = connection.getHandler(message.getHeader().getType());
@@ -117,7 +117,7 @@ public final class SafeShellChannel extends ShellChannel {
         while (running && poller.poll(0) > 0) {
             try {
                 Message<?> message = readMessage();
-                if (message != null && seen.firstTime(message.getHeader().getId())) queued.add(message);
+                if (message != null && seen.firstTime(message.getHeader())) queued.add(message);
             } catch (RuntimeException e) {
                 rejected++;
                 LOG.warning("dropped an unreadable or badly signed message while aborting: " + e.getMessage());
