@@ -34,11 +34,13 @@ class GluelabKernelTests(jkt.KernelTests):
 
     def test_inspect_samples(self):
         """inspect_request for a JDK method, a user's variable and a gluelab API method: found, with signature and Javadoc."""
-        self.flush_channels()
         for setup, code, cursor, want in self.inspect_samples:
             with self.subTest(code=code):
+                self.flush_channels()
                 if setup:
-                    self.execute_helper(setup)
+                    reply, _ = self.execute_helper(setup)
+                    self.assertEqual("ok", reply["content"]["status"])
+                    self.flush_channels()
                 msg_id = self.kc.inspect(code, cursor)
                 reply = self.get_non_kernel_info_reply(timeout=60)
                 self.assertEqual(msg_id, reply["parent_header"]["msg_id"])

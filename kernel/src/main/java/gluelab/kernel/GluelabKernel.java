@@ -74,7 +74,9 @@ public final class GluelabKernel extends BaseKernel {
         executing = Thread.currentThread();
         interrupted = false;
         try {
-            Object v = cells.join().run(code);
+            CellRunner runner = cells.join();
+            if (interrupted) throw new Evaluator.InterruptedCellException();
+            Object v = runner.run(code);
             if (interrupted) throw new Evaluator.InterruptedCellException();
             history.add(code);
             return v;
@@ -100,8 +102,10 @@ public final class GluelabKernel extends BaseKernel {
             failed = true;
             throw new IllegalStateException(e.getMessage(), e);
         } finally {
-            executing = null;
-            Thread.interrupted();
+            synchronized (interruptLock) {
+                executing = null;
+                Thread.interrupted();
+            }
         }
     }
 
@@ -132,12 +136,35 @@ public final class GluelabKernel extends BaseKernel {
         };
     }
 
+    /**
+     * Stops the running cell. JShell's stop only reaches user code already running, so an interrupt
+     * that lands while the cell is still being compiled (or while JShell is still starting) is
+     * repeated every 100 ms until the cell ends, for up to {@link #INTERRUPT_RETRY_MS}.
+     */
     @Override public void interrupt() {
         interrupted = true;
-        if (evaluator.isDone()) evaluator().stop();
         Thread t = executing;
-        if (t != null) t.interrupt();
+        if (t == null) return;
+        Thread.ofVirtual().name("gluelab-interrupt").start(() -> {
+            long until = System.nanoTime() + INTERRUPT_RETRY_MS * 1_000_000L;
+            while (System.nanoTime() < until) {
+                synchronized (interruptLock) {
+                    if (executing != t) return;
+                    if (evaluator.isDone()) evaluator().stop();
+                    t.interrupt();
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
     }
+
+    static final long INTERRUPT_RETRY_MS = 5_000;
+    /** Held while interrupting and while a cell ends, so no interrupt outlives its cell. */
+    private final Object interruptLock = new Object();
 
     @Override public void onShutdown(boolean restarting) {
         Session.reset();
