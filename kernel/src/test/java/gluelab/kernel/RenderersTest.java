@@ -64,4 +64,23 @@ class RenderersTest {
             assertTrue(all.contains("explode(cell code)"), all);
         }
     }
+
+    @Test
+    void deviceAutoFallingBackIsSaidOnceAndShownOnTheLabCard() throws Exception {
+        var err = new java.io.ByteArrayOutputStream();
+        var old = System.err;
+        System.setErr(new java.io.PrintStream(err, true));
+        try {
+            for (int i = 0; i < 3; i++) gluelab.device.Devices.open("auto").close();
+        } finally {
+            System.setErr(old);
+        }
+        String said = err.toString();
+        assertTrue(said.lines().filter(l -> l.contains("device auto")).count() <= 1, said);
+        try (var lab = gluelab.lab.Gluelab.open()) {
+            String card = String.valueOf(render(lab).getData(MIMEType.TEXT_PLAIN));
+            assertTrue(card.startsWith("Lab on "), card);
+            gluelab.device.Devices.autoFallback().ifPresent(why -> assertTrue(card.contains("device auto chose the CPU: " + why), card));
+        }
+    }
 }
