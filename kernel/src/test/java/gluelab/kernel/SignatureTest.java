@@ -125,7 +125,7 @@ class SignatureTest {
     }
 
     static String execute(String code, boolean stopOnError) throws Exception {
-        var c = gluelab.record.Json.MAPPER.createObjectNode().put("code", code).put("silent", false).put("store_history", true).put("allow_stdin", false)
+        var c = gluelab.files.Json.MAPPER.createObjectNode().put("code", code).put("silent", false).put("store_history", true).put("allow_stdin", false)
                 .put("stop_on_error", stopOnError);
         c.putObject("user_expressions");
         return c.toString();

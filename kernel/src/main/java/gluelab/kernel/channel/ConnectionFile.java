@@ -1,7 +1,7 @@
 package gluelab.kernel.channel;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
 
 import java.io.IOException;

@@ -3,7 +3,7 @@ package gluelab.kernel.runner;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import gluelab.record.Json;
+import gluelab.files.Json;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

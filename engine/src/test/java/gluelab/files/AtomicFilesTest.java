@@ -1,4 +1,4 @@
-package gluelab.record;
+package gluelab.files;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
