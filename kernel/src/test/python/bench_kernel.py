@@ -1,6 +1,7 @@
 """Kernel benchmarks, side by side with ipykernel (see docs/benchmarks.md).
 
 usage: JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py [cells]
+       JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py --rss [cells]   (resident memory only)
 
 Ready: start until the kernel_info reply (median of 3 starts). Round trip: median over [cells]
 trivial cells (`1`) after 50 warm-up cells. Heap (gluelab only): the live bytes after a full GC
@@ -92,7 +93,43 @@ def heap_profile(name, cells, every=250):
         km.shutdown_kernel(now=True)
 
 
+def rss_mb(km):
+    """The kernel process's resident set (VmRSS), MB."""
+    pid = km.provisioner.process.pid
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def rss_profile(name, cells, every=500, mix=None):
+    """(cells run, RSS MB) pairs from the kernel's start, over the notebook-like mix (or `1` for ipykernel)."""
+    km, kc = jupyter_client.manager.start_new_kernel(kernel_name=name, startup_timeout=120)
+    try:
+        points = [(0, rss_mb(km))]
+        if mix:
+            run(kc, JAVA_SETUP)
+        for i in range(1, cells + 1):
+            run(kc, mix[i % len(mix)] if mix else "1")
+            if i % every == 0:
+                points.append((i, rss_mb(km)))
+        return points
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--rss":
+        cells = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
+        t = time.time()
+        points = rss_profile("gluelab", cells, mix=JAVA_MIX)
+        print(f"gluelab RSS (cells: MB) over {cells} cells of the mix in {time.time() - t:.0f} s: "
+              + ", ".join(f"{c}: {mb:.0f}" for c, mb in points))
+        points = rss_profile("python3", cells)
+        print("ipykernel RSS (cells: MB): " + ", ".join(f"{c}: {mb:.0f}" for c, mb in points))
+        sys.exit(0)
     cells = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     for name in ("gluelab", "python3"):
         print(f"{name}: ready (kernel_info reply after start) median {ready_seconds(name):.2f} s; "

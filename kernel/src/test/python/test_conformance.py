@@ -22,9 +22,31 @@ class GluelabKernelTests(jkt.KernelTests):
         {"code": 'display(Charts.ranked(Ranking.of(List.of(new Candidate("rmsnorm", "fwd", "eager", 4096, 1, 50, 10, 1000)), 0.01)))',
          "mime": "image/png"},
     ]
-    code_inspect_sample = "Math.max("
+    code_inspect_sample = "Math.max"
+    # Shift-Tab beyond the suite's one sample: (setup cell, code, cursor, text the reply must hold)
+    inspect_samples = [
+        ("", "Math.max(", 9, "Returns the greater of two int values"),
+        ("int inspectedTokens = 4096;", "inspectedTokens", 5, "inspectedTokens:int = 4096"),
+        ('var inspectedLab = Gluelab.open("cpu");', "inspectedLab.floors(", 18, "The ideal-time table"),
+    ]
     code_history_pattern = "6*"
     supported_history_operations = ("tail", "range", "search")
+
+    def test_inspect_samples(self):
+        """inspect_request for a JDK method, a user's variable and a gluelab API method: found, with signature and Javadoc."""
+        for setup, code, cursor, want in self.inspect_samples:
+            with self.subTest(code=code):
+                self.flush_channels()
+                if setup:
+                    reply, _ = self.execute_helper(setup)
+                    self.assertEqual("ok", reply["content"]["status"])
+                    self.flush_channels()
+                msg_id = self.kc.inspect(code, cursor)
+                reply = self.get_non_kernel_info_reply(timeout=60)
+                self.assertEqual(msg_id, reply["parent_header"]["msg_id"])
+                self.assertEqual("ok", reply["content"]["status"])
+                self.assertTrue(reply["content"]["found"])
+                self.assertIn(want, reply["content"]["data"]["text/plain"])
 
 
 if __name__ == "__main__":

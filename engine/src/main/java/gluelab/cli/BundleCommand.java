@@ -71,7 +71,7 @@ public final class BundleCommand implements Callable<Integer> {
                 #!/bin/sh
                 # gluelab from a bundle: its own Java runtime, no build, no JDK needed.
                 here="$(cd "$(dirname "$0")/.." && pwd)"
-                exec "$here/runtime/bin/java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -Djava.awt.headless=true \\
+                exec "$here/runtime/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector -Djava.awt.headless=true \\
                   -Dslf4j.internal.verbosity=ERROR --add-opens jdk.jshell/jdk.jshell=ALL-UNNAMED \\
                   --add-opens jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-opens jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED \\
                   $GLUELAB_JAVA_OPTS -cp "$here/runtime/lib/app/*" gluelab.cli.Main "$@"

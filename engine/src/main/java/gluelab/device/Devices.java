@@ -5,7 +5,22 @@ import java.util.function.Consumer;
 
 /** Opens a device from a selector: auto | cpu | cuda[:N]. auto takes a GPU when one is usable, else the CPU. */
 public final class Devices {
+    private static final Set<String> SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static volatile Consumer<String> notices = Devices::onceToStderr;
+    private static volatile String autoFallback;
+
     private Devices() {}
+
+    /** Why the last "auto" selection took the CPU, for device cards; empty when it took a GPU or was never made. */
+    public static Optional<String> autoFallback() { return Optional.ofNullable(autoFallback); }
+
+    /**
+     * Where {@link #open(String)} sends its notices. The default writes each distinct one once per
+     * process to stderr; the notebook kernel shows them on the lab's card instead of in every cell.
+     */
+    public static void notices(Consumer<String> sink) { notices = sink == null ? Devices::onceToStderr : sink; }
+
+    private static void onceToStderr(String msg) { if (SAID.add(msg)) System.err.println("gluelab: " + msg); }
 
     public static List<DeviceProvider> providers() {
         // Every device kind, the CPU included, is a plug-in found on the classpath; the CPU is listed first.
@@ -19,7 +34,7 @@ public final class Devices {
     }
 
     public static Device open(String selector) {
-        return open(selector, msg -> System.err.println("gluelab: " + msg));
+        return open(selector, notices);
     }
 
     /** Opens the device; notices (such as auto falling back to the CPU) go to {@code notice}. */
@@ -30,8 +45,12 @@ public final class Devices {
             for (DeviceProvider p : providers) {
                 if (p.kind().equals("cpu")) continue;
                 Optional<String> why = p.unavailableReason();
-                if (why.isEmpty()) return p.open(0);
-                notice.accept("device auto: " + p.kind() + " unavailable (" + why.get() + "); using the CPU");
+                if (why.isEmpty()) {
+                    autoFallback = null;
+                    return p.open(0);
+                }
+                autoFallback = p.kind() + " unavailable: " + why.get();
+                notice.accept("device auto: using the CPU (" + autoFallback + ")");
             }
             return find(providers, "cpu").open(0);
         }

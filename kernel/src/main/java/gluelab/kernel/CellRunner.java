@@ -6,6 +6,7 @@ import gluelab.cli.TuneCommand;
 import gluelab.device.cuda.UserKernel;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.magic.Magics;
+import gluelab.kernel.magic.MavenDeps;
 import gluelab.lab.Gluelab;
 import gluelab.tune.Tuning;
 import picocli.CommandLine;
@@ -23,16 +24,18 @@ import java.util.TreeMap;
  * runner both execute cells through here.
  */
 public final class CellRunner {
-    static final Map<String, String> LINE_MAGICS = new TreeMap<>(Map.of(
-            "device", "%device [cpu|cuda[:N]]: show the session's device, or switch it (defines `lab`)",
-            "bench", "%bench OP... [--model M] [--tokens 2k,4k] [--variants eager,fused] [--passes fwd,bwd] [--device D]: as `gluelab bench`",
-            "floor", "%floor OP... [--model M] [--tokens T]: bytes and ideal times",
-            "devlog", "%devlog TEXT | %devlog --file PATH: append a note to the effort's devlog",
-            "classpath", "%classpath add PATH: add a jar or folder for the next cells",
-            "time", "%time CODE: run CODE and print its wall time",
-            "graphbudget", gluelab.kernel.magic.GraphBudgetMagic.HELP,
-            "tune", "%tune OP... [--model M] [--tokens 8k,32k] [--passes fwd,bwd] [--serial] [--force] [--device D]: as `gluelab tune`",
-            "lsmagic", "%lsmagic: list the magics"));
+    static final Map<String, String> LINE_MAGICS = new TreeMap<>(Map.ofEntries(
+            Map.entry("device", "%device [cpu|cuda[:N]]: show the session's device, or switch it (defines `lab`)"),
+            Map.entry("bench", "%bench OP... [--model M] [--tokens 2k,4k] [--variants eager,fused] [--passes fwd,bwd] [--device D]: as `gluelab bench`"),
+            Map.entry("floor", "%floor OP... [--model M] [--tokens T]: bytes and ideal times"),
+            Map.entry("devlog", "%devlog TEXT | %devlog --file PATH: append a note to the effort's devlog"),
+            Map.entry("classpath", "%classpath add PATH: add a jar or folder for the next cells"),
+            Map.entry("maven", "%maven [--offline] GROUP:ARTIFACT:VERSION...: resolve with Maven (settings.xml, local repository first) and add the jars"),
+            Map.entry("jars", "%jars PATH|GLOB...: add jars (lib/*.jar) for the next cells"),
+            Map.entry("time", "%time CODE: run CODE and print its wall time"),
+            Map.entry("graphbudget", gluelab.kernel.magic.GraphBudgetMagic.HELP),
+            Map.entry("tune", "%tune OP... [--model M] [--tokens 8k,32k] [--passes fwd,bwd] [--serial] [--force] [--device D]: as `gluelab tune`"),
+            Map.entry("lsmagic", "%lsmagic: list the magics")));
     static final Map<String, String> CELL_MAGICS = new TreeMap<>(Map.of(
             "cuda", "%%cuda NAME: compile the cell's CUDA C; NAME becomes a kernel object (needs a GPU)",
             "time", "%%time: run the cell and print its wall time"));
@@ -103,6 +106,20 @@ public final class CellRunner {
                 if (args.size() != 2 || !args.getFirst().equals("add")) throw new IllegalArgumentException("usage: %classpath add PATH");
                 evaluator.addToClasspath(args.get(1));
                 yield "added " + args.get(1);
+            }
+            case "maven" -> {
+                boolean offline = args.contains("--offline");
+                List<String> coords = args.stream().filter(a -> !a.equals("--offline")).toList();
+                MavenDeps.Resolved r = MavenDeps.resolve(coords, null, offline);
+                for (Path jar : r.jars()) evaluator.addToClasspath(jar.toString());
+                yield "added " + r.jars().size() + " jar(s): " + String.join(", ", r.jars().stream().map(p -> p.getFileName().toString()).toList());
+            }
+            case "jars" -> {
+                if (args.isEmpty()) throw new IllegalArgumentException("usage: %jars PATH|GLOB...");
+                List<Path> jars = new ArrayList<>();
+                for (String a : args) jars.addAll(Magics.globbed(a));
+                for (Path jar : jars) evaluator.addToClasspath(jar.toString());
+                yield "added " + jars.size() + " jar(s): " + String.join(", ", jars.stream().map(p -> p.getFileName().toString()).toList());
             }
             case "time" -> timed(text.substring(name.length()).strip());
             default -> throw new IllegalArgumentException("unknown magic %" + name + "; known: " + LINE_MAGICS.keySet() + " and cell magics %%" + CELL_MAGICS.keySet());

@@ -1,8 +1,9 @@
 package gluelab.kernel;
 
+import gluelab.kernel.display.ErrorText;
 import gluelab.kernel.display.Renderers;
-import gluelab.kernel.eval.CompileError;
 import gluelab.kernel.eval.Evaluator;
+import gluelab.kernel.eval.UserCodeError;
 import gluelab.progress.Progress;
 import org.dflib.jjava.jupyter.channels.ShellReplyEnvironment;
 import org.dflib.jjava.jupyter.kernel.BaseKernel;
@@ -18,10 +19,9 @@ import org.dflib.jjava.jupyter.kernel.util.StringStyler;
 import org.dflib.jjava.jupyter.messages.Header;
 import org.dflib.jjava.jupyter.messages.Message;
 import org.dflib.jjava.jupyter.messages.reply.KernelInfoReply;
+import org.dflib.jjava.jupyter.messages.request.ExecuteRequest;
 import org.dflib.jjava.jupyter.messages.request.KernelInfoRequest;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +40,8 @@ public final class GluelabKernel extends BaseKernel {
     private final History history;
     private volatile Thread executing;
     private volatile boolean interrupted;
+    private volatile boolean failed;
+    private volatile UserCodeError lastUserError;
 
     public GluelabKernel() {
         this(new History(), new JupyterIO(StandardCharsets.UTF_8), new Renderer());
@@ -54,6 +56,8 @@ public final class GluelabKernel extends BaseKernel {
         this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(Evaluator::new);
         this.cells = evaluator.thenApply(CellRunner::new);
         Renderers.install(renderer);
+        // "device auto: using the CPU (...)" is shown on the lab's and device's cards, not as a stderr block in cells.
+        gluelab.device.Devices.notices(note -> {});
         Session.displaySink(o -> io.display.display(renderSafely(o)));
         Progress.DEFAULT.set(new NotebookProgress(d -> io.display.display(d), (id, d) -> io.display.updateDisplay(id, d)));
     }
@@ -62,24 +66,46 @@ public final class GluelabKernel extends BaseKernel {
         return "gluelab " + VERSION + ": Java " + Runtime.version() + " with the gluelab engine; `var lab = Gluelab.open();` to start";
     }
 
+    @SuppressWarnings("unchecked")
+    private static <E extends Exception> E sneaky(Exception e) throws E { throw (E) e; }
+
     @Override public Object evalRaw(String code) {
+        lastUserError = null;
         executing = Thread.currentThread();
         interrupted = false;
         try {
-            Object v = cells.join().run(code);
+            CellRunner runner = cells.join();
+            if (interrupted) throw new Evaluator.InterruptedCellException();
+            Object v = runner.run(code);
             if (interrupted) throw new Evaluator.InterruptedCellException();
             history.add(code);
             return v;
+        } catch (UserCodeError e) {
+            history.add(code);
+            failed = true;
+            if (interrupted) throw new Evaluator.InterruptedCellException();
+            // The user's own exception is what the error reply names (ename, evalue); formatError
+            // finds the cell line and trimmed frames through lastUserError.
+            lastUserError = e;
+            if (e.getCause() instanceof Exception real) {
+                real.setStackTrace(e.getStackTrace()); // the user's frames only, also in the execute_reply
+                throw GluelabKernel.<RuntimeException>sneaky(real);
+            }
+            throw e;
         } catch (RuntimeException e) {
             history.add(code);
+            failed = true;
             if (interrupted) throw new Evaluator.InterruptedCellException();
             throw e;
         } catch (Exception e) {
             history.add(code);
+            failed = true;
             throw new IllegalStateException(e.getMessage(), e);
         } finally {
-            executing = null;
-            Thread.interrupted();
+            synchronized (interruptLock) {
+                executing = null;
+                Thread.interrupted();
+            }
         }
     }
 
@@ -110,12 +136,35 @@ public final class GluelabKernel extends BaseKernel {
         };
     }
 
+    /**
+     * Stops the running cell. JShell's stop only reaches user code already running, so an interrupt
+     * that lands while the cell is still being compiled (or while JShell is still starting) is
+     * repeated every 100 ms until the cell ends, for up to {@link #INTERRUPT_RETRY_MS}.
+     */
     @Override public void interrupt() {
         interrupted = true;
-        if (evaluator.isDone()) evaluator().stop();
         Thread t = executing;
-        if (t != null) t.interrupt();
+        if (t == null) return;
+        Thread.ofVirtual().name("gluelab-interrupt").start(() -> {
+            long until = System.nanoTime() + INTERRUPT_RETRY_MS * 1_000_000L;
+            while (System.nanoTime() < until) {
+                synchronized (interruptLock) {
+                    if (executing != t) return;
+                    if (evaluator.isDone()) evaluator().stop();
+                    t.interrupt();
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
     }
+
+    static final long INTERRUPT_RETRY_MS = 5_000;
+    /** Held while interrupting and while a cell ends, so no interrupt outlives its cell. */
+    private final Object interruptLock = new Object();
 
     @Override public void onShutdown(boolean restarting) {
         Session.reset();
@@ -124,15 +173,24 @@ public final class GluelabKernel extends BaseKernel {
     }
 
     @Override public List<String> formatError(Throwable e) {
-        List<String> lines = new ArrayList<>();
-        if (e instanceof CompileError || e instanceof Evaluator.InterruptedCellException || e instanceof IllegalArgumentException) {
-            lines.addAll(e.getMessage().lines().toList());
-            return lines;
-        }
-        StringWriter w = new StringWriter();
-        e.printStackTrace(new PrintWriter(w));
-        lines.addAll(w.toString().lines().toList());
-        return lines;
+        UserCodeError u = lastUserError;
+        return ErrorText.lines(u != null && u.getCause() == e ? u : e);
+    }
+
+    /** After a failed execute request that asked to stop on error, the queued ones are aborted. */
+    @Override protected synchronized void handleExecuteRequest(ShellReplyEnvironment env, Message<ExecuteRequest> message) {
+        failed = false;
+        super.handleExecuteRequest(env, message);
+        if (failed && message.getContent().shouldStopOnError()) abortQueued = true;
+    }
+
+    private volatile boolean abortQueued;
+
+    /** True once after an execute request that asked to stop on error failed: the shell channel then aborts what is queued. */
+    public boolean takeAbortQueued() {
+        boolean a = abortQueued;
+        abortQueued = false;
+        return a;
     }
 
     /** kernel_info_reply with "status": "ok", which jjava 1.0-a6 leaves out. */

@@ -3,10 +3,12 @@ package gluelab.kernel;
 import gluelab.cli.CliPlugin;
 import gluelab.kernel.install.KernelSpecs;
 import gluelab.kernel.runner.NotebookRunner;
+import gluelab.kernel.runner.StopSignals;
 import picocli.CommandLine;
 import picocli.CommandLine.*;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +44,12 @@ public final class KernelCommands implements CliPlugin {
         @Mixin Where where;
 
         @Override public Integer call() {
-            System.out.println("installed kernelspec " + KernelSpecs.NAME + " in " + KernelSpecs.install(where.dir()));
+            Path dir = KernelSpecs.install(where.dir());
+            System.out.println("installed kernelspec " + KernelSpecs.NAME + " in " + dir);
+            if (where.prefix != null && !KernelSpecs.list(List.of()).contains(dir.toAbsolutePath().normalize())) {
+                System.out.println("note: Jupyter looks in " + where.prefix + " only when it is its Python environment's prefix; "
+                        + "otherwise add " + where.prefix.resolve("share/jupyter") + " to JUPYTER_PATH ('gluelab kernel list --prefix " + where.prefix + "' shows it)");
+            }
             return 0;
         }
     }
@@ -58,10 +65,17 @@ public final class KernelCommands implements CliPlugin {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List installed gluelab kernelspecs.")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List installed gluelab kernelspecs (also under --prefix or --jupyter-path).")
     static final class ListSpecs implements Callable<Integer> {
+        @Option(names = "--prefix", description = "also look in PREFIX/share/jupyter/kernels") List<Path> prefixes = new ArrayList<>();
+
+        @Option(names = "--jupyter-path", description = "also look in DIR/kernels") List<Path> jupyterPaths = new ArrayList<>();
+
         @Override public Integer call() {
-            List<Path> found = KernelSpecs.list();
+            List<Path> extra = new ArrayList<>();
+            prefixes.forEach(p -> extra.add(KernelSpecs.kernelsDir(null, p, null)));
+            jupyterPaths.forEach(p -> extra.add(KernelSpecs.kernelsDir(null, null, p)));
+            List<Path> found = KernelSpecs.list(extra);
             if (found.isEmpty()) System.out.println("no gluelab kernelspec installed; run 'gluelab kernel install'");
             found.forEach(p -> System.out.println(p));
             return 0;
@@ -78,21 +92,49 @@ public final class KernelCommands implements CliPlugin {
         }
     }
 
-    @Command(name = "run", mixinStandardHelpOptions = true, description = "Execute notebooks headless in a fresh kernel each; write the executed notebooks.")
+    @Command(name = "run", mixinStandardHelpOptions = true, description = {
+            "Execute notebooks headless in a fresh kernel each; write the executed notebooks.",
+            "Every notebook runs, even after one fails; the exit status is 1 if any did not complete (130/143 after SIGINT/SIGTERM).",
+            "An executed notebook never replaces its input: with --out pointing at the input's folder it is written as NAME.out.ipynb."})
     static final class Run implements Callable<Integer> {
         @Parameters(arity = "1..*", paramLabel = "NOTEBOOK") List<Path> notebooks;
 
         @Option(names = "--out", defaultValue = "out/notebooks", description = "folder for executed notebooks (default: ${DEFAULT-VALUE})") Path out;
 
-        @Option(names = {"-p", "--parameter"}, description = "name=value injected after the cell tagged 'parameters'") Map<String, String> parameters = new LinkedHashMap<>();
+        @Option(names = {"-p", "--parameter"}, paramLabel = "NAME=VALUE",
+                description = "set a parameter declared in the cell tagged 'parameters'; the value is written as the declared type (int, double, String...)")
+        Map<String, String> parameters = new LinkedHashMap<>();
+
+        @Option(names = "--cell-timeout", paramLabel = "SECONDS", defaultValue = "" + NotebookRunner.DEFAULT_CELL_TIMEOUT_S,
+                description = "stop a cell that runs longer, failing its notebook; 0 = no limit (default: ${DEFAULT-VALUE})")
+        long cellTimeout;
 
         @Override public Integer call() {
-            for (Path nb : notebooks) {
-                NotebookRunner.Result r = NotebookRunner.run(nb, out, parameters);
-                System.out.println(r.summary());
-                if (!r.ok()) return 1;
+            if (cellTimeout < 0) throw new IllegalArgumentException("--cell-timeout must be 0 (no limit) or a number of seconds, not " + cellTimeout);
+            // Every notebook is read and checked, and its parameters placed, before any cell runs.
+            List<NotebookRunner> runs = new ArrayList<>();
+            for (Path nb : notebooks) runs.add(NotebookRunner.prepare(nb, out, parameters));
+            try (StopSignals signals = StopSignals.install()) {
+                int failed = 0;
+                for (int i = 0; i < runs.size(); i++) {
+                    NotebookRunner run = runs.get(i);
+                    NotebookRunner.Result r;
+                    signals.current(run);
+                    try {
+                        r = run.execute(cellTimeout);
+                    } finally {
+                        signals.current(null);
+                    }
+                    System.out.println(r.summary());
+                    if (!r.ok()) failed++;
+                    if (signals.received() != null) {
+                        for (int j = i + 1; j < runs.size(); j++) System.out.println("NOT RUN: " + notebooks.get(j) + " (" + signals.received() + ")");
+                        return signals.exitStatus();
+                    }
+                }
+                if (runs.size() > 1) System.out.println(failed == 0 ? "all " + runs.size() + " notebooks ok" : failed + " of " + runs.size() + " notebooks failed");
+                return failed == 0 ? 0 : 1;
             }
-            return 0;
         }
     }
 }

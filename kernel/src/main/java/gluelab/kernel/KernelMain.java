@@ -1,9 +1,9 @@
 package gluelab.kernel;
 
+import gluelab.kernel.channel.ConnectionFile;
 import gluelab.kernel.channel.GluelabConnection;
 import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Starts the kernel on the connection file Jupyter passes: {@code KernelMain CONNECTION_FILE}. */
@@ -16,17 +16,37 @@ public final class KernelMain {
             System.exit(2);
         }
         Path file = Path.of(args[0]);
-        if (!Files.isRegularFile(file)) {
-            System.err.println("gluelab kernel: no connection file at " + file);
+        KernelConnectionProperties props;
+        try {
+            props = ConnectionFile.read(file);
+        } catch (IllegalArgumentException e) {
+            System.err.println("gluelab kernel: " + e.getMessage());
             System.exit(2);
+            return;
         }
-        KernelConnectionProperties props = KernelConnectionProperties.parse(Files.readString(file));
+        Served served;
+        try {
+            served = serve(props);
+        } catch (IllegalStateException e) {
+            System.err.println("gluelab kernel: connection file " + file + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        served.kernel().onStartup(); // registers this JVM's one notebook kernel (jjava allows one)
+        served.connection().waitUntilClose();
+        System.exit(0);
+    }
+
+    /** A kernel and the connection it serves. */
+    public record Served(GluelabKernel kernel, GluelabConnection connection) {}
+
+    /** A kernel serving the connection's sockets; the caller closes the connection. */
+    public static Served serve(KernelConnectionProperties props) throws Exception {
         GluelabKernel kernel = new GluelabKernel();
         GluelabConnection connection = new GluelabConnection(props);
         kernel.becomeHandlerForConnection(connection);
+        connection.shellChannel().abortQueuedWhen(kernel::takeAbortQueued);
         connection.connect();
-        kernel.onStartup();
-        connection.waitUntilClose();
-        System.exit(0);
+        return new Served(kernel, connection);
     }
 }

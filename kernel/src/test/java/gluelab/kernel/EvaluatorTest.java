@@ -2,12 +2,16 @@ package gluelab.kernel;
 
 import gluelab.kernel.eval.CompileError;
 import gluelab.kernel.eval.Evaluator;
+import gluelab.kernel.eval.ExitGuard;
 import gluelab.kernel.eval.UserCodeError;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -133,5 +137,54 @@ class EvaluatorTest {
     void badClasspathEntriesAreNamed() {
         var err = assertThrows(IllegalArgumentException.class, () -> e.addToClasspath("/no/such.jar"));
         assertTrue(err.getMessage().contains("/no/such.jar"));
+    }
+
+    @Test
+    void exitAndHaltInACellRaiseAnErrorAndTheSessionGoesOn() {
+        for (String call : List.of("System.exit(3);", "Runtime.getRuntime().exit(0);", "Runtime.getRuntime().halt(1);",
+                "java.util.function.IntConsumer bye = System::exit; bye.accept(1);", "java.util.function.IntConsumer h = Runtime.getRuntime()::halt; h.accept(2);")) {
+            var err = assertThrows(UserCodeError.class, () -> e.eval(call), call);
+            assertInstanceOf(ExitGuard.ExitNotAllowed.class, err.getCause(), call);
+            assertTrue(err.getMessage().contains(ExitGuard.MESSAGE), err.getMessage());
+        }
+        e.eval("class Quitter { static void now() { System.exit(2); } }");
+        assertThrows(UserCodeError.class, () -> e.eval("Quitter.now()"));
+        Object fromThread = e.eval("""
+                var seen = new java.util.concurrent.atomic.AtomicReference<Throwable>();
+                Thread t = new Thread(() -> System.exit(4));
+                t.setUncaughtExceptionHandler((th, ex) -> seen.set(ex));
+                t.start();
+                t.join();
+                seen.get().getMessage()""");
+        assertTrue(String.valueOf(fromThread).contains(ExitGuard.MESSAGE), String.valueOf(fromThread));
+        assertEquals(2, e.eval("1 + 1"));
+    }
+
+    @Test
+    void exitInAClassAddedToTheClasspathIsGuardedToo(@TempDir Path dir) throws Exception {
+        Path src = Files.writeString(dir.resolve("Bye.java"), "package ext; public class Bye { public static void now() { System.exit(5); } }");
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(), src.toString());
+        assertEquals(0, rc);
+        try (Evaluator ev = new Evaluator()) {
+            ev.addToClasspath(classes.toString());
+            var err = assertThrows(UserCodeError.class, () -> ev.eval("ext.Bye.now();"));
+            assertInstanceOf(ExitGuard.ExitNotAllowed.class, err.getCause());
+            assertEquals(3, ev.eval("1 + 2"));
+        }
+    }
+
+    @Test
+    void inspectionGivesSignaturesAndJavadocSummariesForJdkUserAndGluelabNames() {
+        String max = e.inspect("Math.max", 6);
+        assertTrue(max.contains("int Math.max(int a, int b)") && max.contains("double Math.max(double a, double b)"), max);
+        assertTrue(max.contains("Returns the greater of two int values."), max);
+        e.eval("int inspected = 4096;");
+        assertEquals("inspected:int = 4096", e.inspect("inspected + 1", 3));
+        e.eval("var labi = Gluelab.open(\"cpu\");");
+        String floors = e.inspect("labi.floors(", 12);
+        assertTrue(floors.contains("Table Gluelab.floors(String model, long... tokens)"), floors);
+        assertTrue(floors.contains("The ideal-time table"), "gluelab's own Javadoc: " + floors);
+        assertNull(e.inspect("   ", 1));
     }
 }

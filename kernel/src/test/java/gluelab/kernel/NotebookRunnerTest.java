@@ -43,7 +43,7 @@ class NotebookRunnerTest {
         assertEquals("hello gluelab\n", outs.get(0).get("text").asText());
         assertEquals("63", outs.get(1).get("data").get("text/plain").asText());
         assertEquals(3, outs.get(1).get("execution_count").asInt());
-        assertEquals("display_data", cells.get(3).get("outputs").get(0).get("output_type").asText());
+        assertEquals("display_data", cells.get(3).get("outputs").get(0).get("output_type").asText(), cells.get(3).toString());
         assertTrue(cells.get(4).has("id"), "every cell gets an id (nbformat 4.5)");
     }
 
@@ -68,5 +68,90 @@ class NotebookRunnerTest {
         assertThrows(IllegalArgumentException.class, () -> NotebookRunner.run(withParams, dir, Map.of("not valid", "1")));
         Path notNb = Files.writeString(dir.resolve("x.ipynb"), "{\"hello\": 1}");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> NotebookRunner.run(notNb, dir, Map.of())).getMessage().contains("not a Jupyter notebook"));
+    }
+
+    @Test
+    void outPointingAtTheInputsFolderNeverOverwritesItAndParametersAreInjectedOnce(@TempDir Path dir) throws Exception {
+        Path nb = notebook(dir, "p.ipynb", "#params\nint tokens = 1;\nString model = \"m\";\ndouble f = 0.5;", "tokens * 2");
+        String source = Files.readString(nb);
+        NotebookRunner.Result r = NotebookRunner.run(nb, dir, Map.of("tokens", "256"));
+        assertTrue(r.ok(), r.summary());
+        assertEquals(source, Files.readString(nb), "the input is untouched");
+        assertEquals(dir.resolve("p.out.ipynb"), r.executed());
+        // Running the executed notebook again replaces its injected cell instead of stacking a second one.
+        NotebookRunner.Result again = NotebookRunner.run(r.executed(), dir.resolve("o2"), Map.of("tokens", "\"300\"", "model", "\"llama\"", "f", "2"));
+        assertTrue(again.ok(), again.summary());
+        JsonNode cells = Json.MAPPER.readTree(again.executed().toFile()).get("cells");
+        int injected = 0;
+        for (JsonNode c : cells) if (c.path("id").asText().equals("injected-parameters")) injected++;
+        assertEquals(1, injected);
+        String src = cells.get(1).get("source").asText();
+        assertTrue(src.contains("tokens = 300;") && src.contains("model = \"llama\";") && src.contains("f = 2.0;"), src);
+        assertEquals("600", cells.get(2).get("outputs").get(0).get("data").get("text/plain").asText());
+    }
+
+    @Test
+    void parameterValuesMustFitTheDeclaredType(@TempDir Path dir) throws Exception {
+        Path nb = notebook(dir, "t.ipynb", "#params\nint tokens = 1;", "tokens");
+        var e = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.run(nb, dir.resolve("o"), Map.of("tokens", "many")));
+        assertTrue(e.getMessage().contains("tokens") && e.getMessage().contains("int"), e.getMessage());
+        var undeclared = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.run(nb, dir.resolve("o"), Map.of("tokenz", "1")));
+        assertTrue(undeclared.getMessage().contains("tokenz") && undeclared.getMessage().contains("[tokens]"), undeclared.getMessage());
+    }
+
+    @Test
+    void malformedCellsAreNamedByFileAndIndex(@TempDir Path dir) throws Exception {
+        Path nb = Files.writeString(dir.resolve("five.ipynb"), "{\"cells\": [{\"cell_type\": \"code\", \"source\": \"1\"}, 5]}");
+        var e = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.run(nb, dir.resolve("o"), Map.of()));
+        assertTrue(e.getMessage().contains("five.ipynb") && e.getMessage().contains("cell 1"), e.getMessage());
+    }
+
+    @Test
+    void exitInACellFailsTheNotebookAndTheJvmGoesOn(@TempDir Path dir) throws Exception {
+        Path nb = notebook(dir, "exit.ipynb", "int a = 1;", "System.exit(0);", "a + 1");
+        NotebookRunner.Result r = NotebookRunner.run(nb, dir.resolve("out"), Map.of());
+        assertFalse(r.ok());
+        assertEquals(1, r.failedCell());
+        assertTrue(r.error().contains("System.exit is not allowed in a cell"), r.error());
+    }
+
+    @Test
+    void aRunawayCellIsStoppedByTheCellTimeoutAndMarked(@TempDir Path dir) throws Exception {
+        Path nb = notebook(dir, "loop.ipynb", "System.out.println(\"before\");", "long n = 0; while (true) { n++; }", "1");
+        long t0 = System.nanoTime();
+        NotebookRunner.Result r = NotebookRunner.prepare(nb, dir.resolve("out"), Map.of()).execute(2);
+        assertTrue((System.nanoTime() - t0) / 1e9 < 30);
+        assertFalse(r.ok());
+        assertEquals(1, r.failedCell());
+        assertTrue(r.error().contains("cell timeout of 2 s"), r.error());
+        JsonNode cells = Json.MAPPER.readTree(r.executed().toFile()).get("cells");
+        assertEquals("before\n", cells.get(0).get("outputs").get(0).get("text").asText());
+        assertEquals("stopped", cells.get(1).get("metadata").get("gluelab").get("status").asText());
+    }
+
+    @Test
+    void aStopFromAnotherThreadWritesThePartialNotebook(@TempDir Path dir) throws Exception {
+        Path started = dir.resolve("started");
+        Path nb = notebook(dir, "sig.ipynb", "int a = 41;", "Files.writeString(Path.of(" + Json.MAPPER.writeValueAsString(started.toString()) + "), \"\");\nThread.sleep(600_000);", "a + 1");
+        NotebookRunner run = NotebookRunner.prepare(nb, dir.resolve("out"), Map.of());
+        Thread signal = new Thread(() -> {
+            try {
+                while (!Files.exists(started)) Thread.sleep(50);
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                return;
+            }
+            run.stop("stopped by SIGTERM while this cell ran", "SIGTERM", 143);
+        });
+        signal.start();
+        NotebookRunner.Result r = run.execute(0);
+        signal.join();
+        assertFalse(r.ok());
+        assertEquals("SIGTERM", r.stoppedBy());
+        JsonNode cells = Json.MAPPER.readTree(r.executed().toFile()).get("cells");
+        assertEquals(1, cells.get(0).get("execution_count").asInt());
+        assertEquals("stopped", cells.get(1).path("metadata").path("gluelab").path("status").asText(), cells.toString());
+        assertTrue(cells.get(1).get("outputs").toString().contains("SIGTERM"));
+        assertEquals(0, cells.get(2).get("outputs").size());
     }
 }

@@ -55,10 +55,7 @@ class SignatureTest {
     void unsignedAndBadlySignedRequestsNeverRun(@TempDir Path dir) throws Exception {
         Path marker = dir.resolve("MARKER");
         var props = new KernelConnectionProperties("127.0.0.1", freePort(), freePort(), freePort(), freePort(), freePort(), "tcp", "hmac-sha256", KEY);
-        GluelabKernel kernel = new GluelabKernel();
-        GluelabConnection connection = new GluelabConnection(props);
-        kernel.becomeHandlerForConnection(connection);
-        connection.connect();
+        GluelabConnection connection = KernelMain.serve(props).connection();
         try (ZContext ctx = new ZContext()) {
             ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
             shell.connect("tcp://127.0.0.1:" + props.getShellPort());
@@ -88,6 +85,66 @@ class SignatureTest {
             assertTrue(reply.contains("\"status\":\"ok\""), reply);
         } finally {
             connection.close();
+        }
+    }
+
+    @Test
+    void aValidlySignedMessageReplayedIsDroppedAndQueuedRequestsAreAbortedAfterAnError(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("runs.txt");
+        var props = new KernelConnectionProperties("127.0.0.1", freePort(), freePort(), freePort(), freePort(), freePort(), "tcp", "hmac-sha256", KEY);
+        GluelabConnection connection = KernelMain.serve(props).connection();
+        try (ZContext ctx = new ZContext()) {
+            ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
+            shell.connect("tcp://127.0.0.1:" + props.getShellPort());
+            shell.setReceiveTimeOut(60_000);
+            String append = "java.nio.file.Files.writeString(java.nio.file.Path.of(" + com.fasterxml.jackson.databind.node.TextNode.valueOf(log.toString())
+                    + "), \"x\", java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);";
+            byte[][] once = message("execute_request", execute(append, true), KEY);
+            send(shell, once);
+            assertEquals("ok", replyStatus(shell));
+            send(shell, once);
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (connection.shellChannel().replayedMessages() < 1 && System.nanoTime() < deadline) Thread.sleep(50);
+            assertEquals(1, connection.shellChannel().replayedMessages());
+            assertEquals("x", Files.readString(log), "the replayed request did not run again");
+
+            // Run All: a failing cell that asks to stop on error, then two queued cells.
+            send(shell, message("execute_request", execute("Thread.sleep(1500); throw new IllegalStateException(\"planned\");", true), KEY));
+            send(shell, message("execute_request", execute(append, true), KEY));
+            send(shell, message("execute_request", execute(append, true), KEY));
+            assertEquals("error", replyStatus(shell));
+            assertEquals("aborted", replyStatus(shell));
+            assertEquals("aborted", replyStatus(shell));
+            assertEquals("x", Files.readString(log), "queued cells after the error did not run");
+            send(shell, message("execute_request", execute(append, true), KEY));
+            assertEquals("ok", replyStatus(shell), "the next request after the abort runs");
+            assertEquals("xx", Files.readString(log));
+        } finally {
+            connection.close();
+        }
+    }
+
+    static String execute(String code, boolean stopOnError) throws Exception {
+        var c = gluelab.files.Json.MAPPER.createObjectNode().put("code", code).put("silent", false).put("store_history", true).put("allow_stdin", false)
+                .put("stop_on_error", stopOnError);
+        c.putObject("user_expressions");
+        return c.toString();
+    }
+
+    /** The status of the next execute_reply on the socket. */
+    static String replyStatus(ZMQ.Socket shell) {
+        while (true) {
+            byte[] frame = shell.recv();
+            assertNotNull(frame, "no reply");
+            String s = new String(frame, StandardCharsets.UTF_8);
+            if (!s.contains("\"execute_reply\"")) continue;
+            shell.recv(); // parent header
+            shell.recv(); // metadata
+            String content = new String(shell.recv(), StandardCharsets.UTF_8);
+            while (shell.hasReceiveMore()) shell.recv();
+            var m = java.util.regex.Pattern.compile("\"status\"\\s*:\\s*\"(\\w+)\"").matcher(content);
+            assertTrue(m.find(), content);
+            return m.group(1);
         }
     }
 }

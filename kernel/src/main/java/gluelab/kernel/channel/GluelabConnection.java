@@ -22,8 +22,9 @@ public final class GluelabConnection extends JupyterConnection {
         this.props = props;
         ZMQ.Context ctx = context();
         var hmac = props.createHMACGenerator();
-        safeShell = new SafeShellChannel(ctx, hmac, false, this);
-        safeControl = new SafeShellChannel(ctx, hmac, true, this);
+        SeenMessages seen = new SeenMessages(SeenMessages.DEFAULT_CAPACITY);
+        safeShell = new SafeShellChannel(ctx, hmac, false, this, seen);
+        safeControl = new SafeShellChannel(ctx, hmac, true, this, seen);
     }
 
     private ZMQ.Context context() throws ReflectiveOperationException {
@@ -38,13 +39,24 @@ public final class GluelabConnection extends JupyterConnection {
 
     @Override public void connect() {
         if (connected) return;
-        heartbeat.bind(props);
-        safeShell.bind(props);
-        safeControl.bind(props);
-        stdin.bind(props);
-        iopub.bind(props);
+        bind("hb_port", props.getHbPort(), () -> heartbeat.bind(props));
+        bind("shell_port", props.getShellPort(), () -> safeShell.bind(props));
+        bind("control_port", props.getControlPort(), () -> safeControl.bind(props));
+        bind("stdin_port", props.getStdinPort(), () -> stdin.bind(props));
+        bind("iopub_port", props.getIopubPort(), () -> iopub.bind(props));
         getIOPub().sendMessage(new Message<>(null, PublishStatus.MESSAGE_TYPE, PublishStatus.STARTING));
         connected = true;
+    }
+
+    /** A port that cannot be bound (in use, a bad address) is named by its connection-file field. */
+    private void bind(String field, int port, Runnable bind) {
+        try {
+            bind.run();
+        } catch (RuntimeException e) {
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            if (e instanceof org.zeromq.ZMQException z && z.getErrorCode() == ZMQ.Error.EADDRINUSE.getCode()) why = "the address is already in use";
+            throw new IllegalStateException("cannot bind " + field + " " + port + " on " + props.getTransport() + "://" + props.getIp() + ": " + why, e);
+        }
     }
 
     @Override public void close() {

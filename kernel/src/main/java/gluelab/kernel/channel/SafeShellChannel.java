@@ -6,16 +6,25 @@ import org.dflib.jjava.jupyter.channels.ShellHandler;
 import org.dflib.jjava.jupyter.channels.ShellReplyEnvironment;
 import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
 import org.dflib.jjava.jupyter.messages.HMACGenerator;
+import org.dflib.jjava.jupyter.messages.ContentType;
 import org.dflib.jjava.jupyter.messages.Message;
+import org.dflib.jjava.jupyter.messages.MessageType;
+import org.dflib.jjava.jupyter.messages.ReplyType;
+import org.dflib.jjava.jupyter.messages.request.ExecuteRequest;
 import org.zeromq.ZMQ;
 
+import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * A shell (or control) channel that blocks on its socket instead of sleeping between polls (jjava's
  * loop sleeps 50 ms), and that drops and logs a message with a missing or wrong HMAC signature
- * instead of letting the exception end the channel's thread. Nothing unsigned is ever executed.
+ * instead of letting the exception end the channel's thread. Nothing unsigned is ever executed,
+ * and nothing signed twice: a replayed message (one whose signed header was seen before) is
+ * dropped, as Jupyter's own Session does with its digest history. After a failed execute request
+ * that asked to stop on error, the execute requests already queued are answered "aborted"
+ * without running, as ipykernel does.
  */
 public final class SafeShellChannel extends ShellChannel {
     private static final Logger LOG = Logger.getLogger(SafeShellChannel.class.getName());
@@ -24,15 +33,25 @@ public final class SafeShellChannel extends ShellChannel {
     private final JupyterConnection connection;
     private volatile boolean running;
     private Thread thread;
-    private volatile int rejected;
+    private volatile int rejected, replayed, aborted;
+    private final SeenMessages seen;
+    private volatile BooleanSupplier abortQueued = () -> false;
 
-    public SafeShellChannel(ZMQ.Context ctx, HMACGenerator hmac, boolean control, JupyterConnection connection) {
+    public SafeShellChannel(ZMQ.Context ctx, HMACGenerator hmac, boolean control, JupyterConnection connection, SeenMessages seen) {
         super(ctx, hmac, control, connection);
         this.control = control;
         this.connection = connection;
+        this.seen = seen;
     }
 
     public int rejectedMessages() { return rejected; }
+
+    public int replayedMessages() { return replayed; }
+
+    public int abortedRequests() { return aborted; }
+
+    /** Asked after each request; true means: answer the queued execute requests "aborted". */
+    public void abortQueuedWhen(BooleanSupplier abort) { abortQueued = abort; }
 
     @Override @SuppressWarnings({"unchecked", "rawtypes"})
     public void bind(KernelConnectionProperties props) {
@@ -57,6 +76,11 @@ public final class SafeShellChannel extends ShellChannel {
                     continue;
                 }
                 if (message == null) continue;
+                if (!seen.firstTime(message.getHeader())) {
+                    replayed++;
+                    LOG.warning("dropped a replayed message (" + message.getHeader().getType().getName() + " " + message.getHeader().getId() + ") on the " + (control ? "control" : "shell") + " channel");
+                    continue;
+                }
                 ShellHandler handler = connection.getHandler(message.getHeader().getType());
                 if (handler == null) {
                     LOG.fine("no handler for " + message.getHeader().getType().getName());
@@ -73,11 +97,58 @@ public final class SafeShellChannel extends ShellChannel {
                 if (env.isMarkedForShutdown()) {
                     running = false;
                     connection.close();
+                } else if (!control && abortQueued.getAsBoolean()) {
+                    abortPending(poller);
                 }
             }
         }, control ? "gluelab-control" : "gluelab-shell");
         thread.setDaemon(false);
         thread.start();
+    }
+
+    /**
+     * Answers the execute requests waiting on the socket "aborted"; other requests are handled as
+     * usual. The queue is read to its end before any reply goes out, so a request a client sends
+     * after seeing the replies is never caught in the abort.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void abortPending(ZMQ.Poller poller) {
+        java.util.List<Message<?>> queued = new java.util.ArrayList<>();
+        while (running && poller.poll(0) > 0) {
+            try {
+                Message<?> message = readMessage();
+                if (message != null && seen.firstTime(message.getHeader())) queued.add(message);
+            } catch (RuntimeException e) {
+                rejected++;
+                LOG.warning("dropped an unreadable or badly signed message while aborting: " + e.getMessage());
+            }
+        }
+        for (Message<?> message : queued) {
+            ShellReplyEnvironment env = connection.prepareReplyEnv(this, message);
+            try {
+                if (message.getHeader().getType() == ExecuteRequest.MESSAGE_TYPE) {
+                    aborted++;
+                    env.setBusyDeferIdle();
+                    env.reply(new AbortedReply());
+                } else {
+                    ShellHandler handler = connection.getHandler(message.getHeader().getType());
+                    if (handler != null) handler.handle(env, message);
+                }
+            } catch (Exception e) {
+                LOG.log(Level.WARNING, "handling " + message.getHeader().getType().getName() + " failed", e);
+            } finally {
+                env.resolveDeferrals();
+            }
+        }
+    }
+
+    /** The content of an execute_reply for a request that was not run. */
+    static final class AbortedReply implements ContentType<AbortedReply>, ReplyType<ExecuteRequest> {
+        @SuppressWarnings("unused") private final String status = "aborted";
+
+        @Override @SuppressWarnings({"unchecked", "rawtypes"}) public MessageType<AbortedReply> getType() { return (MessageType) ExecuteRequest.REPLY_MESSAGE_TYPE; }
+
+        @Override public MessageType<ExecuteRequest> getRequestType() { return ExecuteRequest.MESSAGE_TYPE; }
     }
 
     /** The thread that runs cells (the shell's), for interrupts. */

@@ -28,6 +28,9 @@ public final class Renderers {
     private Renderers() {}
 
     public static void install(Renderer r) {
+        RecordCards.install(r);
+        card(r, gluelab.lab.Gluelab.class, lab -> "Lab on " + lab.facts().kind() + ":" + lab.facts().ordinal() + " (" + lab.facts().name() + ")",
+                lab -> deviceLine(lab.facts()) + gluelab.device.Devices.autoFallback().map(w -> "; device auto chose the CPU: " + w).orElse(""));
         r.createRegistration(Table.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN)
                 .register((t, ctx) -> {
                     ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(t));
@@ -41,9 +44,8 @@ public final class Renderers {
                     ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> "chart: " + ((Chart<?, ?>) c).getTitle());
                 });
         card(r, Calibration.class, c -> "Calibration of " + c.deviceName(), Calibration::describe);
-        card(r, DeviceFacts.class, f -> "Device " + f.kind() + ":" + f.ordinal(), f -> String.format("%s, %.1f GiB, last-level cache %d MiB, %d cores%s; %s, %s",
-                f.name(), f.memoryBytes() / 1073741824.0, f.lastLevelCacheBytes() >> 20, f.cores(),
-                f.theoreticalBandwidth() > 0 ? String.format(", theoretical %.0f GB/s", f.theoreticalBandwidth() / 1e9) : "", f.driverVersion(), f.runtimeVersion()));
+        card(r, DeviceFacts.class, f -> "Device " + f.kind() + ":" + f.ordinal(),
+                f -> deviceLine(f) + (f.kind().equals("cpu") ? gluelab.device.Devices.autoFallback().map(w -> "; device auto chose the CPU: " + w).orElse("") : ""));
         card(r, Floor.class, f -> "Floor of " + f.name() + " " + f.pass().id() + " at " + f.tokens() + " tokens",
                 f -> String.format("%d bytes, %d FLOPs: ideal %.1f us (%s-bound) at %.0f GB/s", f.bytes(), f.flops(), f.idealSeconds() * 1e6, f.bound(), f.bandwidth() / 1e9));
         r.createRegistration(Ranking.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN).register((k, ctx) -> {
@@ -60,6 +62,21 @@ public final class Renderers {
         card(r, gluelab.compilelog.GraphBudget.class, b -> "Graph budget", b -> "<pre>" + escape(gluelab.compilelog.BudgetText.text(b)) + "</pre>");
         card(r, TraceSummary.class, s -> "Trace " + java.nio.file.Path.of(s.file()).getFileName(), s -> "<pre>" + escape(TraceText.summary(s, 15)) + "</pre>");
         card(r, TraceDiff.class, d -> "Trace diff", d -> "<pre>" + escape(TraceText.diff(d, 15)) + "</pre>");
+    }
+
+    static String deviceLine(DeviceFacts f) {
+        return String.format("%s, %.1f GiB, last-level cache %d MiB, %d cores%s; %s, %s",
+                f.name(), f.memoryBytes() / 1073741824.0, f.lastLevelCacheBytes() >> 20, f.cores(),
+                f.theoreticalBandwidth() > 0 ? String.format(", theoretical %.0f GB/s", f.theoreticalBandwidth() / 1e9) : "", f.driverVersion(), f.runtimeVersion());
+    }
+
+    /** A cell as text, floating-point numbers rounded (tablesaw prints every digit of a double). */
+    static String cell(tech.tablesaw.columns.Column<?> c, int row) {
+        if (c instanceof tech.tablesaw.api.NumberColumn<?, ?> n && !(c instanceof tech.tablesaw.api.IntColumn) && !(c instanceof tech.tablesaw.api.LongColumn)
+                && !(c instanceof tech.tablesaw.api.ShortColumn) && !n.isMissing(row)) {
+            return Numbers.format(n.getDouble(row));
+        }
+        return c.getString(row);
     }
 
     private static <T> void card(Renderer r, Class<T> type, java.util.function.Function<T, String> title, java.util.function.Function<T, String> body) {
@@ -83,7 +100,7 @@ public final class Renderers {
         Table h = head(t);
         for (int r = 0; r < h.rowCount(); r++) {
             sb.append("<tr>");
-            for (int c = 0; c < h.columnCount(); c++) sb.append("<td>").append(escape(h.column(c).getString(r))).append("</td>");
+            for (int c = 0; c < h.columnCount(); c++) sb.append("<td>").append(escape(cell(h.column(c), r))).append("</td>");
             sb.append("</tr>");
         }
         sb.append("</tbody></table>");

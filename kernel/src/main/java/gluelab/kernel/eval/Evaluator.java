@@ -31,6 +31,7 @@ public final class Evaluator implements AutoCloseable {
             if (!entry.isBlank()) shell.addToClasspath(entry);
         }
         for (String s : STARTUP) shell.eval(s);
+        ApiDocs.install();
         compactor = new ShellCompactor(shell);
     }
 
@@ -138,16 +139,43 @@ public final class Evaluator implements AutoCloseable {
         return s.stream().map(SourceCodeAnalysis.Suggestion::continuation).distinct().collect(Collectors.toList());
     }
 
-    /** Signature and javadoc of the expression at the cursor, or null. */
+    /**
+     * Signature(s) and Javadoc summary of what is at the cursor (Shift-Tab), or null: the cursor may be
+     * anywhere in a name, before or after its "(" (a method's overloads are all listed); a session
+     * variable also shows its value.
+     */
     public String inspect(String code, int cursor) {
-        List<SourceCodeAnalysis.Documentation> docs = shell.sourceCodeAnalysis().documentation(code, cursor, true);
+        int at = Math.max(0, Math.min(cursor, code.length()));
+        int end = at;
+        while (end < code.length() && Character.isJavaIdentifierPart(code.charAt(end))) end++;
+        List<SourceCodeAnalysis.Documentation> docs = shell.sourceCodeAnalysis().documentation(code, end, true);
+        if (docs.isEmpty() && end > 0 && Character.isJavaIdentifierPart(code.charAt(end - 1))) {
+            // A method name without its "(": ask as if the call were open.
+            docs = shell.sourceCodeAnalysis().documentation(code.substring(0, end) + "(", end + 1, true);
+        }
         if (docs.isEmpty()) return null;
         StringBuilder sb = new StringBuilder();
         for (SourceCodeAnalysis.Documentation d : docs) {
-            sb.append(d.signature()).append('\n');
-            if (d.javadoc() != null && !d.javadoc().isBlank()) sb.append(d.javadoc().strip()).append('\n');
+            sb.append(d.signature());
+            String value = variableValue(d.signature());
+            if (value != null) sb.append(" = ").append(value);
+            sb.append('\n');
+            String summary = Javadoc.summary(d.javadoc());
+            if (!summary.isEmpty()) sb.append("    ").append(summary).append('\n');
         }
         return sb.toString().strip();
+    }
+
+    /** For JShell's "name:type" signature of a session variable, its current value as text. */
+    private String variableValue(String signature) {
+        int colon = signature.indexOf(':');
+        if (colon <= 0 || !signature.substring(0, colon).matches("[A-Za-z_$][\\w$]*")) return null;
+        String name = signature.substring(0, colon);
+        return shell.variables().filter(v -> v.name().equals(name) && shell.status(v).isActive()).reduce((a, b) -> b)
+                .map(v -> {
+                    String text = shell.varValue(v);
+                    return text.length() > 200 ? text.substring(0, 200) + "..." : text;
+                }).orElse(null);
     }
 
     /** "complete", "incomplete" or "invalid" for the whole cell. */

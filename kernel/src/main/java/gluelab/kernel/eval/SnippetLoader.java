@@ -50,7 +50,7 @@ final class SnippetLoader implements LoaderDelegate {
         try {
             boolean oneShot = isOneShot(cbcs);
             BytesLoader into = oneShot ? new BytesLoader(declarations) : declarations;
-            for (ClassBytecodes c : cbcs) into.declare(c.name(), oneShot ? c.bytecodes() : widened(c.bytecodes()));
+            for (ClassBytecodes c : cbcs) into.declare(c.name(), ExitGuard.guarded(oneShot ? c.bytecodes() : widened(c.bytecodes())));
             for (int i = 0; i < cbcs.length; i++) {
                 Class<?> c = into.loadClass(cbcs[i].name());
                 if (oneShot) oneShots.put(cbcs[i].name(), c);
@@ -131,7 +131,8 @@ final class SnippetLoader implements LoaderDelegate {
     /**
      * Defines classes from bytes handed to it, once each, then drops the bytes. Names in package
      * {@code REPL} are never passed to the application class loader, which would keep a lock
-     * object for each of them for good (one per cell).
+     * object for each of them for good (one per cell). Classes from added classpath entries are
+     * defined here too, with their exit calls guarded ({@link ExitGuard}).
      */
     private static final class BytesLoader extends URLClassLoader {
         private static final String REPL = "REPL.";
@@ -154,5 +155,35 @@ final class SnippetLoader implements LoaderDelegate {
         }
 
         @Override protected void addURL(URL url) { super.addURL(url); }
+
+        @Override protected Class<?> findClass(String name) throws ClassNotFoundException {
+            URL url = findResource(name.replace('.', '/') + ".class");
+            if (url == null) throw new ClassNotFoundException(name);
+            byte[] bytes;
+            try (var in = url.openStream()) {
+                bytes = ExitGuard.guarded(in.readAllBytes());
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                throw new ClassNotFoundException("cannot read " + url + ": " + e.getMessage(), e);
+            }
+            int dot = name.lastIndexOf('.');
+            if (dot > 0 && getDefinedPackage(name.substring(0, dot)) == null) {
+                try {
+                    definePackage(name.substring(0, dot), null, null, null, null, null, null, null);
+                } catch (IllegalArgumentException alreadyDefined) {
+                    // another thread defined it first
+                }
+            }
+            return defineClass(name, bytes, 0, bytes.length, new java.security.CodeSource(codeBase(url), (java.security.CodeSigner[]) null));
+        }
+
+        /** The jar or folder a class resource came from. */
+        private static URL codeBase(URL classUrl) {
+            try {
+                if (classUrl.getProtocol().equals("jar")) return java.net.URI.create(classUrl.getPath().substring(0, classUrl.getPath().indexOf("!/"))).toURL();
+            } catch (MalformedURLException | RuntimeException e) {
+                return classUrl;
+            }
+            return classUrl;
+        }
     }
 }

@@ -5,6 +5,8 @@ package gluelab.kernel.eval;
  * to put the user's frames (the snippet wrappers) first and drop the evaluator's own frames.
  */
 public final class UserCodeError extends RuntimeException {
+    private final int line;
+
     public UserCodeError(Throwable cause, int snippetLine) {
         super(cause.getClass().getName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()) + " (cell line " + snippetLine + ")", cause, false, true);
         StackTraceElement[] frames = cause.getStackTrace();
@@ -17,5 +19,9 @@ public final class UserCodeError extends RuntimeException {
             }
         }
         setStackTrace(java.util.Arrays.copyOf(frames, keep));
+        line = snippetLine;
     }
+
+    /** The cell line of the snippet that threw. */
+    public int line() { return line; }
 }

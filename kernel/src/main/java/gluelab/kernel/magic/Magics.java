@@ -32,4 +32,24 @@ public final class Magics {
         if (any || !cur.isEmpty()) out.add(cur.toString());
         return out;
     }
+
+    /** A path, or a glob in its last part ({@code lib/*.jar}), as the files it names; none found is an error naming the pattern. */
+    public static List<java.nio.file.Path> globbed(String pattern) {
+        java.nio.file.Path p = java.nio.file.Path.of(pattern);
+        String last = p.getFileName() == null ? "" : p.getFileName().toString();
+        if (!last.contains("*") && !last.contains("?")) {
+            if (!java.nio.file.Files.exists(p)) throw new IllegalArgumentException("no such jar or folder: " + pattern);
+            return List.of(p);
+        }
+        java.nio.file.Path dir = p.getParent() == null ? java.nio.file.Path.of(".") : p.getParent();
+        var matcher = dir.getFileSystem().getPathMatcher("glob:" + last);
+        List<java.nio.file.Path> out = new ArrayList<>();
+        try (var s = java.nio.file.Files.list(dir)) {
+            s.filter(f -> matcher.matches(f.getFileName())).sorted().forEach(out::add);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot list " + dir + " for " + pattern + ": " + e.getMessage(), e);
+        }
+        if (out.isEmpty()) throw new IllegalArgumentException("no files match " + pattern);
+        return out;
+    }
 }

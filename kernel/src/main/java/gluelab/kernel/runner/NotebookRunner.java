@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import gluelab.kernel.CellRunner;
 import gluelab.kernel.Session;
 import gluelab.kernel.display.Renderers;
-import gluelab.kernel.eval.CompileError;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.files.AtomicFiles;
 import gluelab.files.Json;
@@ -17,107 +16,228 @@ import org.dflib.jjava.jupyter.kernel.display.mime.MIMEType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.*;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Executes a notebook's code cells in order in a fresh evaluator and writes the executed notebook
- * (nbformat 4.5: outputs, execution counts, cell ids). A cell tagged "parameters" is followed by
- * an injected cell assigning the given values, as papermill does. Stops at the first failing cell,
- * still writing what ran, and says which notebook, cell and error.
+ * (nbformat 4.5: outputs, execution counts, cell ids) next to, never over, the input. Parameters are
+ * injected as papermill does ({@link Parameters}). Stops at the first failing cell, at a cell that
+ * runs past the cell timeout, or when {@link #stop} is called (SIGINT/SIGTERM), still writing what
+ * ran with the stopped cell marked, and says which notebook, cell and error.
  */
 public final class NotebookRunner {
-    /** The outcome of one notebook. */
-    public record Result(Path notebook, Path executed, boolean ok, int failedCell, String error, int cells) {
+    /** The default cell timeout: generous, for long benchmarks on a slow machine. */
+    public static final long DEFAULT_CELL_TIMEOUT_S = 3600;
+    /** How long a stopped cell gets to end before the partial notebook is written without it. */
+    static final long STOP_GRACE_MS = 10_000;
+
+    /** The outcome of one notebook; {@code stoppedBy} names the signal that ended the run, else null. */
+    public record Result(Path notebook, Path executed, boolean ok, int failedCell, String error, int cells, String stoppedBy) {
         public String summary() {
-            return ok ? "ok: " + notebook + " (" + cells + " code cells) -> " + executed
-                    : "FAILED: " + notebook + ", cell " + failedCell + ": " + error + " (partial output in " + executed + ")";
+            if (ok) return "ok: " + notebook + " (" + cells + " code cells) -> " + executed;
+            String where = failedCell >= 0 ? ", cell " + failedCell : ", between cells";
+            return (stoppedBy != null ? "STOPPED: " : "FAILED: ") + notebook + where + ": " + error + " (partial output in " + executed + ")";
         }
     }
 
     static final List<MIMEType> TYPES = List.of(MIMEType.TEXT_PLAIN, MIMEType.TEXT_HTML, MIMEType.TEXT_MARKDOWN, MIMEType.IMAGE_PNG,
             MIMEType.IMAGE_SVG, MIMEType.APPLICATION_JSON);
 
-    private NotebookRunner() {}
+    private final Path notebook, executed;
+    private final ObjectNode nb;
+    private final ArrayNode cells;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile Evaluator evaluator;
+    private volatile Thread runnerThread;
+    private volatile String stopReason;
+    private volatile int current = -1;
+    private volatile boolean finished, inCell;
 
+    private NotebookRunner(Path notebook, Path executed, ObjectNode nb) {
+        this.notebook = notebook;
+        this.executed = executed;
+        this.nb = nb;
+        this.cells = (ArrayNode) nb.get("cells");
+    }
+
+    /** Runs with the default cell timeout. */
     public static Result run(Path notebook, Path outDir, Map<String, String> parameters) {
-        ObjectNode nb = read(notebook);
-        ArrayNode cells = (ArrayNode) nb.withArray("cells");
-        injectParameters(cells, parameters, notebook);
+        return prepare(notebook, outDir, parameters).execute(DEFAULT_CELL_TIMEOUT_S);
+    }
+
+    /** Reads and checks the notebook and injects the parameters; every error here names the file and comes before any cell runs. */
+    public static NotebookRunner prepare(Path notebook, Path outDir, Map<String, String> parameters) {
+        ObjectNode nb = NotebookFiles.read(notebook);
+        Parameters.inject((ArrayNode) nb.get("cells"), parameters, notebook);
+        return new NotebookRunner(notebook, NotebookFiles.executedPath(notebook, outDir), nb);
+    }
+
+    /** Where the executed notebook goes. */
+    public Path executed() { return executed; }
+
+    /** Executes every code cell; a cell running longer than {@code cellTimeoutSeconds} (0: no limit) is stopped and the run fails there. */
+    public Result execute(long cellTimeoutSeconds) {
+        if (cellTimeoutSeconds < 0) throw new IllegalArgumentException("--cell-timeout must be 0 (none) or a number of seconds, not " + cellTimeoutSeconds);
+        runnerThread = Thread.currentThread();
+        Thread exitHook = new Thread(this::writeOnUnexpectedExit, "gluelab-run-exit");
+        Runtime.getRuntime().addShutdownHook(exitHook);
+        ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gluelab-cell-timeout");
+            t.setDaemon(true);
+            return t;
+        });
         Renderer renderer = new Renderer();
         Renderers.install(renderer);
         Session.reset();
-        Path executed = outDir.resolve(notebook.getFileName());
         int count = 0, failed = -1;
         String error = null;
         PrintStream oldOut = System.out, oldErr = System.err;
-        try (Evaluator evaluator = new Evaluator()) {
-            CellRunner runner = new CellRunner(evaluator);
-            for (int i = 0; i < cells.size(); i++) {
+        try (Evaluator ev = new Evaluator()) {
+            evaluator = ev;
+            CellRunner runner = new CellRunner(ev);
+            for (int i = 0; i < cells.size() && stopReason == null; i++) {
                 ObjectNode cell = (ObjectNode) cells.get(i);
                 if (!cell.hasNonNull("id")) cell.put("id", "cell-" + i);
                 if (!"code".equals(cell.path("cell_type").asText())) continue;
                 count++;
-                ArrayNode outputs = cell.putArray("outputs");
-                cell.put("execution_count", count);
                 ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
                 List<DisplayData> displays = new ArrayList<>();
                 Session.displaySink(o -> displays.add(Renderers.render(renderer, o)));
+                synchronized (nb) {
+                    if (stopReason != null) break;
+                    current = i;
+                    cell.putArray("outputs");
+                    cell.put("execution_count", count);
+                    inCell = true;
+                }
                 System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
                 System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
                 Object value = null;
                 Exception failure = null;
+                ScheduledFuture<?> timer = cellTimeoutSeconds == 0 ? null
+                        : watchdog.schedule(() -> stop("the cell ran past the cell timeout of " + cellTimeoutSeconds + " s (--cell-timeout; 0 = none)", null, 1),
+                        cellTimeoutSeconds, TimeUnit.SECONDS);
                 try {
                     value = runner.run(source(cell));
                 } catch (Exception e) {
                     failure = e;
                 } finally {
+                    synchronized (nb) {
+                        inCell = false;
+                    }
+                    if (timer != null) timer.cancel(false);
                     System.setOut(oldOut);
                     System.setErr(oldErr);
+                    Thread.interrupted();
                 }
-                stream(outputs, "stdout", out);
-                stream(outputs, "stderr", err);
-                for (DisplayData d : displays) data(outputs.addObject().put("output_type", "display_data"), d);
-                if (failure != null) {
-                    ObjectNode e = outputs.addObject().put("output_type", "error").put("ename", failure.getClass().getSimpleName())
-                            .put("evalue", String.valueOf(failure.getMessage()));
-                    ArrayNode tb = e.putArray("traceback");
-                    traceback(failure).forEach(tb::add);
-                    failed = i;
-                    error = failure.getClass().getSimpleName() + ": " + failure.getMessage();
-                    break;
-                }
-                if (value != null) {
-                    ObjectNode r = outputs.addObject().put("output_type", "execute_result").put("execution_count", count);
-                    data(r, Renderers.render(renderer, value));
+                synchronized (nb) {
+                    ArrayNode outputs = (ArrayNode) cell.get("outputs");
+                    CellOutputs.stream(outputs, "stdout", out);
+                    CellOutputs.stream(outputs, "stderr", err);
+                    for (DisplayData d : displays) CellOutputs.data(outputs.addObject().put("output_type", "display_data"), d);
+                    if (stopReason != null) {
+                        CellOutputs.stopped(cell, stopReason);
+                        failed = i;
+                        error = stopReason;
+                        break;
+                    }
+                    if (failure != null) {
+                        CellOutputs.error(outputs, failure);
+                        failed = i;
+                        error = CellOutputs.oneLine(failure);
+                        break;
+                    }
+                    if (value != null) {
+                        ObjectNode r = outputs.addObject().put("output_type", "execute_result").put("execution_count", count);
+                        CellOutputs.data(r, Renderers.render(renderer, value));
+                    }
                 }
             }
         } finally {
+            watchdog.shutdownNow();
             System.setOut(oldOut);
             System.setErr(oldErr);
             Session.displaySink(null);
             Session.reset();
+            evaluator = null;
         }
+        synchronized (nb) {
+            write();
+            finished = true;
+        }
+        done.countDown();
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is already on its way out; the notebook is written
+        }
+        if (stopReason != null && error == null) error = stopReason;
+        return new Result(notebook, executed, failed < 0 && stopReason == null, failed, error, count, stopReason == null ? null : signal);
+    }
+
+    private volatile String signal;
+
+    /**
+     * Stops the run from another thread (a signal handler, the cell timeout): the running cell is
+     * stopped and marked, the partial notebook written. If the cell does not end within
+     * {@link #STOP_GRACE_MS}, the partial notebook is written from here and, for a signal, the JVM
+     * halts with {@code exitStatus}.
+     */
+    public void stop(String reason, String signalName, int exitStatus) {
+        if (finished) return;
+        synchronized (nb) {
+            if (stopReason != null) return;
+            signal = signalName;
+            stopReason = reason;
+            // Only a running cell is stopped: an interrupt while JShell starts would break its compiler.
+            if (inCell) {
+                Evaluator ev = evaluator;
+                if (ev != null) ev.stop();
+                Thread t = runnerThread;
+                if (t != null) t.interrupt();
+            }
+        }
+        try {
+            if (done.await(STOP_GRACE_MS, TimeUnit.MILLISECONDS)) return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (nb) {
+            if (finished) return;
+            if (current >= 0) CellOutputs.stopped((ObjectNode) cells.get(current), reason + " (the cell did not stop within " + STOP_GRACE_MS / 1000 + " s)");
+            write();
+            finished = true;
+        }
+        System.err.println("gluelab run: " + reason + "; the cell did not stop, partial output in " + executed);
+        Runtime.getRuntime().halt(exitStatus);
+    }
+
+    /** The JVM is ending while cells still run (an exit this runner could not guard): write what ran, and end non-zero. */
+    private void writeOnUnexpectedExit() {
+        synchronized (nb) {
+            if (finished) return;
+            if (current >= 0) CellOutputs.stopped((ObjectNode) cells.get(current), "the JVM was asked to exit while this cell ran");
+            write();
+            finished = true;
+        }
+        System.err.println("gluelab run: the JVM is exiting during " + notebook + "; partial output in " + executed);
+        Runtime.getRuntime().halt(1);
+    }
+
+    private void write() {
         nb.put("nbformat", 4).put("nbformat_minor", 5);
         ObjectNode meta = nb.with("metadata");
         meta.putObject("kernelspec").put("name", "gluelab").put("display_name", "Java (gluelab)").put("language", "java");
         meta.putObject("language_info").put("name", "java").put("version", Runtime.version().toString()).put("file_extension", ".jshell");
         AtomicFiles.write(executed, Json.write(nb));
-        return new Result(notebook, executed, failed < 0, failed, error, count);
-    }
-
-    private static ObjectNode read(Path notebook) {
-        try {
-            JsonNode n = Json.MAPPER.readTree(Files.readString(notebook));
-            if (!(n instanceof ObjectNode o) || !o.path("cells").isArray()) throw new IllegalArgumentException(notebook + " is not a Jupyter notebook (no cells array)");
-            return o;
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read notebook " + notebook + ": " + e.getMessage(), e);
-        }
     }
 
     static String source(JsonNode cell) {
@@ -130,50 +250,54 @@ public final class NotebookRunner {
         return s.asText();
     }
 
-    private static void injectParameters(ArrayNode cells, Map<String, String> parameters, Path notebook) {
-        if (parameters.isEmpty()) return;
-        int at = -1;
-        for (int i = 0; i < cells.size(); i++) {
-            for (JsonNode tag : cells.get(i).path("metadata").path("tags")) if (tag.asText().equals("parameters")) at = i;
+    /** Reading, checking and placing notebook files. */
+    static final class NotebookFiles {
+        private NotebookFiles() {}
+
+        static ObjectNode read(Path notebook) {
+            JsonNode n;
+            try {
+                n = Json.MAPPER.readTree(Files.readString(notebook));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read notebook " + notebook + ": " + e.getMessage(), e);
+            }
+            if (!(n instanceof ObjectNode o) || !o.path("cells").isArray()) throw new IllegalArgumentException(notebook + " is not a Jupyter notebook (no cells array)");
+            ArrayNode cells = (ArrayNode) o.get("cells");
+            for (int i = 0; i < cells.size(); i++) {
+                JsonNode c = cells.get(i);
+                if (!(c instanceof ObjectNode)) throw new IllegalArgumentException(notebook + ": cell " + i + " is not a JSON object but " + c.getNodeType().toString().toLowerCase(Locale.ROOT) + " " + c);
+                JsonNode src = c.path("source");
+                boolean textual = src.isTextual() || src.isMissingNode() || src.isArray() && stream(src).allMatch(JsonNode::isTextual);
+                if (!textual) throw new IllegalArgumentException(notebook + ": cell " + i + " has a 'source' that is neither text nor a list of lines");
+                if (!c.path("metadata").isMissingNode() && !c.path("metadata").isObject()) throw new IllegalArgumentException(notebook + ": cell " + i + " has a 'metadata' that is not an object");
+            }
+            return o;
         }
-        if (at < 0) throw new IllegalArgumentException(notebook + " has no cell tagged 'parameters' to inject " + parameters.keySet() + " after");
-        StringBuilder src = new StringBuilder("// Injected parameters\n");
-        parameters.forEach((k, v) -> {
-            if (!k.matches("[A-Za-z_][A-Za-z0-9_]*")) throw new IllegalArgumentException("parameter name '" + k + "' is not a Java identifier");
-            src.append(k).append(" = ").append(literal(v)).append(";\n");
-        });
-        ObjectNode cell = Json.MAPPER.createObjectNode();
-        cell.put("cell_type", "code").put("id", "injected-parameters");
-        cell.putObject("metadata").putArray("tags").add("injected-parameters");
-        cell.put("source", src.toString());
-        cell.putArray("outputs");
-        cells.insert(at + 1, cell);
-    }
 
-    static String literal(String v) {
-        if (v.matches("-?\\d+") || v.matches("-?\\d*\\.\\d+([eE][-+]?\\d+)?") || v.equals("true") || v.equals("false")) return v;
-        return "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    private static void data(ObjectNode output, DisplayData d) {
-        ObjectNode data = output.putObject("data");
-        for (MIMEType t : TYPES) {
-            if (!d.hasDataForType(t)) continue;
-            Object v = d.getData(t);
-            data.put(t.toString(), String.valueOf(v));
+        private static java.util.stream.Stream<JsonNode> stream(JsonNode array) {
+            List<JsonNode> l = new ArrayList<>();
+            array.forEach(l::add);
+            return l.stream();
         }
-        output.putObject("metadata");
-    }
 
-    private static void stream(ArrayNode outputs, String name, ByteArrayOutputStream bytes) {
-        String text = bytes.toString(StandardCharsets.UTF_8);
-        if (!text.isEmpty()) outputs.addObject().put("output_type", "stream").put("name", name).put("text", text);
-    }
+        /** OUT/NAME, or OUT/NAME.out.ipynb when that would be the input itself: an input is never overwritten. */
+        static Path executedPath(Path notebook, Path outDir) {
+            Path target = outDir.resolve(notebook.getFileName());
+            if (same(target, notebook)) {
+                String name = notebook.getFileName().toString();
+                String stem = name.endsWith(".ipynb") ? name.substring(0, name.length() - ".ipynb".length()) : name;
+                target = outDir.resolve(stem + ".out.ipynb");
+            }
+            return target;
+        }
 
-    static List<String> traceback(Exception e) {
-        if (e instanceof CompileError || e instanceof IllegalArgumentException) return e.getMessage().lines().toList();
-        StringWriter w = new StringWriter();
-        e.printStackTrace(new PrintWriter(w));
-        return w.toString().lines().limit(30).toList();
+        private static boolean same(Path a, Path b) {
+            try {
+                if (Files.exists(a) && Files.exists(b)) return Files.isSameFile(a, b);
+            } catch (IOException e) {
+                // fall back to comparing the paths
+            }
+            return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+        }
     }
 }

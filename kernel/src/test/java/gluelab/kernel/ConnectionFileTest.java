@@ -1,0 +1,58 @@
+package gluelab.kernel;
+
+import gluelab.kernel.channel.ConnectionFile;
+import gluelab.kernel.channel.GluelabConnection;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ConnectionFileTest {
+    static String file(int shell, String iopub) {
+        return "{\"shell_port\": " + shell + ", \"iopub_port\": " + iopub + ", \"stdin_port\": " + SignatureTestPorts.next() + ", \"control_port\": "
+                + SignatureTestPorts.next() + ", \"hb_port\": " + SignatureTestPorts.next() + ", \"ip\": \"127.0.0.1\", \"key\": \"k\", "
+                + "\"transport\": \"tcp\", \"signature_scheme\": \"hmac-sha256\"}";
+    }
+
+    @Test
+    void badFilesNameTheFileAndTheField(@TempDir Path dir) throws Exception {
+        Path missing = Files.writeString(dir.resolve("kernel-1.json"), "{\"shell_port\": 1, \"ip\": \"127.0.0.1\"}");
+        var e = assertThrows(IllegalArgumentException.class, () -> ConnectionFile.read(missing));
+        assertTrue(e.getMessage().contains("kernel-1.json") && e.getMessage().contains("'iopub_port'") && e.getMessage().contains("missing"), e.getMessage());
+        Path text = Files.writeString(dir.resolve("kernel-2.json"), file(5000, "\"many\""));
+        e = assertThrows(IllegalArgumentException.class, () -> ConnectionFile.read(text));
+        assertTrue(e.getMessage().contains("kernel-2.json") && e.getMessage().contains("'iopub_port'"), e.getMessage());
+        Path notJson = Files.writeString(dir.resolve("kernel-3.json"), "{");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ConnectionFile.read(notJson)).getMessage().contains("kernel-3.json"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ConnectionFile.read(dir.resolve("none.json"))).getMessage().contains("none.json"));
+    }
+
+    @Test
+    void aPortInUseIsNamedByItsField(@TempDir Path dir) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            Path f = Files.writeString(dir.resolve("kernel-4.json"), file(taken.getLocalPort(), String.valueOf(SignatureTestPorts.next())));
+            GluelabConnection c = new GluelabConnection(ConnectionFile.read(f));
+            try {
+                var e = assertThrows(IllegalStateException.class, c::connect);
+                assertTrue(e.getMessage().contains("shell_port " + taken.getLocalPort()) && e.getMessage().contains("in use"), e.getMessage());
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    /** Free ports for the files above. */
+    static final class SignatureTestPorts {
+        static int next() {
+            try {
+                return SignatureTest.freePort();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

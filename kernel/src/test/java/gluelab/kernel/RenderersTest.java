@@ -1,0 +1,86 @@
+package gluelab.kernel;
+
+import gluelab.kernel.display.ErrorText;
+import gluelab.kernel.display.Numbers;
+import gluelab.kernel.display.Renderers;
+import gluelab.kernel.eval.Evaluator;
+import gluelab.kernel.eval.UserCodeError;
+import gluelab.model.SpecRegistry;
+import gluelab.timing.Summary;
+import org.dflib.jjava.jupyter.kernel.display.DisplayData;
+import org.dflib.jjava.jupyter.kernel.display.Renderer;
+import org.dflib.jjava.jupyter.kernel.display.mime.MIMEType;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class RenderersTest {
+    static DisplayData render(Object o) {
+        Renderer r = new Renderer();
+        Renderers.install(r);
+        return Renderers.render(r, o);
+    }
+
+    @Test
+    void engineRecordsWithoutTheirOwnRendererGetACardWithRoundedNumbers() {
+        DisplayData d = render(new Summary(5, 0.000000055594105813102546, 1.0, 12.345678, 13.0, 14.0, 15.0, 0.0123456));
+        String text = String.valueOf(d.getData(MIMEType.TEXT_PLAIN));
+        String html = String.valueOf(d.getData(MIMEType.TEXT_HTML));
+        assertFalse(text.contains("Summary["), text);
+        assertTrue(text.contains("median: 12.35") && text.contains("5.559e-08"), text);
+        assertTrue(html.contains("<table>") && html.contains("12.35") && !html.contains("0.000000055594105813102546"), html);
+        DisplayData spec = render(SpecRegistry.presets().get("llama-3-8b"));
+        assertTrue(String.valueOf(spec.getData(MIMEType.TEXT_PLAIN)).startsWith("ModelSpec llama-3-8b"), String.valueOf(spec.getData(MIMEType.TEXT_PLAIN)));
+        DisplayData list = render(List.of(new Summary(1, 1, 1, 1, 1, 1, 1, 0), new Summary(2, 2, 2, 2, 2, 2, 2, 0)));
+        assertTrue(String.valueOf(list.getData(MIMEType.TEXT_HTML)).contains("<th>median</th>"));
+        try (Evaluator e = new Evaluator()) {
+            e.eval("record Mine(int a) {}");
+            assertEquals("Mine[a=1]", render(e.eval("new Mine(1)")).getData(MIMEType.TEXT_PLAIN), "a user's own record keeps its text");
+        }
+    }
+
+    @Test
+    void numbersAreRoundedSensibly() {
+        assertEquals("0.01235", Numbers.format(0.0123456));
+        assertEquals("1234567", Numbers.format(1234567.4));
+        assertEquals("5.559e-08", Numbers.format(0.000000055594105813102546));
+        assertEquals("42", Numbers.format(42.0));
+        assertEquals("3.142", Numbers.format(Math.PI));
+    }
+
+    @Test
+    void runtimeErrorsLeadWithTheUsersExceptionOnceWithoutJShellFrames() {
+        try (Evaluator e = new Evaluator()) {
+            e.eval("int explode(int i) { int[] z = new int[1]; return z[i]; }");
+            UserCodeError err = assertThrows(UserCodeError.class, () -> e.eval("int a = 1;\nexplode(3)"));
+            List<String> lines = ErrorText.lines(err);
+            assertEquals("java.lang.ArrayIndexOutOfBoundsException: Index 3 out of bounds for length 1 (cell line 2)", lines.getFirst());
+            assertEquals("ArrayIndexOutOfBoundsException", ErrorText.name(err));
+            String all = String.join("\n", lines);
+            assertEquals(1, all.split("Index 3 out of bounds", -1).length - 1, all);
+            assertFalse(all.contains("jdk.jshell") || all.contains("jdk.internal.reflect") || all.contains("gluelab.kernel") || all.contains("$JShell$"), all);
+            assertTrue(all.contains("explode(cell code)"), all);
+        }
+    }
+
+    @Test
+    void deviceAutoFallingBackIsSaidOnceAndShownOnTheLabCard() throws Exception {
+        var err = new java.io.ByteArrayOutputStream();
+        var old = System.err;
+        System.setErr(new java.io.PrintStream(err, true));
+        try {
+            for (int i = 0; i < 3; i++) gluelab.device.Devices.open("auto").close();
+        } finally {
+            System.setErr(old);
+        }
+        String said = err.toString();
+        assertTrue(said.lines().filter(l -> l.contains("device auto")).count() <= 1, said);
+        try (var lab = gluelab.lab.Gluelab.open()) {
+            String card = String.valueOf(render(lab).getData(MIMEType.TEXT_PLAIN));
+            assertTrue(card.startsWith("Lab on "), card);
+            gluelab.device.Devices.autoFallback().ifPresent(why -> assertTrue(card.contains("device auto chose the CPU: " + why), card));
+        }
+    }
+}
