@@ -9,6 +9,11 @@ class GluelabKernelTests(jkt.KernelTests):
     language_name = "java"
     file_extension = ".jshell"
 
+    def execute_helper(self, code, timeout=60, **kwargs):
+        # The first chart of a session loads fonts and AWT; on a busy 2-core CI machine that can take
+        # longer than the suite's 15 s default, which is a wait, not a failure of the kernel.
+        return super().execute_helper(code, timeout=timeout, **kwargs)
+
     code_hello_world = 'System.out.println("hello, world");'
     code_stderr = 'System.err.println("error");'
     completion_samples = [{"text": "Math.ma", "matches": {"max("}}]

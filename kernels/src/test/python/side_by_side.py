@@ -21,8 +21,10 @@ def main():
                 tc[(r["op"], pas, r["tokens"], r["mode"])] = r[f"{pas}_us"]
     print(f"torch copy {torch['torch_copy_GBps']:.0f} GB/s")
     print(f"{'op':22} {'pass':4} {'tokens':>6} {'floor':>8} {'fused':>8} {'compile':>8} {'eager':>8} {'%floor':>6}  vs compile")
-    for r in rows:
-        if r["variant"] != "fused":
+    for row in rows:
+        # Rows carry their identity under "key" (record format 2); older rows had it at the top.
+        r = {**row, **row.get("key", {})}
+        if r["variant"] != "fused" or r.get("replay", "direct") != "direct":
             continue
         op = r["op"] + ("_dsv3" if r["model"] == "deepseek-v3" else "")
         med = r["measurement"]["summary"]["median"] * 1e6
