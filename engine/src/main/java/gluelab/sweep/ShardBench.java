@@ -1,0 +1,63 @@
+package gluelab.sweep;
+
+import gluelab.bench.BenchPlan;
+import gluelab.bench.BenchResult;
+import gluelab.bench.BenchRunner;
+import gluelab.calibrate.Calibration;
+import gluelab.device.Device;
+import gluelab.ops.Catalogue;
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.progress.Progress;
+import gluelab.record.Environment;
+import gluelab.record.ExperimentRecord;
+import gluelab.tensor.DType;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one place a sweep touches the bench: a shard becomes a one-op, one-token-count bench plan,
+ * and its rows become an ordinary experiment record (kind "shard") with the shard's identity in
+ * its parameters.
+ */
+public final class ShardBench {
+    public static final String KIND = "shard";
+    /** Parameter keys a shard record carries besides the bench's own. */
+    public static final String SWEEP = "sweep", SHARD = "shard", SHARD_INDEX = "shardIndex", PROCESS = "process";
+
+    private ShardBench() {}
+
+    public static BenchPlan benchPlan(SweepPlan plan, Shard s) {
+        return new BenchPlan(plan.model(s.model()), List.of(Catalogue.get(s.op())), List.of(s.tokens()),
+                plan.variants().stream().map(Variant::parse).toList(), plan.passes().stream().map(Pass::parse).toList(),
+                DType.parse(plan.dtype()), plan.timing(), plan.checkTokens());
+    }
+
+    public static ExperimentRecord run(String sweepId, SweepPlan plan, Shard s, Device device, Calibration cal, Progress progress) {
+        BenchPlan bench = benchPlan(plan, s);
+        String started = Instant.now().toString();
+        BenchResult result = new BenchRunner(device, cal).run(bench, progress, row -> {});
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("model", s.model());
+        params.put("ops", s.op());
+        params.put("tokens", Long.toString(s.tokens()));
+        params.put("variants", String.join(",", plan.variants()));
+        params.put("passes", String.join(",", plan.passes()));
+        params.put("dtype", plan.dtype());
+        params.put("mode", plan.timing().mode().id());
+        params.put("checkTokens", Long.toString(plan.checkTokens()));
+        params.put("device", device.id());
+        params.put(SWEEP, sweepId);
+        params.put(SHARD, s.name());
+        params.put(SHARD_INDEX, Integer.toString(s.index()));
+        params.put(PROCESS, Integer.toString(s.process()));
+        Map<String, String> telemetry = new LinkedHashMap<>();
+        telemetry.put("startedAt", started);
+        device.telemetry().forEach((k, v) -> telemetry.put("after." + k, v));
+        return new ExperimentRecord(ExperimentRecord.FORMAT, s.name(), KIND, bench.spec(), params, telemetry,
+                Environment.capture(device.facts(), cal), result.rows(), 0.01, Instant.now().toString());
+    }
+}

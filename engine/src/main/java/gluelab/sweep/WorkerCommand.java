@@ -1,0 +1,38 @@
+package gluelab.sweep;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The command that starts gluelab again as a worker: this process's own Java runtime (the bundle's,
+ * on a node) and class path, so a worker runs exactly the code that planned the sweep. {@code env}
+ * is added to a local worker's environment.
+ */
+public record WorkerCommand(Path javaBinary, String classPath, Map<String, String> env) {
+    public static final String MAIN = "gluelab.cli.Main";
+
+    public WorkerCommand {
+        env = Map.copyOf(env);
+    }
+
+    public static WorkerCommand current() {
+        return new WorkerCommand(Path.of(System.getProperty("java.home"), "bin", "java"), System.getProperty("java.class.path"), Map.of());
+    }
+
+    /** The same command with these environment variables set for the worker (e.g. GLUELAB_CACHE). */
+    public WorkerCommand withEnv(Map<String, String> more) {
+        Map<String, String> all = new HashMap<>(env);
+        all.putAll(more);
+        return new WorkerCommand(javaBinary, classPath, all);
+    }
+
+    public List<String> command(List<String> gluelabArgs) {
+        List<String> cmd = new ArrayList<>(List.of(javaBinary.toString(), "--enable-native-access=ALL-UNNAMED", "-Djava.awt.headless=true",
+                "-Dslf4j.internal.verbosity=ERROR", "-cp", classPath, MAIN));
+        cmd.addAll(gluelabArgs);
+        return cmd;
+    }
+}
