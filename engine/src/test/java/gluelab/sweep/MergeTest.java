@@ -25,8 +25,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Real shard records measured on the CPU (tiny sizes, given calibration), merged. */
 class MergeTest {
-    static final String PLAN = "{\"ops\": \"rmsnorm,swiglu\", \"tokens\": \"16,8\", \"passes\": \"fwd,bwd\", \"check\": 4,"
-            + " \"timing\": {\"minSamples\": 3, \"minSeconds\": 0, \"timeoutSeconds\": 0.1, \"warmupSeconds\": 0}";
+    static final String TIMING = "{\"mode\": \"hot\", \"minSamples\": 3, \"minSeconds\": 0, \"timeoutSeconds\": 0.05, \"warmupSeconds\": 0}";
     static CpuDevice device;
     static final Calibration CAL = Calibration.given("test", 50e9, 1e11);
 
@@ -36,8 +35,10 @@ class MergeTest {
     @AfterAll
     static void close() { device.close(); }
 
-    static SweepDir sweep(Path root, String extra) {
-        return SweepDir.create(root, PlanFile.parse(PLAN + extra + "}", "plan.json", SpecRegistry.presets()));
+    static SweepDir sweep(Path root, String passes, int processes) {
+        String plan = "{\"ops\": \"rmsnorm,swiglu\", \"tokens\": \"16,8\", \"passes\": \"" + passes + "\", \"check\": 0, \"processes\": "
+                + processes + ", \"timing\": " + TIMING + "}";
+        return SweepDir.create(root, PlanFile.parse(plan, "plan.json", SpecRegistry.presets()));
     }
 
     static void runAll(SweepDir dir) {
@@ -55,7 +56,7 @@ class MergeTest {
 
     @Test
     void mergedExperimentIsTheUnionOfItsShardsInPlanOrder(@TempDir Path tmp) throws Exception {
-        SweepDir dir = sweep(tmp.resolve("s"), "");
+        SweepDir dir = sweep(tmp.resolve("s"), "fwd,bwd", 1);
         assertEquals(4, dir.shards().size());
         ShardRunner runner = new ShardRunner(dir, device, CAL);
         for (Shard s : dir.shards().subList(0, 3)) runner.run(s, Progress.NONE);
@@ -97,7 +98,7 @@ class MergeTest {
 
     @Test
     void shardsFromOtherDevicesCodeOrCalibrationsAreRefusedUnlessAllowed(@TempDir Path tmp) throws Exception {
-        SweepDir dir = sweep(tmp.resolve("s"), "");
+        SweepDir dir = sweep(tmp.resolve("s"), "fwd,bwd", 1);
         runAll(dir);
         Shard odd = dir.shards().get(2);
         edit(dir, odd, r -> ((ObjectNode) r.path("environment").path("device")).put("name", "NVIDIA A100-SXM4-80GB"));
@@ -123,7 +124,7 @@ class MergeTest {
 
     @Test
     void aShardInTwoPlacesOrNothingFinishedIsNamed(@TempDir Path tmp) {
-        SweepDir dir = sweep(tmp.resolve("s"), "");
+        SweepDir dir = sweep(tmp.resolve("s"), "fwd,bwd", 1);
         var e = assertThrows(IllegalArgumentException.class, () -> Merge.of(List.of(dir.root()), false));
         assertTrue(e.getMessage().contains("no shard has finished") && e.getMessage().contains(dir.shards().getFirst().name()), e.getMessage());
         new ShardRunner(dir, device, CAL).run(dir.shards().getFirst(), Progress.NONE);
@@ -135,11 +136,11 @@ class MergeTest {
 
     @Test
     void confirmingProcessesMergeToTheMiddleOneWithEveryMedianKept(@TempDir Path tmp) {
-        SweepDir dir = sweep(tmp.resolve("s"), ", \"processes\": 3");
+        SweepDir dir = sweep(tmp.resolve("s"), "fwd", 3);
         assertEquals(12, dir.shards().size());
         runAll(dir);
         ExperimentRecord merged = Merge.of(List.of(dir.root()), false).experiments().getFirst();
-        assertEquals(16, merged.rows().size());
+        assertEquals(8, merged.rows().size());
         for (Row r : merged.rows()) {
             String medians = merged.telemetry().get("confirm." + r.key());
             assertNotNull(medians, r.key());
