@@ -30,12 +30,10 @@ public final class SweepCommand implements Runnable {
 
     static SweepPlan plan(Path file) { return PlanFile.read(file, SpecRegistry.load(Locations.specFolders())); }
 
-    static int collect(SweepDir dir, List<ShardStatus> statuses, boolean allowMixed) {
-        var problems = StatusTable.problems(statuses);
-        for (ShardStatus s : problems) System.out.println(s.state() + ": " + s.name() + (s.detail().isEmpty() ? "" : " (" + s.detail() + ")"));
-        Merge.Result result = Merge.of(List.of(dir.root()), allowMixed);
-        int code = MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), RunReport::render));
-        return problems.isEmpty() ? code : 1;
+    /** Merges what finished into DIR/merged; the shards left out are named with their state. Exit 1 when any was left out. */
+    static int collect(SweepDir dir, java.util.function.Function<SweepDir, List<ShardStatus>> statuses, boolean allowMixed) {
+        Merge.Result result = Merge.of(List.of(dir.root()), allowMixed, statuses);
+        return MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), RunReport::render));
     }
 
     @Command(name = "shards", mixinStandardHelpOptions = true, description = "List the shards a plan splits into (runs nothing).")
@@ -70,7 +68,7 @@ public final class SweepCommand implements Runnable {
             System.out.println("sweep " + dir.id() + " in " + dir.root() + ": " + dir.shards().size() + " shards on " + devs);
             var statuses = new LocalSweep(dir, devs, WorkerCommand.current(), new ConsoleProgress(System.err)).run();
             System.out.println(StatusTable.counts(statuses));
-            return collect(dir, statuses, allowMixed);
+            return collect(dir, SweepDir::fileStatuses, allowMixed);
         }
     }
 
@@ -164,8 +162,7 @@ public final class SweepCommand implements Runnable {
         @Option(names = "--allow-mixed", description = "merge even when shards differ in device, code or calibration") boolean allowMixed;
 
         @Override public Integer call() {
-            SweepDir d = SweepDir.open(dir);
-            return collect(d, statuses(d), allowMixed);
+            return collect(SweepDir.open(dir), SweepCommand::statuses, allowMixed);
         }
     }
 

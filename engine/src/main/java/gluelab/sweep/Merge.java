@@ -42,7 +42,10 @@ public final class Merge {
     private Merge() {}
 
     /** Merges the shards found in sweep folders, shard folders or run folders. */
-    public static Result of(List<Path> dirs, boolean allowMixed) {
+    public static Result of(List<Path> dirs, boolean allowMixed) { return of(dirs, allowMixed, SweepDir::fileStatuses); }
+
+    /** As {@link #of(List, boolean)}, with a sweep's shard states from {@code statuses} (a scheduler's view). */
+    public static Result of(List<Path> dirs, boolean allowMixed, Function<SweepDir, List<ShardStatus>> statuses) {
         if (dirs.isEmpty()) throw new IllegalArgumentException("name at least one folder to merge");
         List<Part> parts = new ArrayList<>();
         List<ShardStatus> notMerged = new ArrayList<>();
@@ -53,7 +56,7 @@ public final class Merge {
             if (SweepDir.isSweep(d)) {
                 SweepDir sweep = SweepDir.open(d);
                 sweepId = sweepId == null ? sweep.id() : sweepId;
-                for (ShardStatus st : sweep.fileStatuses()) {
+                for (ShardStatus st : statuses.apply(sweep)) {
                     if (st.state() == ShardState.DONE) parts.add(new Part(RecordStore.load(sweep.shardDir(st.shard())), sweep.shardDir(st.shard())));
                     else notMerged.add(st);
                 }

@@ -103,7 +103,10 @@ public final class SlurmSweep {
             String[] st = tasks.get(task);
             String slurmState = st == null ? null : st[0];
             String where = "task " + task + (slurmState == null ? "" : " " + slurmState + (st[1].isEmpty() ? "" : " (" + st[1] + ")"));
-            out.add(new ShardStatus(s, combine(file, slurmState), where + (file.detail().isEmpty() || file.state() == ShardState.RUNNING ? "" : ": " + file.detail())));
+            ShardState state = combine(file, slurmState);
+            String why = state == ShardState.LOST ? ": no trace in squeue, sacct or scontrol and no record (cancelled while pending, or purged)"
+                    : file.detail().isEmpty() || file.state() == ShardState.RUNNING ? "" : ": " + file.detail();
+            out.add(new ShardStatus(s, state, where + why));
         }
         return out;
     }
