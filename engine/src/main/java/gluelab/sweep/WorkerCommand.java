@@ -19,7 +19,24 @@ public record WorkerCommand(Path javaBinary, String classPath, Map<String, Strin
     }
 
     public static WorkerCommand current() {
-        return new WorkerCommand(Path.of(System.getProperty("java.home"), "bin", "java"), System.getProperty("java.class.path"), Map.of());
+        return new WorkerCommand(Path.of(System.getProperty("java.home"), "bin", "java"), currentClassPath(), Map.of());
+    }
+
+    /**
+     * This JVM's class path when gluelab is on it; else (gluelab loaded by another launcher, such as
+     * JUnit's console launcher over the bundle) every jar beside gluelab's own, as in the bundle's lib/app.
+     */
+    static String currentClassPath() {
+        String cp = System.getProperty("java.class.path", "");
+        try {
+            Path self = Path.of(WorkerCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
+            for (String entry : cp.split(java.io.File.pathSeparator)) {
+                if (!entry.isBlank() && Path.of(entry).toAbsolutePath().equals(self)) return cp;
+            }
+            return java.nio.file.Files.isRegularFile(self) ? self.getParent().resolve("*").toString() : self.toString();
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return cp;
+        }
     }
 
     /** The same command with these environment variables set for the worker (e.g. GLUELAB_CACHE). */
