@@ -122,11 +122,12 @@ public final class LocalSweep {
             }
             while ((current = queue.poll()) != null) {
                 states.put(slot, new WorkerState(slot, p.pid(), current, "starting", false));
+                report();
                 out.println("run " + current.index());
                 WorkerMessage m;
+                // A worker's own progress lines update its state only: the bar moves per shard.
                 while ((m = next(in)) != null && m.type() == WorkerMessage.Type.PROGRESS) {
                     states.put(slot, new WorkerState(slot, p.pid(), current, m.detail(), false));
-                    report();
                 }
                 if (m == null) {
                     failDead(slot, p, current);

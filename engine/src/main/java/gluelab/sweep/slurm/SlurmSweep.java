@@ -118,7 +118,9 @@ public final class SlurmSweep {
             default -> null;
         };
         if (live != null) return live;
-        if (file.state() == ShardState.FAILED || file.state() == ShardState.CANCELLED) return file.state();
+        if (file.state() == ShardState.FAILED) return ShardState.FAILED;
+        // A stopped task's marker says "cancelled"; Slurm knows whether scancel or a time limit, node failure or preemption stopped it.
+        if (file.state() == ShardState.CANCELLED) return slurmState == null || slurmState.equals("CANCELLED") ? ShardState.CANCELLED : ShardState.FAILED;
         if (slurmState == null) return ShardState.LOST;
         // COMPLETED without a published record, FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, PREEMPTED
         return slurmState.equals("CANCELLED") ? ShardState.CANCELLED : ShardState.FAILED;
