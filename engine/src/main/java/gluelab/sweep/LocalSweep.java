@@ -58,7 +58,9 @@ public final class LocalSweep {
 
     /** Runs every shard not yet published; returns every shard's status at the end. */
     public List<ShardStatus> run() {
-        for (Shard s : dir.shards()) if (dir.fileStatus(s).state() != ShardState.DONE) queue.add(s);
+        // Largest token counts first, so the shards left at the end are short and no device idles long.
+        dir.shards().stream().filter(s -> dir.fileStatus(s).state() != ShardState.DONE)
+                .sorted(Comparator.comparingLong(Shard::tokens).reversed()).forEach(queue::add);
         total = queue.size();
         progress.update("sweep", 0, total, devices.size() + " worker(s): " + String.join(", ", devices));
         List<Thread> threads = new ArrayList<>();
