@@ -56,11 +56,18 @@ class LocalSweepTest {
         Merge.Result partial = Merge.of(List.of(dir.root()), false);
         assertEquals(List.of(failed.getFirst().name()), partial.notMerged().stream().map(ShardStatus::name).toList());
 
-        // Resuming runs only the failed shard; then the merge is complete and is the union of the shards.
-        List<ShardStatus> resumed = new LocalSweep(dir, List.of("cpu"), worker, (t, d, n, x) -> {}).run();
-        assertTrue(resumed.stream().allMatch(s -> s.state() == ShardState.DONE), StatusTable.table(resumed).printAll());
-        Merge.Result full = Merge.of(List.of(dir.root()), false);
+        // Resuming (as a notebook does, through a handle) runs only the failed shard; then the merge is
+        // complete and is the union of the shards.
+        List<String> resumeProgress = new CopyOnWriteArrayList<>();
+        SweepHandle handle = SweepHandle.startLocal(dir, List.of("cpu"), worker, (t, d, n, x) -> resumeProgress.add(d + "/" + n), (r, d) -> {});
+        handle.await(java.time.Duration.ofMinutes(3), (t, d, n, x) -> {});
+        assertTrue(handle.finished());
+        assertTrue(handle.toString().endsWith("6 DONE of 6"), handle.toString());
+        assertEquals("0/1", resumeProgress.getFirst());
+        assertEquals(6, handle.status().rowCount());
+        Merge.Result full = handle.collect(false);
         assertTrue(full.complete());
+        assertTrue(Files.isRegularFile(dir.merged().resolve("llama-3-8b").resolve(RecordStore.RECORD_FILE)));
         List<String> union = new ArrayList<>();
         for (Shard s : dir.shards()) for (Row r : RecordStore.load(dir.shardDir(s)).rows()) union.add(Json.write(r));
         assertEquals(union, full.experiments().getFirst().rows().stream().map(Json::write).toList());
