@@ -215,13 +215,30 @@ public final class SweepCommand implements Runnable {
         @Override public Integer call() {
             SweepDir d = SweepDir.open(dir);
             Shard s = d.plan().shard(index);
-            try (var dev = gluelab.device.Devices.open(device)) {
-                var cal = ShardRunner.calibrate(dev, Locations.calibrationCache());
+            gluelab.device.Device opened;
+            gluelab.calibrate.Calibration cal;
+            try {
+                opened = gluelab.device.Devices.open(device);
+            } catch (RuntimeException e) {
+                // No device on this node: the shard's status says so, not only the task's log.
+                d.markFailed(s, "cannot open device " + device + " on " + hostName() + ": " + e.getMessage());
+                throw e;
+            }
+            try (var dev = opened) {
+                cal = ShardRunner.calibrate(dev, Locations.calibrationCache());
                 System.err.println("gluelab: shard " + s + " on " + dev.id() + " (" + dev.facts().name() + "), " + cal.describe());
                 new ShardRunner(d, dev, cal).run(s, new ConsoleProgress(System.err));
                 System.err.println("gluelab: shard " + s.name() + " done: " + d.shardDir(s));
             }
             return 0;
+        }
+
+        private static String hostName() {
+            try {
+                return java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                return "this node";
+            }
         }
     }
 }
