@@ -209,23 +209,22 @@ public final class Gluelab implements AutoCloseable {
      * the background; the handle shows progress and merges. Workers open their own devices, so this
      * lab's device is not used.
      */
-    public gluelab.sweep.SweepHandle sweep(String planFile, String devices, String outDir) {
+    public SweepHandle sweep(String planFile, String devices, String outDir) {
         var dir = gluelab.sweep.SweepDir.create(Path.of(outDir), gluelab.sweep.PlanFile.read(Path.of(planFile), specs));
-        return gluelab.sweep.SweepHandle.startLocal(dir, gluelab.sweep.DeviceList.parse(devices), gluelab.sweep.WorkerCommand.current(),
-                progress, RunReport::render);
+        return SweepHandle.startLocal(dir, gluelab.sweep.DeviceList.parse(devices), gluelab.sweep.WorkerCommand.current(), progress);
     }
 
     /** Submits a sweep plan to Slurm as a job array (one shard per task); the handle reads squeue/sacct. */
-    public gluelab.sweep.SweepHandle submit(String planFile, String outDir, gluelab.sweep.slurm.SlurmOptions options) {
+    public SweepHandle submit(String planFile, String outDir, gluelab.sweep.slurm.SlurmOptions options) {
         var dir = gluelab.sweep.SweepDir.create(Path.of(outDir), gluelab.sweep.PlanFile.read(Path.of(planFile), specs));
         var commands = gluelab.sweep.slurm.SlurmCommands.fromEnvironment();
         new gluelab.sweep.slurm.SlurmSweep(dir, commands).submit(options, gluelab.sweep.WorkerCommand.current());
-        return gluelab.sweep.SweepHandle.at(dir, commands, RunReport::render);
+        return SweepHandle.at(dir, commands);
     }
 
     /** A sweep submitted earlier (from its folder), to look at, wait for or collect. */
-    public gluelab.sweep.SweepHandle sweepAt(String dir) {
-        return gluelab.sweep.SweepHandle.at(gluelab.sweep.SweepDir.open(Path.of(dir)), gluelab.sweep.slurm.SlurmCommands.fromEnvironment(), RunReport::render);
+    public SweepHandle sweepAt(String dir) {
+        return SweepHandle.at(gluelab.sweep.SweepDir.open(Path.of(dir)), gluelab.sweep.slurm.SlurmCommands.fromEnvironment());
     }
 
     @Override public void close() {

@@ -9,9 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Publishes merged experiments as run folders {@code <out>/<model>/}: each is built in a partial
@@ -33,26 +31,19 @@ public final class MergeOutput {
             String name = r.model();
             Path partial = out.resolve("." + name + ".partial"), target = out.resolve(name), old = out.resolve("." + name + ".old");
             try {
-                deleteTree(partial);
+                SweepDir.deleteTree(partial);
                 Files.createDirectories(partial);
                 RecordStore.save(partial, r);
                 renderer.render(r, partial);
-                deleteTree(old);
+                SweepDir.deleteTree(old);
                 if (Files.exists(target)) Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
                 Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
-                deleteTree(old);
+                SweepDir.deleteTree(old);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot publish merged experiment " + target + ": " + e.getMessage(), e);
             }
             dirs.add(target);
         }
         return dirs;
-    }
-
-    static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) return;
-        try (Stream<Path> walk = Files.walk(p)) {
-            for (Path x : walk.sorted(Comparator.reverseOrder()).toList()) Files.delete(x);
-        }
     }
 }

@@ -54,7 +54,7 @@ public final class ShardRunner {
     public ExperimentRecord run(Shard s, Progress progress) {
         if (dir.fileStatus(s).state() == ShardState.DONE) return RecordStore.load(dir.shardDir(s));
         try {
-            MergeOutput.deleteTree(dir.partialDir(s));
+            SweepDir.deleteTree(dir.partialDir(s));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot clear the old attempt of shard " + s.name() + ": " + e.getMessage(), e);
         }

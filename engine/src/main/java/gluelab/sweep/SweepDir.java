@@ -117,4 +117,12 @@ public final class SweepDir {
         }
         AtomicFiles.write(partialDir(s).resolve(RecordStore.FAILED_FILE), why + "\n");
     }
+
+    /** Deletes a folder and everything in it (a stale partial attempt, a replaced merge); nothing when absent. */
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) return;
+        try (java.util.stream.Stream<Path> walk = Files.walk(p)) {
+            for (Path x : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(x);
+        }
+    }
 }

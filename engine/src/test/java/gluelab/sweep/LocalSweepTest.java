@@ -1,5 +1,6 @@
 package gluelab.sweep;
 
+import gluelab.lab.SweepHandle;
 import gluelab.model.SpecRegistry;
 import gluelab.record.Json;
 import gluelab.record.RecordStore;
@@ -59,7 +60,7 @@ class LocalSweepTest {
         // Resuming (as a notebook does, through a handle) runs only the failed shard; then the merge is
         // complete and is the union of the shards.
         List<String> resumeProgress = new CopyOnWriteArrayList<>();
-        SweepHandle handle = SweepHandle.startLocal(dir, List.of("cpu"), worker, (t, d, n, x) -> resumeProgress.add(d + "/" + n), (r, d) -> {});
+        SweepHandle handle = SweepHandle.startLocal(dir, List.of("cpu"), worker, (t, d, n, x) -> resumeProgress.add(d + "/" + n));
         handle.await(java.time.Duration.ofMinutes(3), (t, d, n, x) -> {});
         assertTrue(handle.finished());
         assertTrue(handle.toString().endsWith("6 DONE of 6"), handle.toString());

@@ -1,5 +1,6 @@
 package gluelab.sweep.slurm;
 
+import gluelab.lab.SweepHandle;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.Progress;
 import gluelab.record.Json;
@@ -85,7 +86,7 @@ class SlurmSweepTest {
         assertEquals(4, st.stream().filter(s -> s.state() == ShardState.DONE).count(), table);
 
         // Collect merges the four that finished and names the two that did not.
-        Merge.Result partial = SweepHandle.at(dir, slurm, (r, d) -> {}).collect(false);
+        Merge.Result partial = SweepHandle.at(dir, slurm).collect(false);
         assertEquals(Set.of(running.name(), queued.name()), new HashSet<>(partial.notMerged().stream().map(ShardStatus::name).toList()));
         assertTrue(partial.experiments().getFirst().parameters().get("notMerged").contains(running.name() + " (CANCELLED)"));
         assertEquals(union(dir, shards.subList(1, 5)), rows(partial));
@@ -95,7 +96,7 @@ class SlurmSweepTest {
         assertEquals(List.of(running.index(), queued.index()), again.shards());
         st = sweep.await(Duration.ofSeconds(120), Duration.ofMillis(500), Progress.NONE);
         assertTrue(st.stream().allMatch(s -> s.state() == ShardState.DONE), StatusTable.table(st).printAll());
-        Merge.Result full = SweepHandle.at(dir, slurm, (r, d) -> {}).collect(false);
+        Merge.Result full = SweepHandle.at(dir, slurm).collect(false);
         assertTrue(full.complete());
         assertEquals(union(dir, shards), rows(full));
     }

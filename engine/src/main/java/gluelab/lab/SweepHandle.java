@@ -1,6 +1,7 @@
-package gluelab.sweep;
+package gluelab.lab;
 
 import gluelab.progress.Progress;
+import gluelab.sweep.*;
 import gluelab.sweep.slurm.SlurmCommands;
 import gluelab.sweep.slurm.SlurmSweep;
 import tech.tablesaw.api.Table;
@@ -20,17 +21,15 @@ public final class SweepHandle {
     private final SweepDir dir;
     private final SlurmSweep slurm;
     private final CompletableFuture<List<ShardStatus>> local;
-    private final MergeOutput.Renderer renderer;
 
-    private SweepHandle(SweepDir dir, SlurmSweep slurm, CompletableFuture<List<ShardStatus>> local, MergeOutput.Renderer renderer) {
+    private SweepHandle(SweepDir dir, SlurmSweep slurm, CompletableFuture<List<ShardStatus>> local) {
         this.dir = dir;
         this.slurm = slurm;
         this.local = local;
-        this.renderer = renderer;
     }
 
     /** Starts a local sweep (one worker process per device) in the background. */
-    public static SweepHandle startLocal(SweepDir dir, List<String> devices, WorkerCommand worker, Progress progress, MergeOutput.Renderer renderer) {
+    public static SweepHandle startLocal(SweepDir dir, List<String> devices, WorkerCommand worker, Progress progress) {
         LocalSweep sweep = new LocalSweep(dir, devices, worker, progress);
         CompletableFuture<List<ShardStatus>> f = new CompletableFuture<>();
         Thread.ofPlatform().daemon().name("sweep-" + dir.id()).start(() -> {
@@ -40,12 +39,12 @@ public final class SweepHandle {
                 f.completeExceptionally(t);
             }
         });
-        return new SweepHandle(dir, null, f, renderer);
+        return new SweepHandle(dir, null, f);
     }
 
     /** A sweep from its folder: submitted to Slurm (read from the scheduler), or run here earlier. */
-    public static SweepHandle at(SweepDir dir, SlurmCommands commands, MergeOutput.Renderer renderer) {
-        return new SweepHandle(dir, new SlurmSweep(dir, commands), null, renderer);
+    public static SweepHandle at(SweepDir dir, SlurmCommands commands) {
+        return new SweepHandle(dir, new SlurmSweep(dir, commands), null);
     }
 
     public Path dir() { return dir.root(); }
@@ -82,7 +81,7 @@ public final class SweepHandle {
     /** Merges the finished shards into {@code merged/<model>/} of the sweep folder; the result names what was left out. */
     public Merge.Result collect(boolean allowMixed) {
         Merge.Result r = Merge.of(List.of(dir.root()), allowMixed, d -> statuses());
-        MergeOutput.publish(r, dir.merged(), renderer);
+        MergeOutput.publish(r, dir.merged(), RunReport::render);
         return r;
     }
 
