@@ -20,7 +20,6 @@ public final class SbatchScript {
         lines.add("#!/bin/bash");
         lines.add("#SBATCH --job-name=gluelab-" + dir.id());
         lines.add("#SBATCH --array=0-" + (tasks - 1) + "%" + o.throttle());
-        lines.add("#SBATCH --output=" + dir.logs().toAbsolutePath().resolve("slurm-%A_%a.out"));
         lines.add("#SBATCH --ntasks=1");
         lines.add("#SBATCH --cpus-per-task=" + o.cpusPerTask());
         if (o.gpusPerTask() > 0) lines.add("#SBATCH --gpus-per-task=" + o.gpusPerTask());
@@ -28,6 +27,7 @@ public final class SbatchScript {
         if (o.time() != null) lines.add("#SBATCH --time=" + o.time());
         for (String extra : o.extraSbatchArgs()) lines.add("#SBATCH " + extra);
         lines.add("# Written by 'gluelab sweep submit': one shard of " + dir.root().toAbsolutePath() + " per array task.");
+        lines.add("# Submitted with --output=" + output(dir) + " (given to sbatch, as a path may hold spaces).");
         lines.add("set -euo pipefail");
         lines.add("shard=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " + quote(shardList.toAbsolutePath().toString()) + ")");
         lines.add("if [ -z \"$shard\" ]; then echo \"gluelab: no shard for array task $SLURM_ARRAY_TASK_ID\" >&2; exit 2; fi");
@@ -37,6 +37,9 @@ public final class SbatchScript {
         lines.add(exec.toString());
         return String.join("\n", lines) + "\n";
     }
+
+    /** Where each array task's stdout and stderr go; passed to sbatch as an argument, not a #SBATCH line. */
+    public static String output(SweepDir dir) { return dir.logs().toAbsolutePath().resolve("slurm-%A_%a.out").toString(); }
 
     static String quote(String s) { return "'" + s.replace("'", "'\\''") + "'"; }
 }

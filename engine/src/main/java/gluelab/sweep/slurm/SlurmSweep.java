@@ -61,7 +61,7 @@ public final class SlurmSweep {
             Path list = slurmDir.resolve("array-" + n + ".shards"), script = slurmDir.resolve("array-" + n + ".sbatch");
             AtomicFiles.write(list, String.join("\n", indices.stream().map(String::valueOf).toList()) + "\n");
             AtomicFiles.write(script, SbatchScript.render(dir, indices.size(), list, options, worker));
-            String out = slurm.check("sbatch", "--parsable", script.toAbsolutePath().toString()).trim();
+            String out = slurm.check("sbatch", "--parsable", "--output=" + SbatchScript.output(dir), script.toAbsolutePath().toString()).trim();
             String jobId = out.split(";")[0].trim();
             if (!jobId.matches("\\d+")) throw new IllegalStateException("sbatch printed '" + out + "' instead of a job id");
             Submission s = new Submission(jobId, indices, script.toString(), options, Instant.now().toString());

@@ -84,6 +84,8 @@ class SlurmSweepTest {
         assertEquals(ShardState.LOST, byName.get(queued.name()).state(), table);
         assertTrue(byName.get(queued.name()).detail().contains("cancelled while pending"), table);
         assertEquals(4, st.stream().filter(s -> s.state() == ShardState.DONE).count(), table);
+        assertTrue(Files.readString(dir.logs().resolve("slurm-" + sub.jobId() + "_1.out")).contains("shard #1 " + shards.get(1).name()),
+                "each task logs into the sweep's logs/");
 
         // Collect merges the four that finished and names the two that did not.
         Merge.Result partial = SweepHandle.at(dir, slurm).collect(false);
