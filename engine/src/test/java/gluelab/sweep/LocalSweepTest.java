@@ -21,13 +21,16 @@ import static org.junit.jupiter.api.Assertions.*;
  * per GPU), one of them killed while it measures, as a GPU that falls off takes its worker down.
  */
 class LocalSweepTest {
+    /** One calibration cache for the class: the CPU is measured once, by the first worker. */
+    @TempDir static Path cache;
+
     static final String PLAN = "{\"ops\": \"rmsnorm,swiglu,cat\", \"tokens\": \"8,16\", \"passes\": \"fwd,bwd\", \"check\": 0,"
             + " \"timing\": {\"minSamples\": 3, \"minSeconds\": 0.25, \"timeoutSeconds\": 0.3, \"warmupSeconds\": 0}}";
 
     @Test
     void twoWorkersShareTheQueueAndAKilledOneFailsOnlyItsShard(@TempDir Path tmp) throws Exception {
         SweepDir dir = SweepDir.create(tmp.resolve("sweep"), PlanFile.parse(PLAN, "plan.json", SpecRegistry.presets()));
-        WorkerCommand worker = WorkerCommand.current().withEnv(Map.of("GLUELAB_CACHE", tmp.resolve("cache").toString()));
+        WorkerCommand worker = WorkerCommand.current().withEnv(Map.of("GLUELAB_CACHE", cache.toString()));
         List<String> progress = new CopyOnWriteArrayList<>();
         LocalSweep sweep = new LocalSweep(dir, List.of("cpu", "cpu"), worker, (task, done, total, detail) -> progress.add(done + "/" + total + " " + detail));
         AtomicReference<List<ShardStatus>> result = new AtomicReference<>();
@@ -72,6 +75,23 @@ class LocalSweepTest {
         List<String> union = new ArrayList<>();
         for (Shard s : dir.shards()) for (Row r : RecordStore.load(dir.shardDir(s)).rows()) union.add(Json.write(r));
         assertEquals(union, full.experiments().getFirst().rows().stream().map(Json::write).toList());
+    }
+
+    @Test
+    void aFailedShardRestartsTheWorkerAndTheNextShardRuns(@TempDir Path tmp) {
+        // swiglu at 16M tokens cannot fit in memory: a real failure in the worker, before any allocation.
+        String plan = "{\"ops\": \"swiglu\", \"tokens\": \"8,16000000\", \"check\": 0,"
+                + " \"timing\": {\"mode\": \"hot\", \"minSamples\": 3, \"minSeconds\": 0, \"timeoutSeconds\": 0.05, \"warmupSeconds\": 0}}";
+        SweepDir dir = SweepDir.create(tmp.resolve("sweep"), PlanFile.parse(plan, "plan.json", SpecRegistry.presets()));
+        WorkerCommand worker = WorkerCommand.current().withEnv(Map.of("GLUELAB_CACHE", cache.toString()));
+        LocalSweep sweep = new LocalSweep(dir, List.of("cpu"), worker, (t, d, n, x) -> {});
+        List<ShardStatus> st = sweep.run();
+        String table = StatusTable.table(st).printAll();
+        // Largest first: the failing shard ran first, in the first worker; a fresh worker ran the other.
+        assertEquals(ShardState.FAILED, st.get(1).state(), table);
+        assertTrue(st.get(1).detail().contains("needs about"), table);
+        assertEquals(ShardState.DONE, st.get(0).state(), table);
+        assertFalse(sweep.workers().get("cpu").retired());
     }
 
     @Test
