@@ -3,14 +3,19 @@
 # on one machine: munged, slurmctld and slurmd with a generated config, every file in DIR (no
 # systemd, nothing in /etc). Needs root (slurmd) and Debian's slurm-wlm and munge.
 #   bin/lib/slurm-local.sh start DIR [CTLD_PORT SLURMD_PORT]   # prints SLURM_CONF=DIR/slurm.conf once the node is idle
-#   bin/lib/slurm-local.sh stop DIR                            # stops the daemons it started (by their pid files)
+#   bin/lib/slurm-local.sh stop DIR                            # stops the daemons it started (by their pid files) and waits for them
 set -euo pipefail
 cmd="${1:-}"; dir="${2:-}"
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR [CTLD_PORT SLURMD_PORT]" >&2; exit 2; }
 
 stop() {
+  local f pid _
   for f in "$dir/slurmd.pid" "$dir/slurmctld.pid" "$dir/munge/munged.pid"; do
-    if [ -s "$f" ]; then kill "$(cat "$f")" 2>/dev/null || true; fi
+    [ -s "$f" ] || continue
+    pid="$(cat "$f")"
+    kill "$pid" 2>/dev/null || continue
+    # slurmctld saves its state as it exits: wait, so DIR can be removed once this returns.
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
 }
 

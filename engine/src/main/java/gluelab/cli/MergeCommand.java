@@ -27,14 +27,14 @@ public final class MergeCommand implements Callable<Integer> {
         Merge.Result result = Merge.of(dirs, allowMixed);
         Path target = out != null ? out : dirs.size() == 1 && gluelab.sweep.SweepDir.isSweep(dirs.getFirst())
                 ? gluelab.sweep.SweepDir.open(dirs.getFirst()).merged() : Path.of("merged");
-        return print(result, MergeOutput.publish(result, target, RunReport::render));
+        return print(result, MergeOutput.publish(result, target, (r, d) -> new RunReport(r).render(d)));
     }
 
     /** Prints each merged experiment's ranking and what was left out; 0 when complete, 1 otherwise. */
     static int print(Merge.Result result, List<Path> dirs) {
         for (int i = 0; i < dirs.size(); i++) {
             ExperimentRecord r = result.experiments().get(i);
-            System.out.println(RunReport.rank(r).table().printAll());
+            System.out.println(new RunReport(r).ranking().table().printAll());
             System.out.println("merged " + r.parameters().get("shards") + " shard(s) of " + r.model() + " into " + dirs.get(i));
         }
         for (String m : result.mixed()) System.out.println("mixed (allowed): " + m);

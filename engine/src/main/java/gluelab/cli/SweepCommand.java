@@ -1,6 +1,6 @@
 package gluelab.cli;
 
-import gluelab.lab.Locations;
+import gluelab.files.Locations;
 import gluelab.lab.RunReport;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.ConsoleProgress;
@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         description = "Sweeps beyond one GPU: a plan split into shards, run by one worker per GPU here or as Slurm job arrays, merged into one experiment. See docs/scale-out.md.",
         subcommands = {SweepCommand.Shards.class, SweepCommand.Run.class, SweepCommand.Submit.class, SweepCommand.Status.class,
-                SweepCommand.Wait.class, SweepCommand.Collect.class, SweepCommand.Resubmit.class, SweepCommand.Worker.class, SweepCommand.RunShard.class})
+                SweepCommand.Wait.class, SweepCommand.Collect.class, SweepCommand.Resubmit.class})
 public final class SweepCommand implements Runnable {
     @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
@@ -33,7 +33,7 @@ public final class SweepCommand implements Runnable {
     /** Merges what finished into DIR/merged; the shards left out are named with their state. Exit 1 when any was left out. */
     static int collect(SweepDir dir, java.util.function.Function<SweepDir, List<ShardStatus>> statuses, boolean allowMixed) {
         Merge.Result result = Merge.of(List.of(dir.root()), allowMixed, statuses);
-        return MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), RunReport::render));
+        return MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), (r, d) -> new RunReport(r).render(d)));
     }
 
     @Command(name = "shards", mixinStandardHelpOptions = true, description = "List the shards a plan splits into (runs nothing).")
@@ -187,58 +187,6 @@ public final class SweepCommand implements Runnable {
                         + String.join(", ", s.shards().stream().map(i -> d.plan().shard(i).name()).toList()));
             }
             return 0;
-        }
-    }
-
-    @Command(name = "worker", hidden = true, description = "A local sweep's worker process: runs the shards its coordinator sends on one device.")
-    static final class Worker implements Callable<Integer> {
-        @Parameters(paramLabel = "DIR") Path dir;
-
-        @Option(names = "--device", required = true) String device;
-
-        @Override public Integer call() {
-            // The protocol owns stdout; anything else printed goes to the worker's log.
-            java.io.PrintStream protocol = System.out;
-            System.setOut(System.err);
-            return ShardWorker.serve(SweepDir.open(dir), device, Locations.calibrationCache(), System.in, protocol);
-        }
-    }
-
-    @Command(name = "shard", hidden = true, description = "Run one shard of a sweep in this process (what a Slurm array task runs).")
-    static final class RunShard implements Callable<Integer> {
-        @Parameters(paramLabel = "DIR") Path dir;
-
-        @Option(names = "--index", required = true) int index;
-
-        @Option(names = "--device", defaultValue = "auto", description = "auto | cpu | cuda[:N] (default: ${DEFAULT-VALUE})") String device;
-
-        @Override public Integer call() {
-            SweepDir d = SweepDir.open(dir);
-            Shard s = d.plan().shard(index);
-            gluelab.device.Device opened;
-            gluelab.calibrate.Calibration cal;
-            try {
-                opened = gluelab.device.Devices.open(device);
-            } catch (RuntimeException e) {
-                // No device on this node: the shard's status says so, not only the task's log.
-                d.markFailed(s, "cannot open device " + device + " on " + hostName() + ": " + e.getMessage());
-                throw e;
-            }
-            try (var dev = opened) {
-                cal = ShardRunner.calibrate(dev, Locations.calibrationCache());
-                System.err.println("gluelab: shard " + s + " on " + dev.id() + " (" + dev.facts().name() + "), " + cal.describe());
-                new ShardRunner(d, dev, cal).run(s, new ConsoleProgress(System.err));
-                System.err.println("gluelab: shard " + s.name() + " done: " + d.shardDir(s));
-            }
-            return 0;
-        }
-
-        private static String hostName() {
-            try {
-                return java.net.InetAddress.getLocalHost().getHostName();
-            } catch (java.io.IOException e) {
-                return "this node";
-            }
         }
     }
 }

@@ -80,9 +80,9 @@ public final class SweepHandle {
 
     /** Merges the finished shards into {@code merged/<model>/} of the sweep folder; the result names what was left out. */
     public Merge.Result collect(boolean allowMixed) {
-        Merge.Result r = Merge.of(List.of(dir.root()), allowMixed, d -> statuses());
-        MergeOutput.publish(r, dir.merged(), RunReport::render);
-        return r;
+        Merge.Result result = Merge.of(List.of(dir.root()), allowMixed, d -> statuses());
+        MergeOutput.publish(result, dir.merged(), (r, d) -> new RunReport(r).render(d));
+        return result;
     }
 
     @Override public String toString() {

@@ -48,9 +48,9 @@ public final class LocalSweep {
         this.progress = progress;
     }
 
-    /** The gluelab arguments that start a worker (the CLI's hidden {@code sweep worker}). */
+    /** The arguments that start a worker ({@link ShardMain}). */
     public static List<String> workerArgs(Path dir, String device) {
-        return List.of("sweep", "worker", dir.toAbsolutePath().toString(), "--device", device);
+        return List.of("worker", dir.toAbsolutePath().toString(), "--device", device);
     }
 
     /** What each worker does now, by worker name (the device, or cpu/0, cpu/1 where a device repeats). */

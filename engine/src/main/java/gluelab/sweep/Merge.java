@@ -4,6 +4,7 @@ import gluelab.calibrate.Calibration;
 import gluelab.record.Environment;
 import gluelab.record.ExperimentRecord;
 import gluelab.record.RecordStore;
+import gluelab.ops.MeasureKey;
 import gluelab.record.Row;
 
 import java.nio.file.Files;
@@ -90,7 +91,7 @@ public final class Merge {
         // Shard indices follow the plan's order (model, tokens as given, op, process), which is how one bench run orders its rows.
         List<Part> ordered = parts.stream().sorted(Comparator.comparingInt(Part::index)).toList();
         ExperimentRecord first = ordered.getFirst().record();
-        Map<String, List<Row>> byKey = new LinkedHashMap<>();
+        Map<MeasureKey, List<Row>> byKey = new LinkedHashMap<>();
         for (Part p : ordered) for (Row r : p.record().rows()) byKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r);
         Map<String, String> telemetry = new LinkedHashMap<>();
         List<Row> rows = new ArrayList<>();

@@ -9,7 +9,7 @@ import gluelab.ops.Catalogue;
 import gluelab.ops.Pass;
 import gluelab.ops.Variant;
 import gluelab.tensor.DType;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
@@ -28,7 +28,7 @@ public final class PlanFile {
     static final Set<String> FIELDS = new LinkedHashSet<>(List.of(
             "models", "ops", "tokens", "passes", "variants", "dtype", "timing", "check", "processes"));
     static final Set<String> TIMING_FIELDS = new LinkedHashSet<>(List.of(
-            "mode", "warmupSeconds", "minSamples", "minSeconds", "maxRelStdev", "timeoutSeconds"));
+            "mode", "warmupSeconds", "minSamples", "minSeconds", "maxNoise", "timeoutSeconds"));
 
     private PlanFile() {}
 
@@ -88,7 +88,7 @@ public final class PlanFile {
         StopRule s = base.stop();
         Mode mode = node.has("mode") ? Mode.valueOf(node.get("mode").asText().trim().toUpperCase(Locale.ROOT)) : base.mode();
         StopRule stop = new StopRule(node.path("minSamples").asInt(s.minSamples()), node.path("minSeconds").asDouble(s.minSeconds()),
-                node.path("maxRelStdev").asDouble(s.maxRelStdev()), node.path("timeoutSeconds").asDouble(s.timeoutSeconds()), s.maxSamples());
+                node.path("maxNoise").asDouble(s.maxNoise()), node.path("timeoutSeconds").asDouble(s.timeoutSeconds()), s.maxSamples());
         return new TimingConfig(mode, node.path("warmupSeconds").asDouble(base.warmupSeconds()), stop, base.hotBatch());
     }
 

@@ -38,7 +38,7 @@ public final class ShardBench {
 
     public static ExperimentRecord run(String sweepId, SweepPlan plan, Shard s, Device device, Calibration cal, Progress progress) {
         BenchPlan bench = benchPlan(plan, s);
-        String started = Instant.now().toString();
+        Instant started = Instant.now();
         BenchResult result = new BenchRunner(device, cal).run(bench, progress, row -> {});
         Map<String, String> params = new LinkedHashMap<>();
         params.put("model", s.model());
@@ -48,6 +48,11 @@ public final class ShardBench {
         params.put("passes", String.join(",", plan.passes()));
         params.put("dtype", plan.dtype());
         params.put("mode", plan.timing().mode().id());
+        params.put("warmupSeconds", Double.toString(plan.timing().warmupSeconds()));
+        params.put("minSamples", Integer.toString(plan.timing().stop().minSamples()));
+        params.put("minSeconds", Double.toString(plan.timing().stop().minSeconds()));
+        params.put("maxNoise", Double.toString(plan.timing().stop().maxNoise()));
+        params.put("timeoutSeconds", Double.toString(plan.timing().stop().timeoutSeconds()));
         params.put("checkTokens", Long.toString(plan.checkTokens()));
         params.put("device", device.id());
         params.put(SWEEP, sweepId);
@@ -55,9 +60,8 @@ public final class ShardBench {
         params.put(SHARD_INDEX, Integer.toString(s.index()));
         params.put(PROCESS, Integer.toString(s.process()));
         Map<String, String> telemetry = new LinkedHashMap<>();
-        telemetry.put("startedAt", started);
         device.telemetry().forEach((k, v) -> telemetry.put("after." + k, v));
         return new ExperimentRecord(ExperimentRecord.FORMAT, s.name(), KIND, bench.spec(), params, telemetry,
-                Environment.capture(device.facts(), cal), result.rows(), 0.01, Instant.now().toString());
+                Environment.capture(device.facts(), cal, started), result.rows(), 0.01, Instant.now().toString());
     }
 }

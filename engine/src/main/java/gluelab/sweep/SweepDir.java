@@ -1,7 +1,7 @@
 package gluelab.sweep;
 
-import gluelab.record.AtomicFiles;
-import gluelab.record.Json;
+import gluelab.files.AtomicFiles;
+import gluelab.files.Json;
 import gluelab.record.RecordStore;
 
 import java.io.IOException;

@@ -15,7 +15,8 @@ import java.util.List;
 /**
  * A sweep: models x ops x token counts x confirming processes, each op with the listed passes and
  * variants. Resolved and self-contained (model specs included), so a worker on another node needs
- * nothing but this. It splits into {@link #shards()} in a fixed order.
+ * nothing but this. It splits into {@link #shards()} in a fixed order; an op with none of the passes
+ * has no shards.
  */
 public record SweepPlan(List<ModelSpec> models, List<String> ops, List<Long> tokens, List<String> passes,
                         List<String> variants, String dtype, TimingConfig timing, long checkTokens, int processes) {
@@ -32,7 +33,15 @@ public record SweepPlan(List<ModelSpec> models, List<String> ops, List<Long> tok
         if (variants.isEmpty()) throw new IllegalArgumentException("no variants to sweep");
         ops.forEach(Catalogue::get);
         passes.forEach(Pass::parse);
-        variants.forEach(Variant::parse);
+        for (String v : variants) {
+            if (!Variant.parse(v).onDevices()) {
+                throw new IllegalArgumentException("variant " + v + " is not run on a device; a sweep runs " + Variant.ON_DEVICES.stream().map(Variant::id).toList());
+            }
+        }
+        List<String> passList = passes;
+        if (ops.stream().noneMatch(op -> measurable(op, passList))) {
+            throw new IllegalArgumentException("nothing to measure: no op among " + ops + " has the passes " + passes);
+        }
         tokens.forEach(t -> Tokens.check(t, Long.toString(t)));
         if (!DType.parse(dtype).isFloating()) throw new IllegalArgumentException("activation dtype must be floating, got " + dtype);
         if (timing == null) throw new IllegalArgumentException("no timing given");
@@ -48,11 +57,17 @@ public record SweepPlan(List<ModelSpec> models, List<String> ops, List<Long> tok
         for (ModelSpec m : models) {
             for (long t : tokens) {
                 for (String op : ops) {
+                    if (!measurable(op, passes)) continue;
                     for (int p = 1; p <= processes; p++) out.add(new Shard(out.size(), m.name(), op, t, p));
                 }
             }
         }
         return out;
+    }
+
+    /** An op with none of the plan's passes has no shards (as a bench skips passes an op lacks). */
+    private static boolean measurable(String op, List<String> passes) {
+        return passes.stream().anyMatch(p -> Catalogue.get(op).supports(Pass.parse(p)));
     }
 
     public ModelSpec model(String name) {

@@ -7,12 +7,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The command that starts gluelab again as a worker: this process's own Java runtime (the bundle's,
+ * The command that starts gluelab again as a sweep process ({@link ShardMain}): this process's own Java runtime (the bundle's,
  * on a node) and class path, so a worker runs exactly the code that planned the sweep. {@code env}
  * is added to a local worker's environment.
  */
 public record WorkerCommand(Path javaBinary, String classPath, Map<String, String> env) {
-    public static final String MAIN = "gluelab.cli.Main";
+    /** The main class of the processes a sweep starts. */
+    public static final String MAIN = ShardMain.class.getName();
 
     public WorkerCommand {
         env = Map.copyOf(env);

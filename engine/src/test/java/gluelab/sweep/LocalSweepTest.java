@@ -2,7 +2,7 @@ package gluelab.sweep;
 
 import gluelab.lab.SweepHandle;
 import gluelab.model.SpecRegistry;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import gluelab.record.RecordStore;
 import gluelab.record.Row;
 import org.junit.jupiter.api.Test;

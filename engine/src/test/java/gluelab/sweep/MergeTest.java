@@ -7,7 +7,7 @@ import gluelab.lab.RunReport;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.Progress;
 import gluelab.record.ExperimentRecord;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import gluelab.record.RecordStore;
 import gluelab.record.Row;
 import org.junit.jupiter.api.AfterAll;
@@ -83,16 +83,16 @@ class MergeTest {
         assertEquals(union.size(), merged.rows().size());
         assertEquals(union.stream().map(Json::write).sorted().toList(), merged.rows().stream().map(Json::write).sorted().toList());
         // Plan order: token counts ascending as given... then op, then pass, as one bench run orders its rows.
-        assertEquals("rmsnorm/fwd/eager@16", merged.rows().getFirst().key());
+        assertEquals("rmsnorm fwd eager T=16 bf16", merged.rows().getFirst().key().toString());
         assertEquals(16, merged.rows().get(merged.rows().size() / 2 - 1).tokens());
         assertEquals("16,8", merged.parameters().get("tokens"));
         assertEquals("4", merged.parameters().get("shards"));
 
         // It renders as any run does; written to disk it reloads the same.
-        List<Path> out = MergeOutput.publish(full, dir.merged(), RunReport::render);
+        List<Path> out = MergeOutput.publish(full, dir.merged(), (r, d) -> new RunReport(r).render(d));
         assertEquals(Json.write(merged), Json.write(RecordStore.load(out.getFirst())));
         assertTrue(Files.readString(out.getFirst().resolve("findings.md")).contains("Ranked candidates"));
-        MergeOutput.publish(full, dir.merged(), RunReport::render);
+        MergeOutput.publish(full, dir.merged(), (r, d) -> new RunReport(r).render(d));
         assertTrue(Files.isRegularFile(out.getFirst().resolve(RecordStore.RECORD_FILE)));
     }
 
@@ -143,10 +143,10 @@ class MergeTest {
         assertEquals(8, merged.rows().size());
         for (Row r : merged.rows()) {
             String medians = merged.telemetry().get("confirm." + r.key());
-            assertNotNull(medians, r.key());
+            assertNotNull(medians, r.key().toString());
             List<Double> us = java.util.Arrays.stream(medians.replace(" us", "").split(",")).map(Double::parseDouble).sorted().toList();
             assertEquals(3, us.size());
-            assertEquals(us.get(1), r.measuredUs(), 0.006, r.key());
+            assertEquals(us.get(1), r.measuredUs(), 0.006, r.key().toString());
         }
     }
 }

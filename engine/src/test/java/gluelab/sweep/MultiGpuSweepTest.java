@@ -40,7 +40,7 @@ class MultiGpuSweepTest {
         assertTrue(st.stream().allMatch(s -> s.state() == ShardState.DONE), StatusTable.table(st).printAll());
         ExperimentRecord merged = Merge.of(List.of(tmp.resolve("s")), false).experiments().getFirst();
         assertEquals("cuda", merged.environment().device().kind());
-        assertEquals(4, merged.rows().stream().filter(r -> !r.variant().endsWith("@graph")).count());
+        assertEquals(4, merged.rows().stream().filter(r -> !r.key().graph()).count());
     }
 
     @Test
@@ -64,19 +64,19 @@ class MultiGpuSweepTest {
         // Each GPU has its own calibration; they must agree for the shards to merge without --allow-mixed.
         ExperimentRecord a = Merge.of(List.of(tmp.resolve("one")), false).experiments().getFirst();
         ExperimentRecord b = Merge.of(List.of(tmp.resolve("all")), false).experiments().getFirst();
-        Map<String, Row> byKey = new HashMap<>();
+        Map<gluelab.ops.MeasureKey, Row> byKey = new HashMap<>();
         a.rows().forEach(r -> byKey.put(r.key(), r));
         int within5 = 0;
         double worst = 0;
         String worstKey = "";
         for (Row r : b.rows()) {
             Row o = byKey.get(r.key());
-            assertNotNull(o, r.key());
+            assertNotNull(o, r.key().toString());
             double rel = Math.abs(r.measuredUs() - o.measuredUs()) / o.measuredUs();
             if (rel <= 0.05) within5++;
             if (rel > worst) {
                 worst = rel;
-                worstKey = r.key();
+                worstKey = r.key().toString();
             }
         }
         System.out.printf(Locale.ROOT, "multi-GPU sweep: %d shards, 1 GPU %.1f s, %d GPUs %.1f s, ratio %.2f; %d/%d rows within 5%%, worst %s %.1f%%%n",

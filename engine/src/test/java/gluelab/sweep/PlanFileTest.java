@@ -27,6 +27,8 @@ class PlanFileTest {
         for (int i = 0; i < shards.size(); i++) assertEquals(i, shards.get(i).index());
         assertEquals(shards.size(), shards.stream().map(Shard::name).distinct().count());
         assertEquals(Catalogue.names(), parse("{\"ops\": \"all\"}").ops());
+        // An op without any of the passes has no shards, as a bench skips passes an op lacks.
+        assertEquals(List.of("llama-3-8b.rmsnorm.T2048.p1"), parse("{\"ops\": \"rmsnorm,cat\", \"passes\": \"bwd\"}").shards().stream().map(Shard::name).toList());
     }
 
     @Test
@@ -41,5 +43,7 @@ class PlanFileTest {
         assertRefused("{\"timing\": {\"minSecs\": 1}}", "'timing'", "unknown field 'minSecs'");
         assertRefused("{\"ops\": \"rmsnorm\",", "plan.json", "not valid JSON", "line 1");
         assertRefused("{\"ops\": \"rmsnorm,,cat\"}", "'ops'", "empty entry");
+        assertRefused("{\"ops\": \"cat\", \"passes\": \"bwd\"}", "plan.json", "nothing to measure");
+        assertRefused("{\"variants\": \"torch-eager\"}", "plan.json", "not run on a device");
     }
 }

@@ -31,7 +31,7 @@ public final class SbatchScript {
         lines.add("set -euo pipefail");
         lines.add("shard=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " + quote(shardList.toAbsolutePath().toString()) + ")");
         lines.add("if [ -z \"$shard\" ]; then echo \"gluelab: no shard for array task $SLURM_ARRAY_TASK_ID\" >&2; exit 2; fi");
-        List<String> cmd = worker.command(List.of("sweep", "shard", dir.root().toAbsolutePath().toString(), "--index", "SHARD", "--device", o.device()));
+        List<String> cmd = worker.command(List.of("shard", dir.root().toAbsolutePath().toString(), "--index", "SHARD", "--device", o.device()));
         StringBuilder exec = new StringBuilder("exec");
         for (String c : cmd) exec.append(' ').append(c.equals("SHARD") ? "\"$shard\"" : quote(c));
         lines.add(exec.toString());

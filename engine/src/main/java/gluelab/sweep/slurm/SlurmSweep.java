@@ -2,8 +2,8 @@ package gluelab.sweep.slurm;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import gluelab.progress.Progress;
-import gluelab.record.AtomicFiles;
-import gluelab.record.Json;
+import gluelab.files.AtomicFiles;
+import gluelab.files.Json;
 import gluelab.sweep.*;
 
 import java.io.IOException;

@@ -3,7 +3,7 @@ package gluelab.sweep.slurm;
 import gluelab.lab.SweepHandle;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.Progress;
-import gluelab.record.Json;
+import gluelab.files.Json;
 import gluelab.record.RecordStore;
 import gluelab.record.Row;
 import gluelab.sweep.*;
