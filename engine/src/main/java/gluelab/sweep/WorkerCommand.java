@@ -48,8 +48,9 @@ public record WorkerCommand(Path javaBinary, String classPath, Map<String, Strin
     }
 
     public List<String> command(List<String> gluelabArgs) {
-        List<String> cmd = new ArrayList<>(List.of(javaBinary.toString(), "--enable-native-access=ALL-UNNAMED", "-Djava.awt.headless=true",
-                "-Dslf4j.internal.verbosity=ERROR", "-cp", classPath, MAIN));
+        // The launcher's flags (bin/gluelab, the bundle's bin/gluelab): the CPU device's loops use the Vector API.
+        List<String> cmd = new ArrayList<>(List.of(javaBinary.toString(), "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "--add-modules", "jdk.incubator.vector", "-Djava.awt.headless=true", "-Dslf4j.internal.verbosity=ERROR", "-cp", classPath, MAIN));
         cmd.addAll(gluelabArgs);
         return cmd;
     }
