@@ -7,6 +7,8 @@ ensure_test_deps() {
     || need+=(python3-jupyter-client python3-nbclient python3-jupyter-kernel-test python3-nbformat python3-ipykernel)
   # The torch bridge's tests run Debian's CPU torch for real (eager rows; 1.13 has no torch.compile).
   /usr/bin/python3 -c 'import torch' 2>/dev/null || need+=(python3-torch)
+  # The Slurm sweep test starts its own one-node cluster (bin/lib/slurm-local.sh).
+  { command -v slurmctld && command -v slurmd && command -v munged; } >/dev/null || need+=(slurm-wlm munge)
   [ ${#need[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
     echo "bin/test: missing ${need[*]}; install them (Debian: apt-get install -y ${need[*]})" >&2

@@ -30,7 +30,8 @@ class PackageLayersTest {
             List.of("chart", "report"),
             List.of("trace"),
             List.of("bench"),
-            List.of("torch", "expr.lab"),
+            List.of("torch", "expr.lab", "sweep"),
+            List.of("sweep.slurm"),
             List.of("lab"),
             List.of("cli"));
 

@@ -53,6 +53,25 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         }
     }
 
+    /** The plan as a record's parameters (what was asked), in a fixed order. */
+    public java.util.Map<String, String> parameters() {
+        java.util.Map<String, String> params = new java.util.LinkedHashMap<>();
+        params.put("model", spec.name());
+        params.put("ops", String.join(",", ops.stream().map(GlueOp::name).toList()));
+        params.put("tokens", String.join(",", tokens.stream().map(String::valueOf).toList()));
+        params.put("variants", String.join(",", variants.stream().map(Variant::id).toList()));
+        params.put("passes", String.join(",", passes.stream().map(Pass::id).toList()));
+        params.put("dtype", dtype.id());
+        params.put("mode", timing.mode().id());
+        params.put("warmupSeconds", Double.toString(timing.warmupSeconds()));
+        params.put("minSamples", Integer.toString(timing.stop().minSamples()));
+        params.put("minSeconds", Double.toString(timing.stop().minSeconds()));
+        params.put("maxNoise", Double.toString(timing.stop().maxNoise()));
+        params.put("timeoutSeconds", Double.toString(timing.stop().timeoutSeconds()));
+        params.put("checkTokens", Long.toString(checkTokens));
+        return params;
+    }
+
     /** The model a plan measures unless told otherwise. */
     public static final String DEFAULT_MODEL = "llama-3-8b";
     /** Tokens of the correctness check against fp64. */

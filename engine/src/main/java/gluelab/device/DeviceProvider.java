@@ -13,4 +13,7 @@ public interface DeviceProvider {
     Optional<String> unavailableReason();
 
     Device open(int ordinal);
+
+    /** How many devices of this kind are usable here (0 when unavailable). */
+    default int count() { return unavailableReason().isEmpty() ? 1 : 0; }
 }

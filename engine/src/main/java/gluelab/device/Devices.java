@@ -72,6 +72,9 @@ public final class Devices {
         return p.open(ordinal);
     }
 
+    /** How many devices of {@code kind} ("cpu", "cuda") are usable here. */
+    public static int count(String kind) { return find(providers(), kind).count(); }
+
     private static DeviceProvider find(List<DeviceProvider> providers, String kind) {
         for (DeviceProvider p : providers) if (p.kind().equals(kind)) return p;
         List<String> known = new ArrayList<>(List.of("auto"));

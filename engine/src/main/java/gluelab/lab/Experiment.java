@@ -76,20 +76,7 @@ public final class Experiment {
     }
 
     private Map<String, String> parameters(BenchPlan plan) {
-        Map<String, String> params = new LinkedHashMap<>();
-        params.put("model", plan.spec().name());
-        params.put("ops", String.join(",", plan.ops().stream().map(o -> o.name()).toList()));
-        params.put("tokens", String.join(",", plan.tokens().stream().map(String::valueOf).toList()));
-        params.put("variants", String.join(",", plan.variants().stream().map(v -> v.id()).toList()));
-        params.put("passes", String.join(",", plan.passes().stream().map(p -> p.id()).toList()));
-        params.put("dtype", plan.dtype().id());
-        params.put("mode", plan.timing().mode().id());
-        params.put("warmupSeconds", Double.toString(plan.timing().warmupSeconds()));
-        params.put("minSamples", Integer.toString(plan.timing().stop().minSamples()));
-        params.put("minSeconds", Double.toString(plan.timing().stop().minSeconds()));
-        params.put("maxNoise", Double.toString(plan.timing().stop().maxNoise()));
-        params.put("timeoutSeconds", Double.toString(plan.timing().stop().timeoutSeconds()));
-        params.put("checkTokens", Long.toString(plan.checkTokens()));
+        Map<String, String> params = new LinkedHashMap<>(plan.parameters());
         params.put("device", device.id());
         return params;
     }

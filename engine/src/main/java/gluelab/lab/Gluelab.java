@@ -204,6 +204,29 @@ public final class Gluelab implements AutoCloseable {
         return b;
     }
 
+    /**
+     * Runs a sweep plan on this host, one worker process per device ("all", "0,1", "cpu,cpu"), in
+     * the background; the handle shows progress and merges. Workers open their own devices, so this
+     * lab's device is not used.
+     */
+    public SweepHandle sweep(String planFile, String devices, String outDir) {
+        var dir = gluelab.sweep.SweepDir.create(Path.of(outDir), gluelab.sweep.PlanFile.read(Path.of(planFile), specs));
+        return SweepHandle.startLocal(dir, gluelab.sweep.DeviceList.parse(devices), gluelab.sweep.WorkerCommand.current(), progress);
+    }
+
+    /** Submits a sweep plan to Slurm as a job array (one shard per task); the handle reads squeue/sacct. */
+    public SweepHandle submit(String planFile, String outDir, gluelab.sweep.slurm.SlurmOptions options) {
+        var dir = gluelab.sweep.SweepDir.create(Path.of(outDir), gluelab.sweep.PlanFile.read(Path.of(planFile), specs));
+        var commands = gluelab.sweep.slurm.SlurmCommands.fromEnvironment();
+        new gluelab.sweep.slurm.SlurmSweep(dir, commands).submit(options, gluelab.sweep.WorkerCommand.current());
+        return SweepHandle.at(dir, commands);
+    }
+
+    /** A sweep submitted earlier (from its folder), to look at, wait for or collect. */
+    public SweepHandle sweepAt(String dir) {
+        return SweepHandle.at(gluelab.sweep.SweepDir.open(Path.of(dir)), gluelab.sweep.slurm.SlurmCommands.fromEnvironment());
+    }
+
     @Override public void close() {
         if (torch != null) torch.close();
         device.close();

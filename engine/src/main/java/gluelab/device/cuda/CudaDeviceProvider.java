@@ -45,4 +45,10 @@ public final class CudaDeviceProvider implements DeviceProvider {
     }
 
     @Override public Device open(int ordinal) { return new CudaDevice(ordinal); }
+
+    @Override public int count() {
+        if (unavailableReason().isPresent()) return 0;
+        int[] count = new int[1];
+        return JCudaDriver.cuDeviceGetCount(count) == 0 ? count[0] : 0;
+    }
 }

@@ -1,0 +1,81 @@
+package gluelab.sweep;
+
+import gluelab.calibrate.Calibration;
+import gluelab.calibrate.Calibrator;
+import gluelab.device.Device;
+import gluelab.progress.Progress;
+import gluelab.record.ExperimentRecord;
+import gluelab.record.RecordStore;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Runs shards of a sweep on one device and publishes each as an ordinary run folder. A shard
+ * already published is not run again (so a resubmission runs only what is missing); a shard that
+ * fails, or whose process is stopped (scancel sends SIGTERM), keeps a FAILED marker naming why.
+ */
+public final class ShardRunner {
+    /** How a FAILED marker of a stopped shard begins. */
+    public static final String CANCELLED = "cancelled";
+
+    private final SweepDir dir;
+    private final Device device;
+    private final Calibration calibration;
+
+    public ShardRunner(SweepDir dir, Device device, Calibration calibration) {
+        this.dir = dir;
+        this.device = device;
+        this.calibration = calibration;
+    }
+
+    /**
+     * The device's calibration from the cache, measured under a file lock so workers sharing a
+     * cache (several CPU workers, array tasks on one node) measure once instead of all at once.
+     */
+    public static Calibration calibrate(Device device, Path cacheDir) {
+        try {
+            Files.createDirectories(cacheDir);
+            try (FileChannel ch = FileChannel.open(cacheDir.resolve(device.facts().fingerprint() + ".lock"),
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 var lock = ch.lock()) {
+                return new Calibrator(device, cacheDir).calibrate(false);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock the calibration cache " + cacheDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs one shard (unless already published) and returns its record. */
+    public ExperimentRecord run(Shard s, Progress progress) {
+        if (dir.fileStatus(s).state() == ShardState.DONE) return RecordStore.load(dir.shardDir(s));
+        try {
+            SweepDir.deleteTree(dir.partialDir(s));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear the old attempt of shard " + s.name() + ": " + e.getMessage(), e);
+        }
+        RecordStore store = dir.shardStore();
+        Path partial = store.begin(s.name());
+        Thread hook = new Thread(() -> dir.markFailed(s, CANCELLED + ": process stopped (SIGTERM: scancel, a time limit, or Ctrl-C) while measuring"));
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            ExperimentRecord r = ShardBench.run(dir.id(), dir.plan(), s, device, calibration, progress);
+            RecordStore.save(partial, r);
+            store.commit(partial, r);
+            return r;
+        } catch (RuntimeException | Error e) {
+            RecordStore.fail(partial, e);
+            throw e;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running: the process was stopped while this shard ran.
+            }
+        }
+    }
+}
