@@ -447,6 +447,8 @@ def load_target(target):
             raise FileNotFoundError("no such file: " + where)
         spec = importlib.util.spec_from_file_location("gluelab_user_" + str(abs(hash(where))), where)
         module = importlib.util.module_from_spec(spec)
+        # dynamo imports a compiled function's module by name, so the file must be a registered module
+        sys.modules[spec.name] = module
         sys.path.insert(0, os.path.dirname(os.path.abspath(where)))
         spec.loader.exec_module(module)
     else:

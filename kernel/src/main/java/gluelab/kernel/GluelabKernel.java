@@ -71,7 +71,10 @@ public final class GluelabKernel extends BaseKernel {
 
     @Override public Object evalRaw(String code) {
         lastUserError = null;
-        executing = Thread.currentThread();
+        synchronized (interruptLock) {
+            executing = Thread.currentThread();
+            cell++;
+        }
         interrupted = false;
         try {
             CellRunner runner = cells.join();
@@ -143,13 +146,19 @@ public final class GluelabKernel extends BaseKernel {
      */
     @Override public void interrupt() {
         interrupted = true;
-        Thread t = executing;
+        Thread t;
+        long target;
+        synchronized (interruptLock) {
+            t = executing;
+            target = cell;
+        }
         if (t == null) return;
         Thread.ofVirtual().name("gluelab-interrupt").start(() -> {
             long until = System.nanoTime() + INTERRUPT_RETRY_MS * 1_000_000L;
             while (System.nanoTime() < until) {
                 synchronized (interruptLock) {
-                    if (executing != t) return;
+                    // Cells share the shell thread: the retries belong to the cell that was running.
+                    if (executing != t || cell != target) return;
                     if (evaluator.isDone()) evaluator().stop();
                     t.interrupt();
                 }
@@ -163,8 +172,10 @@ public final class GluelabKernel extends BaseKernel {
     }
 
     static final long INTERRUPT_RETRY_MS = 5_000;
-    /** Held while interrupting and while a cell ends, so no interrupt outlives its cell. */
+    /** Held while interrupting and while a cell starts or ends, so no interrupt outlives its cell. */
     private final Object interruptLock = new Object();
+    /** Counts cells, guarded by interruptLock: an interrupt's retries stop when their cell has ended. */
+    private long cell;
 
     @Override public void onShutdown(boolean restarting) {
         Session.reset();
