@@ -87,18 +87,22 @@ public final class SafeShellChannel extends ShellChannel {
                     continue;
                 }
                 ShellReplyEnvironment env = connection.prepareReplyEnv(this, message);
+                java.util.List<Message<?>> toAbort = java.util.List.of();
                 try {
                     handler.handle(env, message);
                 } catch (Exception e) {
                     LOG.log(Level.WARNING, "handling " + message.getHeader().getType().getName() + " failed", e);
                 } finally {
+                    // The queue is taken before this request's idle status goes out: a client that
+                    // waits for idle before sending its next request is never caught in the abort.
+                    if (!control && !env.isMarkedForShutdown() && abortQueued.getAsBoolean()) toAbort = queued(poller);
                     env.resolveDeferrals();
                 }
                 if (env.isMarkedForShutdown()) {
                     running = false;
                     connection.close();
-                } else if (!control && abortQueued.getAsBoolean()) {
-                    abortPending(poller);
+                } else if (!toAbort.isEmpty()) {
+                    answerAborted(toAbort);
                 }
             }
         }, control ? "gluelab-control" : "gluelab-shell");
@@ -106,13 +110,8 @@ public final class SafeShellChannel extends ShellChannel {
         thread.start();
     }
 
-    /**
-     * Answers the execute requests waiting on the socket "aborted"; other requests are handled as
-     * usual. The queue is read to its end before any reply goes out, so a request a client sends
-     * after seeing the replies is never caught in the abort.
-     */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private void abortPending(ZMQ.Poller poller) {
+    /** The requests already waiting on the socket, read to the end of the queue. */
+    private java.util.List<Message<?>> queued(ZMQ.Poller poller) {
         java.util.List<Message<?>> queued = new java.util.ArrayList<>();
         while (running && poller.poll(0) > 0) {
             try {
@@ -123,6 +122,12 @@ public final class SafeShellChannel extends ShellChannel {
                 LOG.warning("dropped an unreadable or badly signed message while aborting: " + e.getMessage());
             }
         }
+        return queued;
+    }
+
+    /** Answers queued execute requests "aborted"; other requests are handled as usual. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void answerAborted(java.util.List<Message<?>> queued) {
         for (Message<?> message : queued) {
             ShellReplyEnvironment env = connection.prepareReplyEnv(this, message);
             try {
