@@ -43,7 +43,7 @@ public final class TorchCommand implements Runnable {
         @Option(names = "--inputs", required = true, description = "NAME:DIMS:DTYPE; ... with numbers or model symbols T B D H KV HD F E K, e.g. 'x:T,D:bf16; w:D:bf16'")
         String inputs;
 
-        @Option(names = "--model", defaultValue = "llama-3-8b", description = "model spec for the symbols (default: ${DEFAULT-VALUE})")
+        @Option(names = "--model", defaultValue = gluelab.bench.BenchPlan.DEFAULT_MODEL, description = "model spec for the symbols (default: ${DEFAULT-VALUE})")
         String model;
 
         @Option(names = "--tokens", defaultValue = "4096", description = "T (default: ${DEFAULT-VALUE}); 4k = 4096")

@@ -1,18 +1,13 @@
 package gluelab.cli;
 
-import gluelab.bench.Tokens;
+import gluelab.bench.BenchPlan;
 import gluelab.chart.Charts;
 import gluelab.device.Device;
 import gluelab.files.Locations;
-import gluelab.model.ModelSpec;
 import gluelab.model.SpecRegistry;
-import gluelab.ops.Catalogue;
-import gluelab.ops.GlueOp;
-import gluelab.ops.Pass;
 import gluelab.progress.ConsoleProgress;
 import gluelab.progress.Progress;
 import gluelab.files.Json;
-import gluelab.tensor.DType;
 import gluelab.tune.TuneChart;
 import gluelab.tune.TuneResult;
 import gluelab.tune.Tuner;
@@ -20,7 +15,6 @@ import gluelab.tune.Tuning;
 import picocli.CommandLine.*;
 
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -32,7 +26,7 @@ public final class TuneCommand implements Callable<Integer> {
 
     @Mixin DeviceOptions deviceOptions;
 
-    @Option(names = "--model", defaultValue = "llama-3-8b", description = "model spec (default: ${DEFAULT-VALUE})")
+    @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE})")
     String model;
 
     @Option(names = "--tokens", defaultValue = "8192,32768", description = "token counts (default: ${DEFAULT-VALUE}); 4k = 4096")
@@ -62,31 +56,31 @@ public final class TuneCommand implements Callable<Integer> {
     /** The --device option as given (auto when absent): the %tune magic switches the session's device by it. */
     public String device() { return deviceOptions == null ? "auto" : deviceOptions.device; }
 
-    /** What to tune, parsed and checked before any device is opened. */
-    private record Plan(ModelSpec spec, List<GlueOp> ops, List<Pass> passes, List<Long> tokens, DType dtype, Tuner.Options options) {}
+    /** What to tune, parsed and checked (as bench checks its options) before any device is opened. */
+    private record Plan(BenchPlan what, Tuner.Options options) {}
 
     private Plan plan() {
-        var spec = SpecRegistry.load(Locations.specFolders()).get(model);
-        var opList = ops.stream().map(Catalogue::get).toList();
-        List<Long> tok = Tokens.parse(tokens);
-        List<Pass> ps = Arrays.stream(passes.split(",")).map(Pass::parse).toList();
+        BenchPlan what = BenchPlan.builder(SpecRegistry.load(Locations.specFolders()))
+                .ops(ops).model(model).tokens(tokens).passes(passes).dtype(dtype).build();
         Tuner.Options options = Tuner.Options.defaults().withSerial(serial).withForce(force || serial);
         if (threads != null) options = options.withThreads(threads);
-        return new Plan(spec, opList, ps, tok, DType.parse(dtype), options);
+        return new Plan(what, options);
     }
 
     /** Runs the tunings these options describe on {@code device} (the %tune magic calls this too). */
-    public List<TuneResult> tune(Device device, Progress progress) {
-        Plan p = plan();
-        return Tuning.run(device, p.spec(), p.ops(), p.passes(), p.tokens(), p.dtype(), p.options(), progress);
+    public List<TuneResult> tune(Device device, Progress progress) { return tune(plan(), device, progress); }
+
+    private static List<TuneResult> tune(Plan p, Device device, Progress progress) {
+        BenchPlan w = p.what();
+        return Tuning.run(device, w.spec(), w.ops(), w.passes(), w.tokens(), w.dtype(), p.options(), progress);
     }
 
     @Override public Integer call() {
-        plan();
+        Plan plan = plan();
         try (Device device = deviceOptions.open()) {
             Progress progress = json ? Progress.NONE : new ConsoleProgress(System.err);
             long t0 = System.nanoTime();
-            List<TuneResult> results = tune(device, progress);
+            List<TuneResult> results = tune(plan, device, progress);
             double wall = (System.nanoTime() - t0) * 1e-9;
             if (json) System.out.println(Json.write(results));
             else {
