@@ -28,7 +28,7 @@ class PackageLayersTest {
             List.of("device.cuda", "floor", "tune", "expr.cpu"),
             List.of("rank", "record", "expr.run"),
             List.of("chart", "report"),
-            List.of("trace"),
+            List.of("trace", "experiment"),
             List.of("bench"),
             List.of("torch", "expr.lab", "sweep"),
             List.of("sweep.slurm"),

@@ -174,7 +174,44 @@ public final class Gluelab implements AutoCloseable {
     public BenchResult run(BenchPlan plan, Devlog devlog) { return run(plan, row -> devlog.measurement(row.describe())); }
 
     /** Recorded runs on this lab's device, logging to {@code devlog}. */
-    public Experiment experiment(Devlog devlog) { return new Experiment(device, calibration(), devlog, progress); }
+    public RecordedRuns experiment(Devlog devlog) { return new RecordedRuns(device, calibration(), devlog, progress); }
+
+    /**
+     * Creates or resumes the named experiment that runs through the notebooks (under
+     * {@code GLUELAB_EXPERIMENTS}, else {@code out/experiments/NAME}).
+     */
+    public gluelab.experiment.ExperimentFolder experiment(String name) { return gluelab.experiment.ExperimentFolder.open(name); }
+
+    /** Creates or resumes experiment {@code name} under {@code root}. */
+    public gluelab.experiment.ExperimentFolder experiment(String name, Path root) { return gluelab.experiment.ExperimentFolder.open(name, root); }
+
+    /**
+     * Step 00 on an experiment: the plan with this lab's device, the model checked against the
+     * known specs and the token counts checked before anything is written.
+     */
+    public gluelab.experiment.ExperimentPlan plan(gluelab.experiment.ExperimentFolder ex, String model, double stopFraction, long... tokens) {
+        spec(model);
+        List<Long> t = new ArrayList<>();
+        for (long n : tokens) t.add(Tokens.check(n, Long.toString(n)));
+        return ex.plan(model, t, stopFraction, device.id());
+    }
+
+    /**
+     * Step 04 on an experiment: ranks the record step 01 published (its rows, the plan's stop rule
+     * as recorded), draws the charts into the experiment's charts folder and marks the step done.
+     */
+    public gluelab.rank.Ranking rank(gluelab.experiment.ExperimentFolder ex) {
+        var record = ex.record(gluelab.experiment.Step.BASELINES);
+        var report = new RunReport(record);
+        Path findings = report.render(ex.chartsDir());
+        var ranking = report.ranking();
+        var worth = ranking.worthFixing();
+        ex.devlog().decision("ranking of " + record.id() + ": " + worth.size() + " of " + ranking.ranked().size()
+                + " candidates above the stop rule" + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().key()));
+        ex.done(gluelab.experiment.Step.RANK, java.util.List.of(record.id()),
+                java.util.Map.of("summary", ex.dir().relativize(findings).toString()), worth.size() + " candidates worth fixing");
+        return ranking;
+    }
 
     public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
 
@@ -240,6 +277,13 @@ public final class Gluelab implements AutoCloseable {
 
         public BenchBuilder model(String name) { plan.model(name); return this; }
 
+        /** The model and token counts of an experiment's plan. */
+        public BenchBuilder forPlan(gluelab.experiment.ExperimentPlan p) {
+            plan.model(p.model());
+            plan.tokens(p.tokens());
+            return this;
+        }
+
         public BenchBuilder tokens(long... t) { plan.tokens(Arrays.stream(t).boxed().toList()); return this; }
 
         public BenchBuilder tokens(String list) { plan.tokens(list); return this; }
@@ -274,8 +318,18 @@ public final class Gluelab implements AutoCloseable {
 
         public BenchBuilder withTorch(String python) { withTorch = python; return this; }
 
+        /**
+         * Runs as a record of experiment {@code ex} (its devlog, its records, its plan's stop rule)
+         * and marks {@code step} done with the record (e.g. step 01's baselines).
+         */
+        public RecordedRuns.Outcome record(gluelab.experiment.ExperimentFolder ex, gluelab.experiment.Step step) {
+            var outcome = experiment(ex.devlog()).run(step.notebook().substring(3), plan(), ex.records(), ex.plan().stopFraction());
+            ex.done(step, java.util.List.of(outcome.record().id()), java.util.Map.of(), outcome.record().rows().size() + " measurements");
+            return outcome;
+        }
+
         /** Runs as a recorded experiment under {@code outDir}, logging to {@code devlog}. */
-        public Experiment.Outcome record(String outDir, Devlog devlog) {
+        public RecordedRuns.Outcome record(String outDir, Devlog devlog) {
             return experiment(devlog).run("bench", plan(), new RecordStore(Path.of(outDir)), Ranking.DEFAULT_STOP_FRACTION);
         }
     }

@@ -1,12 +1,7 @@
 package gluelab.lab;
 
 import gluelab.chart.Charts;
-import gluelab.model.ModelSpec;
 import gluelab.ops.Pass;
-import gluelab.ops.Replay;
-import gluelab.ops.Variant;
-import gluelab.rank.Candidate;
-import gluelab.rank.LayerRecipe;
 import gluelab.rank.Ranking;
 import gluelab.files.AtomicFiles;
 import gluelab.record.ExperimentRecord;
@@ -29,31 +24,13 @@ public final class RunReport {
 
     public ExperimentRecord record() { return r; }
 
-    /** Ranks the eager (current) direct rows of the ops one layer runs, at the largest measured token count, fwd + bwd. */
+    /** The record's ranking ({@link gluelab.report.RecordRanking}). */
     public Ranking ranking() {
         if (ranking == null) ranking = rank();
         return ranking;
     }
 
-    private Ranking rank() {
-        ModelSpec spec = r.spec();
-        long tokens = r.rows().stream().mapToLong(Row::tokens).max().orElseThrow(() -> new IllegalArgumentException("record " + r.id() + " has no rows"));
-        LayerRecipe recipe = LayerRecipe.of(spec);
-        List<Row> current = r.rows().stream()
-                .filter(x -> x.tokens() == tokens && x.variant() == Variant.EAGER && x.replay() == Replay.DIRECT && recipe.count(x.op()) > 0).toList();
-        if (current.isEmpty()) {
-            current = r.rows().stream().filter(x -> x.tokens() == tokens && x.replay() == Replay.DIRECT && recipe.count(x.op()) > 0).toList();
-        }
-        double glue = 0;
-        for (Row x : current) glue += x.measuredUs() * recipe.count(x.op());
-        boolean withBackward = current.stream().anyMatch(x -> x.pass() == Pass.BACKWARD);
-        double layer = glue + recipe.matmulMicros(tokens, r.environment().calibration(), withBackward);
-        List<Candidate> cands = new ArrayList<>();
-        for (Row x : current) {
-            cands.add(new Candidate(x.key(), recipe.count(x.op()), x.measuredUs(), x.idealUs(), layer, x.measurement().noisy().orElse("")));
-        }
-        return Ranking.of(cands, r.stopFraction());
-    }
+    private Ranking rank() { return gluelab.report.RecordRanking.of(r); }
 
     /**
      * Writes charts (PNG + SVG) and findings.md into {@code dir}; returns the findings path. A chart

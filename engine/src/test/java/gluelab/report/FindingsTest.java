@@ -4,7 +4,7 @@ import gluelab.bench.BenchPlan;
 import gluelab.calibrate.Calibration;
 import gluelab.device.cpu.CpuDevice;
 import gluelab.devlog.Devlog;
-import gluelab.lab.Experiment;
+import gluelab.lab.RecordedRuns;
 import gluelab.lab.RunReport;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
@@ -38,7 +38,7 @@ class FindingsTest {
         try (CpuDevice device = new CpuDevice(2)) {
             BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm"), Catalogue.get("cat")), List.of(16L),
                     List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD), DType.BF16, new TimingConfig(mode, 0, rule, 2), 4);
-            return new Experiment(device, Calibration.given("test", 50e9, 1e11), new Devlog(out.resolve("devlog.md")), Progress.NONE)
+            return new RecordedRuns(device, Calibration.given("test", 50e9, 1e11), new Devlog(out.resolve("devlog.md")), Progress.NONE)
                     .run("test", plan, new RecordStore(out), 0.01).record();
         }
     }

@@ -23,7 +23,7 @@ import java.util.Map;
  * its rendering are built in a partial folder and published atomically; on failure the partial
  * folder keeps a FAILED marker and the devlog says what happened.
  */
-public final class Experiment {
+public final class RecordedRuns {
     private static final DateTimeFormatter ID = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
     /** A published run: its folder, record and measured result. */
@@ -37,7 +37,7 @@ public final class Experiment {
     private final Devlog devlog;
     private final Progress progress;
 
-    public Experiment(Device device, Calibration calibration, Devlog devlog, Progress progress) {
+    public RecordedRuns(Device device, Calibration calibration, Devlog devlog, Progress progress) {
         this.device = device;
         this.calibration = calibration;
         this.devlog = devlog;

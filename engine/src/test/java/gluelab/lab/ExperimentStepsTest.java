@@ -1,0 +1,40 @@
+package gluelab.lab;
+
+import gluelab.experiment.ExperimentFolder;
+import gluelab.experiment.Step;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import gluelab.units.Bandwidth;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Steps 00, 01 and 04 through the facade on one experiment folder, each reading what the one before left. */
+class ExperimentStepsTest {
+    static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
+
+    @Test
+    void planBaselinesAndRankingLandInOneExperiment(@TempDir Path root) {
+        try (Gluelab lab = Gluelab.open("cpu").assumeBandwidth(Bandwidth.gbPerSecond(50), 1e11)) {
+            ExperimentFolder ex = lab.experiment("story", root);
+            assertThrows(IllegalStateException.class, () -> lab.rank(ex), "no baselines yet");
+            assertThrows(IllegalArgumentException.class, () -> lab.plan(ex, "no-such-model", 0.01, 8));
+            assertFalse(ex.hasPlan());
+            lab.plan(ex, "llama-3-8b", 0.01, 8, 16);
+
+            var base = lab.bench("rmsnorm", "swiglu").forPlan(ExperimentFolder.open("story", root).plan())
+                    .passes("fwd").timing(FAST).check(0).record(ex, Step.BASELINES);
+            assertEquals(List.of(base.record().id()), ex.require(Step.BASELINES).records());
+
+            var ranking = lab.rank(ex);
+            assertEquals(ranking.ranked().size(), ex.ranking().ranked().size());
+            assertTrue(ex.file(Step.RANK, "summary").toString().endsWith(".md"));
+            assertTrue(ex.devlog().read().stream().anyMatch(e -> e.text().startsWith("ranking of " + base.record().id())));
+        }
+    }
+}
