@@ -31,7 +31,7 @@ class PackageLayersTest {
             List.of("trace", "experiment"),
             List.of("bench"),
             List.of("torch", "expr.lab", "sweep"),
-            List.of("sweep.slurm"),
+            List.of("sweep.slurm", "confirm"),
             List.of("lab"),
             List.of("cli"));
 

@@ -47,11 +47,14 @@ public record WorkerCommand(Path javaBinary, String classPath, Map<String, Strin
         return new WorkerCommand(javaBinary, classPath, all);
     }
 
-    public List<String> command(List<String> gluelabArgs) {
+    public List<String> command(List<String> gluelabArgs) { return command(MAIN, gluelabArgs); }
+
+    /** The command that runs {@code mainClass} (another of gluelab's process mains, e.g. a confirmation worker) with {@code args}. */
+    public List<String> command(String mainClass, List<String> args) {
         // The launcher's flags (bin/gluelab, the bundle's bin/gluelab): the CPU device's loops use the Vector API.
         List<String> cmd = new ArrayList<>(List.of(javaBinary.toString(), "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "--add-modules", "jdk.incubator.vector", "-Djava.awt.headless=true", "-Dslf4j.internal.verbosity=ERROR", "-cp", classPath, MAIN));
-        cmd.addAll(gluelabArgs);
+                "--add-modules", "jdk.incubator.vector", "-Djava.awt.headless=true", "-Dslf4j.internal.verbosity=ERROR", "-cp", classPath, mainClass));
+        cmd.addAll(args);
         return cmd;
     }
 }

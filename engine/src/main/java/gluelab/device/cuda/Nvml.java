@@ -20,6 +20,7 @@ final class Nvml {
     private static final long PROCESS_INFO_BYTES = 24;
 
     private final MethodHandle clock, maxClock, reasons, processes, busWidth;
+    private final MethodHandle utilization;
     private final MemorySegment device;
 
     private Nvml(SymbolLookup lib, int index) throws Throwable {
@@ -32,6 +33,7 @@ final class Nvml {
         reasons = l.downcallHandle(r, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         processes = l.downcallHandle(lib.find("nvmlDeviceGetComputeRunningProcesses_v3").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         busWidth = l.downcallHandle(lib.find("nvmlDeviceGetMemoryBusWidth").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        utilization = lib.find("nvmlDeviceGetUtilizationRates").map(f -> l.downcallHandle(f, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS))).orElse(null);
         int rc = (int) init.invokeExact();
         if (rc != 0) throw new IllegalStateException("nvmlInit failed: " + rc);
         try (Arena a = Arena.ofConfined()) {
@@ -85,6 +87,17 @@ final class Nvml {
         }
     }
 
+    /** GPU utilisation in percent over NVML's last sample period (struct {uint gpu; uint memory}), or -1. */
+    int utilizationPercent() {
+        if (utilization == null) return -1;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(8, 4);
+            return (int) utilization.invokeExact(device, out) == 0 ? out.get(JAVA_INT, 0) : -1;
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
     long clockEventReasons() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_LONG);
@@ -125,6 +138,7 @@ final class Nvml {
         m.put("mem_clock_mhz", Integer.toString(clockMHz(CLOCK_MEM)));
         m.put("clock_event_reasons", "0x" + Long.toHexString(clockEventReasons()));
         m.put("other_gpu_processes", otherProcesses().toString());
+        m.put("gpu_utilization_percent", Integer.toString(utilizationPercent()));
         return m;
     }
 }

@@ -1,0 +1,96 @@
+package gluelab.confirm;
+
+import gluelab.device.Buffer;
+import gluelab.device.Device;
+import gluelab.device.Launch;
+import gluelab.device.OpBuffers;
+import gluelab.device.OpInstance;
+import gluelab.floor.Floor;
+import gluelab.ops.*;
+import gluelab.progress.Progress;
+import gluelab.timing.Harness;
+import gluelab.timing.Measurement;
+import gluelab.timing.TimedLaunch;
+
+import java.util.*;
+
+/**
+ * Times each comparison's variants as whole forward + backward steps, interleaved in this process
+ * (the screen), with the CUDA-graph replay of the whole step where the device has graphs. The
+ * same code runs in every confirmation process.
+ */
+public final class StepTiming {
+    private StepTiming() {}
+
+    public static List<Timed> run(Device device, ConfirmJob job, Progress progress) {
+        List<Timed> out = new ArrayList<>();
+        int i = 0;
+        for (Comparison c : job.comparisons()) {
+            if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("confirmation interrupted");
+            progress.update("time", i++, job.comparisons().size(), c.toString());
+            out.addAll(time(device, job, c));
+        }
+        progress.update("time", i, job.comparisons().size(), "done");
+        return out;
+    }
+
+    private static List<Timed> time(Device device, ConfirmJob job, Comparison c) {
+        GlueOp op = Catalogue.get(c.op());
+        OpShape shape = op.shape(job.spec(), c.tokens(), job.dtype());
+        Map<Pass, Map<String, Buffer>> args = new EnumMap<>(Pass.class);
+        List<Launch> launches = new ArrayList<>();
+        try {
+            double idealUs = 0;
+            long bytes = 0;
+            for (Pass p : Pass.values()) {
+                if (!op.supports(p)) continue;
+                Map<String, Buffer> a = new LinkedHashMap<>();
+                args.put(p, a);
+                OpBuffers.allocate(device, op, shape, p, 42, a);
+                idealUs += Floor.of(op, shape, p, job.calibration()).idealSeconds() * 1e6;
+                bytes += a.values().stream().mapToLong(b -> b.spec().bytes()).sum();
+            }
+            List<Harness.Subject> subjects = new ArrayList<>();
+            List<Timed> keys = new ArrayList<>();
+            for (Variant v : List.of(c.baseline(), c.candidate())) {
+                List<Launch> passes = new ArrayList<>();
+                for (var e : args.entrySet()) {
+                    Launch l = device.prepare(new OpInstance(op, shape, e.getKey(), v), e.getValue());
+                    launches.add(l);
+                    passes.add(l);
+                }
+                Launch step = new StepLaunch(passes);
+                subjects.add(new Harness.Subject(c.op() + " " + v.id() + " fwd+bwd", step, bytes, job.timing().stop()));
+                keys.add(new Timed(c.op(), c.tokens(), v, Replay.DIRECT, idealUs, step.kernels(), null));
+                if (device.capabilities().graphReplay()) {
+                    Optional<Launch> graph = device.graph(step, TimedLaunch.GRAPH_REPEATS);
+                    if (graph.isPresent()) {
+                        launches.add(graph.get());
+                        subjects.add(new Harness.Subject(c.op() + " " + v.id() + " fwd+bwd (graph)", graph.get(), bytes, job.timing().stop().forGraphReplays()));
+                        keys.add(new Timed(c.op(), c.tokens(), v, Replay.GRAPH, idealUs, step.kernels(), null));
+                    }
+                }
+            }
+            List<Measurement> ms = new Harness(device).interleave(subjects, job.timing());
+            List<Timed> out = new ArrayList<>();
+            for (int i = 0; i < ms.size(); i++) {
+                Timed k = keys.get(i);
+                out.add(new Timed(k.op(), k.tokens(), k.variant(), k.replay(), k.idealUs(), k.kernels(), ms.get(i)));
+            }
+            return out;
+        } finally {
+            Collections.reverse(launches);
+            launches.forEach(Launch::close);
+            args.values().forEach(m -> m.values().forEach(Buffer::close));
+        }
+    }
+
+    /** A forward then a backward launch as one step, so one graph can capture the whole of it. */
+    private record StepLaunch(List<Launch> passes) implements Launch {
+        @Override public void run() { for (Launch l : passes) l.run(); }
+
+        @Override public int kernels() { return passes.stream().mapToInt(Launch::kernels).sum(); }
+
+        @Override public long scratchBytes() { return passes.stream().mapToLong(Launch::scratchBytes).sum(); }
+    }
+}

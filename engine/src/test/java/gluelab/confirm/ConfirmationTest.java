@@ -1,0 +1,102 @@
+package gluelab.confirm;
+
+import gluelab.calibrate.Calibration;
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.experiment.ExperimentFolder;
+import gluelab.experiment.Step;
+import gluelab.model.Presets;
+import gluelab.ops.Replay;
+import gluelab.ops.Variant;
+import gluelab.tensor.DType;
+import gluelab.timing.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ConfirmationTest {
+    static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0.3, new StopRule(3, 0, 0.5, 0.5, 20), 2);
+
+    static ConfirmJob tinyJob() {
+        return new ConfirmJob(Presets.LLAMA_3_8B, List.of(Comparison.of("rmsnorm", 8, "eager", "fused")), DType.BF16, FAST, "cpu",
+                Calibration.given("test", 50e9, 1e11));
+    }
+
+    /** Three real JVMs; the second is killed (SIGKILL) once it starts timing, and must be FAILED, never reprinted. */
+    @Test
+    void threeFreshProcessesAndAKilledOneIsFailed(@TempDir Path root) throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("confirm", root);
+        try (Device cpu = Devices.open("cpu")) {
+            ConfirmResult r = Confirmation.on(cpu).listener((i, p) -> {
+                if (i == 2) p.destroyForcibly();
+            }).run(ex, tinyJob());
+
+            assertEquals(3, r.processes().size());
+            ProcessRun killed = r.processes().get(1);
+            assertEquals(ProcessRun.State.FAILED, killed.state());
+            assertTrue(killed.reason().contains("killed"), killed.reason());
+            assertTrue(killed.timed().isEmpty(), "a killed process has no numbers");
+            assertTrue(r.processes().get(0).ok() && r.processes().get(2).ok(), r.processTable().print());
+            assertNotEquals(r.processes().get(0).pid(), r.processes().get(2).pid(), "fresh processes");
+            assertTrue(r.processes().get(0).pid() > 0);
+
+            ConfirmedRow direct = r.row(tinyJob().comparisons().getFirst(), Replay.DIRECT).orElseThrow();
+            assertTrue(direct.measured(), direct.describe());
+            assertEquals(2, direct.processesOk());
+            assertTrue(direct.baselineN() >= 1 && direct.baselineN() <= 2);
+            ConfirmedRow graph = r.row(tinyJob().comparisons().getFirst(), Replay.GRAPH).orElseThrow();
+            assertFalse(graph.measured());
+            assertTrue(graph.skipped().contains("graph"), graph.skipped());
+
+            assertTrue(r.summary().contains("FAILED") && r.summary().contains("process 2"), r.summary());
+            assertTrue(r.flags().stream().anyMatch(f -> f.startsWith("process 2") && f.contains("FAILED")), r.flags().toString());
+            assertTrue(r.table().stringColumn("verdict").get(0).contains("of 2 processes"), r.table().print());
+            assertTrue(r.processTable().stringColumn("state").get(1).startsWith("FAILED: killed"));
+
+            ConfirmResult loaded = Confirmation.latest(ex);
+            assertEquals(r.summary(), loaded.summary());
+            assertEquals(r.processes().get(0).timed().getFirst().measurement().samples().length,
+                    loaded.processes().get(0).timed().getFirst().measurement().samples().length, "raw samples kept");
+            assertTrue(ex.require(Step.CONFIRM).summary().contains("FAILED"));
+            assertTrue(ex.devlog().read().stream().anyMatch(e -> e.kind() == gluelab.devlog.Devlog.Kind.DEAD_END && e.text().contains("process 2")));
+            assertFalse(Files.exists(ex.file(Step.CONFIRM, "confirm").resolveSibling("process-2.json")));
+            assertTrue(r.before().readings().containsKey("host.load_average_1m"), r.before().readings().toString());
+        }
+    }
+
+    private static ProcessRun run(int index, double eager, double fused, double eagerGraph, double fusedGraph) {
+        Comparison c = tinyJob().comparisons().getFirst();
+        return new ProcessRun(index, 100 + index, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(
+                timed(c, Variant.EAGER, Replay.DIRECT, eager), timed(c, Variant.FUSED, Replay.DIRECT, fused),
+                timed(c, Variant.EAGER, Replay.GRAPH, eagerGraph), timed(c, Variant.FUSED, Replay.GRAPH, fusedGraph)));
+    }
+
+    private static Timed timed(Comparison c, Variant v, Replay r, double us) {
+        double[] s = {us * 1e-6, us * 1e-6, us * 1e-6};
+        return new Timed(c.op(), c.tokens(), v, r, 1, 1, new Measurement("x", Mode.COLD, s, Summary.of(s), StopRule.Reason.TIMEOUT, 1, 0, 0, 0, 0, null));
+    }
+
+    @Test
+    void mediansComeFromTheProcessesNearTheBestAndHostTimeIsFlagged() {
+        QuietCheck quiet = new QuietCheck("before", true, List.of(), Map.of());
+        // Eager: 100, 100.5 within 1% of the best; 130 (an outlier) left out. Under graphs the win is gone.
+        List<ProcessRun> runs = List.of(run(1, 100, 80, 50, 50.2), run(2, 130, 80.4, 50.1, 50.1), run(3, 100.5, 80.2, 50, 50.3));
+        ConfirmResult r = Confirmation.aggregate("t", tinyJob(), quiet, quiet, runs, null);
+        Comparison c = tinyJob().comparisons().getFirst();
+        ConfirmedRow direct = r.row(c, Replay.DIRECT).orElseThrow();
+        assertEquals(100.25, direct.baselineUs(), 1e-9);
+        assertEquals(2, direct.baselineN());
+        assertEquals(80.2, direct.candidateUs(), 1e-9);
+        assertEquals(3, direct.candidateN());
+        assertTrue(direct.win());
+        assertEquals(List.of(c), r.hostTime());
+        assertTrue(r.flags().stream().anyMatch(f -> f.startsWith("host time")), r.flags().toString());
+        assertTrue(direct.describe().startsWith("1.25x faster (80.2 vs 100.2 us; n 3 and 2 of 3 processes)"), direct.describe());
+    }
+}
