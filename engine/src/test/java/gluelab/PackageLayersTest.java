@@ -30,7 +30,7 @@ class PackageLayersTest {
             List.of("chart", "report"),
             List.of("trace", "experiment"),
             List.of("bench"),
-            List.of("torch", "expr.lab", "sweep"),
+            List.of("torch", "expr.lab", "sweep", "graphbudget"),
             List.of("sweep.slurm", "confirm"),
             List.of("lab"),
             List.of("cli"));
