@@ -1,0 +1,65 @@
+package gluelab.correctness;
+
+import gluelab.files.AtomicFiles;
+import gluelab.files.Json;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Step 08's verdicts: every output and gradient of every candidate, per dtype, vs fp64 and vs eager. */
+public record CorrectnessResult(int format, List<CheckRow> rows) {
+    public static final int FORMAT = 1;
+
+    public CorrectnessResult {
+        rows = List.copyOf(rows);
+    }
+
+    public boolean passed() { return rows.stream().allMatch(CheckRow::ok); }
+
+    public List<CheckRow> failures() { return rows.stream().filter(r -> !r.ok()).toList(); }
+
+    /** Whether every row of {@code subject} (an op or region name) passed. */
+    public boolean passed(String subject) { return rows.stream().filter(r -> r.subject().equals(subject)).allMatch(CheckRow::ok); }
+
+    public String summary() {
+        long subjects = rows.stream().map(CheckRow::subject).distinct().count();
+        return rows.size() + " outputs and gradients of " + subjects + " candidates checked"
+                + (passed() ? ", all ok" : "; FAIL: " + failures().stream().map(r -> r.subject() + " " + r.dtype().id() + " " + r.tensor()).distinct().toList());
+    }
+
+    public Table table() {
+        StringColumn subject = StringColumn.create("candidate"), dtype = StringColumn.create("dtype"), pass = StringColumn.create("pass"),
+                tensor = StringColumn.create("tensor"), verdict = StringColumn.create("verdict");
+        DoubleColumn rel = DoubleColumn.create("rel_L2_vs_fp64"), ulp = DoubleColumn.create("max_ulp_vs_fp64"), relE = DoubleColumn.create("rel_L2_vs_eager"),
+                ulpE = DoubleColumn.create("max_ulp_vs_eager");
+        for (CheckRow r : rows) {
+            subject.append(r.subject() + " " + r.candidate());
+            dtype.append(r.dtype().id());
+            pass.append(r.pass());
+            tensor.append(r.tensor());
+            rel.append(r.vsFp64() == null ? Double.NaN : r.vsFp64().relL2());
+            ulp.append(r.vsFp64() == null ? Double.NaN : r.vsFp64().maxUlp());
+            relE.append(r.vsEager() == null ? Double.NaN : r.vsEager().relL2());
+            ulpE.append(r.vsEager() == null ? Double.NaN : r.vsEager().maxUlp());
+            verdict.append(r.verdict());
+        }
+        return Table.create("correctness: outputs and every gradient vs fp64 and eager").addColumns(subject, dtype, pass, tensor, rel, ulp, relE, ulpE, verdict);
+    }
+
+    public void save(Path file) { AtomicFiles.write(file, Json.write(this)); }
+
+    public static CorrectnessResult load(Path file) {
+        CorrectnessResult r;
+        try {
+            r = Json.MAPPER.readValue(file.toFile(), CorrectnessResult.class);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read correctness verdicts " + file + ": " + e.getMessage(), e);
+        }
+        if (r == null || r.format() != FORMAT) throw new IllegalArgumentException("correctness verdicts " + file + ": field \"format\" must be " + FORMAT);
+        return r;
+    }
+}
