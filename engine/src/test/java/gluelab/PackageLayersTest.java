@@ -31,7 +31,7 @@ class PackageLayersTest {
             List.of("trace", "experiment"),
             List.of("bench"),
             List.of("torch", "expr.lab", "sweep", "graphbudget"),
-            List.of("sweep.slurm", "confirm", "correctness"),
+            List.of("sweep.slurm", "confirm", "correctness", "fix"),
             List.of("lab"),
             List.of("cli"));
 

@@ -36,6 +36,9 @@ public final class UserKernel {
     }
 
     /** Compiles {@code source} and finds kernel {@code name} in it; the device must be a CUDA device. */
+    /** Whether analysts' CUDA kernels run on {@code device} (they need a GPU), so callers can skip with a reason instead of failing. */
+    public static boolean runsOn(Device device) { return device instanceof CudaDevice; }
+
     public static UserKernel compile(Device device, String source, String name) {
         if (!(device instanceof CudaDevice cuda)) {
             throw new IllegalStateException("user CUDA kernels need a GPU; the current device is " + device.id() + " (no GPU is present or selected)");

@@ -1,0 +1,100 @@
+package gluelab.fix;
+
+import gluelab.expr.lab.RegionBench;
+import gluelab.files.AtomicFiles;
+import gluelab.files.Json;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.*;
+
+/**
+ * Step 05's outcome: every fix tried per candidate (cheapest first), the interaction table (each
+ * fix alone, all but one, all together, against the baseline), what the interactions showed, and
+ * region sizing A/B/C when asked.
+ */
+public record FixResult(int format, List<String> candidates, List<Attempt> attempts, List<InteractionRow> interactions, List<String> notes,
+                        List<RegionBench.Row> sizing, String benchRecord) {
+    public static final int FORMAT = 1;
+
+    public FixResult {
+        candidates = List.copyOf(candidates);
+        attempts = List.copyOf(attempts);
+        interactions = List.copyOf(interactions);
+        notes = List.copyOf(notes);
+        sizing = List.copyOf(sizing);
+    }
+
+    /** Per candidate, the fastest measured fix that wins alone. */
+    public List<Attempt> winners() {
+        Map<String, Attempt> best = new LinkedHashMap<>();
+        for (Attempt a : attempts) {
+            if (!a.win()) continue;
+            String key = a.op() + " " + a.pass() + " " + a.tokens();
+            Attempt b = best.get(key);
+            if (b == null || a.variantUs() < b.variantUs()) best.put(key, a);
+        }
+        return List.copyOf(best.values());
+    }
+
+    public String summary() {
+        long measured = attempts.stream().filter(Attempt::measured).count(), skipped = attempts.stream().filter(a -> a.status() == Attempt.Status.SKIPPED).count();
+        return candidates.size() + " candidates, " + attempts.size() + " fixes tried (" + measured + " measured, " + skipped + " skipped), "
+                + winners().size() + " win" + (winners().isEmpty() ? "" : ": " + winners().stream().map(a -> a.op() + " " + a.pass() + " " + a.name()).toList());
+    }
+
+    public Table table() {
+        StringColumn cand = StringColumn.create("candidate"), kind = StringColumn.create("kind"), name = StringColumn.create("fix"),
+                verdict = StringColumn.create("verdict");
+        DoubleColumn base = DoubleColumn.create("baseline_us"), var = DoubleColumn.create("fix_us"), ideal = DoubleColumn.create("ideal_us"),
+                delta = DoubleColumn.create("delta_%");
+        for (Attempt a : attempts) {
+            cand.append(a.op() + " " + a.pass() + " T=" + a.tokens());
+            kind.append(a.kind().label());
+            name.append(a.name());
+            base.append(round(a.baselineUs()));
+            var.append(round(a.variantUs()));
+            ideal.append(round(a.idealUs()));
+            delta.append(round(a.deltaPercent()));
+            verdict.append(a.describe());
+        }
+        return Table.create("fixes tried, cheapest first").addColumns(cand, kind, name, base, var, ideal, delta, verdict);
+    }
+
+    /** Each fix alone and together, against the baseline; empty when fewer than two fixes could be combined. */
+    public Table interactionTable() {
+        StringColumn comb = StringColumn.create("combination");
+        IntColumn n = IntColumn.create("fixes");
+        DoubleColumn us = DoubleColumn.create("step_us"), delta = DoubleColumn.create("delta_us"), pct = DoubleColumn.create("delta_%");
+        double baseline = interactions.isEmpty() ? Double.NaN : interactions.getFirst().us();
+        for (InteractionRow r : interactions) {
+            comb.append(r.combination());
+            n.append(r.fixes().size());
+            us.append(round(r.us()));
+            delta.append(round(r.deltaUs()));
+            pct.append(round(100 * r.deltaUs() / baseline));
+        }
+        return Table.create("interactions: fixes alone and together").addColumns(comb, n, us, delta, pct);
+    }
+
+    public Table sizingTable() { return RegionBench.table("region sizing", sizing); }
+
+    private static double round(double v) { return Double.isNaN(v) ? Double.NaN : Math.round(v * 100) / 100.0; }
+
+    public void save(Path file) { AtomicFiles.write(file, Json.write(this)); }
+
+    public static FixResult load(Path file) {
+        FixResult r;
+        try {
+            r = Json.MAPPER.readValue(file.toFile(), FixResult.class);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read fix results " + file + ": " + e.getMessage(), e);
+        }
+        if (r == null || r.format() != FORMAT) throw new IllegalArgumentException("fix results " + file + ": field \"format\" must be " + FORMAT);
+        return r;
+    }
+}

@@ -1,0 +1,80 @@
+package gluelab.fix;
+
+import gluelab.calibrate.Calibration;
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.experiment.ExperimentFolder;
+import gluelab.experiment.Step;
+import gluelab.expr.Glue;
+import gluelab.expr.lab.Examples;
+import gluelab.expr.lab.Rewrites;
+import gluelab.model.Presets;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import gluelab.torch.TorchSide;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class FixStepTest {
+    static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
+
+    @Test
+    void fixesCheapestFirstThenTogetherThenSizing(@TempDir Path root) {
+        try (Device cpu = Devices.open("cpu")) {
+            ExperimentFolder ex = ExperimentFolder.open("fix", root);
+            FixResult r = FixStep.on(cpu, Calibration.given("test", 50e9, 1e11), Presets.LLAMA_3_8B).timing(FAST)
+                    .candidate("rmsnorm", "fwd", 8, "eager")
+                    .candidate("swiglu", "bwd", 8, "eager")
+                    .region("rmsnorm", "rmsnorm region", g -> Examples.rmsnorm(g, "bf16"))
+                    .rewrite("qnorm_rope_complex", g -> Rewrites.complexToRealRope(g, "bf16"))
+                    .kernel("rmsnorm", "fwd", "my rmsnorm", d -> { throw new AssertionError("a CUDA kernel must not be prepared on the CPU"); })
+                    .torch(() -> TorchSide.start("/nonexistent/python3", cpu), "default")
+                    .sizing(Examples.qnorm(small(), "bf16"), Examples.ropeCat(small(), "bf16"))
+                    .record(ex);
+
+            assertEquals(2, r.candidates().size());
+            var rms = r.attempts().stream().filter(a -> a.op().equals("rmsnorm")).toList();
+            assertEquals(FixKind.CATALOGUE_VARIANT, rms.getFirst().kind(), "cheapest first");
+            assertEquals("fused", rms.getFirst().name());
+            assertTrue(rms.stream().anyMatch(a -> a.kind() == FixKind.REGION && a.measured()), r.table().print());
+            var kernel = rms.stream().filter(a -> a.kind() == FixKind.CUDA_KERNEL).findFirst().orElseThrow();
+            assertEquals(Attempt.Status.SKIPPED, kernel.status());
+            assertTrue(kernel.reason().contains("GPU"), kernel.reason());
+            var torch = rms.stream().filter(a -> a.kind() == FixKind.TORCH).toList();
+            assertEquals(2, torch.size());
+            assertTrue(torch.stream().allMatch(a -> a.status() == Attempt.Status.SKIPPED && a.reason().startsWith("torch unavailable")), torch.toString());
+
+            // Two candidates with a fix each: baseline, each alone, both together.
+            assertEquals(4, r.interactions().size(), r.interactionTable().print());
+            assertEquals(0.0, r.interactions().getFirst().deltaUs());
+            assertEquals(2, r.interactions().getLast().fixes().size());
+            assertTrue(r.notes().getFirst().startsWith("together"), r.notes().toString());
+            assertEquals(6, r.sizing().size(), "region(A)+eager B, region(A)+region(B), region(C), fwd and bwd");
+
+            assertEquals(r, FixResult.load(ex.file(Step.FIX, "fix")));
+            assertNotNull(r.benchRecord());
+            assertEquals(r.benchRecord(), ex.record(Step.FIX).id());
+            assertTrue(ex.devlog().read().stream().anyMatch(e -> e.text().startsWith("fix rmsnorm fwd T=8 %%cuda kernel")), "skips are logged");
+        }
+    }
+
+    @Test
+    void rewritesAreOnlyTriedForTheirOp() {
+        try (Device cpu = Devices.open("cpu")) {
+            FixResult r = FixStep.on(cpu, Calibration.given("test", 50e9, 1e11), Presets.LLAMA_3_8B).timing(FAST)
+                    .candidate("qnorm_rope_complex", "fwd", 8, "eager")
+                    .rewrite("qnorm_rope_complex", g -> Rewrites.complexToRealRope(g, "bf16"))
+                    .run();
+            var rw = r.attempts().stream().filter(a -> a.kind() == FixKind.REWRITE).findFirst().orElseThrow();
+            assertTrue(rw.measured(), rw.describe());
+            assertEquals(1, r.notes().size(), "one candidate: nothing to combine");
+        }
+    }
+
+    static Glue small() { return Glue.dims("T", 4, "H", 2, "HD", 8, "R", 4, "R2", 2, "NOPE", 4); }
+}
