@@ -31,7 +31,8 @@ class PackageLayersTest {
             List.of("trace", "experiment"),
             List.of("bench"),
             List.of("torch", "expr.lab", "sweep", "graphbudget"),
-            List.of("sweep.slurm", "confirm", "correctness", "fix"),
+            List.of("sweep.slurm", "correctness", "fix"),
+            List.of("confirm"),
             List.of("lab"),
             List.of("cli"));
 

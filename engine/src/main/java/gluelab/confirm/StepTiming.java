@@ -85,6 +85,29 @@ public final class StepTiming {
         }
     }
 
+    /** The screen as a table: each variant's fwd+bwd step, launched normally and as a graph replay, against the floor. */
+    public static tech.tablesaw.api.Table table(List<Timed> timed) {
+        var op = tech.tablesaw.api.StringColumn.create("op");
+        var variant = tech.tablesaw.api.StringColumn.create("variant");
+        var launch = tech.tablesaw.api.StringColumn.create("launch");
+        var tokens = tech.tablesaw.api.IntColumn.create("tokens");
+        var kernels = tech.tablesaw.api.IntColumn.create("kernels");
+        var us = tech.tablesaw.api.DoubleColumn.create("step_us");
+        var ideal = tech.tablesaw.api.DoubleColumn.create("ideal_us");
+        var pct = tech.tablesaw.api.DoubleColumn.create("pct_of_floor");
+        for (Timed t : timed) {
+            op.append(t.op());
+            variant.append(t.variant().id());
+            launch.append(t.replay() == Replay.GRAPH ? "graph fwd+bwd" : "normal fwd+bwd");
+            tokens.append((int) t.tokens());
+            kernels.append(t.kernels());
+            us.append(Math.round(t.medianUs() * 100) / 100.0);
+            ideal.append(Math.round(t.idealUs() * 100) / 100.0);
+            pct.append(Math.round(1000 * t.idealUs() / t.medianUs()) / 10.0);
+        }
+        return tech.tablesaw.api.Table.create("screen: variants interleaved in one process").addColumns(op, tokens, variant, launch, kernels, us, ideal, pct);
+    }
+
     /** A forward then a backward launch as one step, so one graph can capture the whole of it. */
     private record StepLaunch(List<Launch> passes) implements Launch {
         @Override public void run() { for (Launch l : passes) l.run(); }

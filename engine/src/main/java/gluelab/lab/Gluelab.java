@@ -213,6 +213,43 @@ public final class Gluelab implements AutoCloseable {
         return ranking;
     }
 
+    /** The model spec of an experiment's plan. */
+    private ModelSpec planSpec(gluelab.experiment.ExperimentFolder ex) { return spec(ex.plan().model()); }
+
+    /**
+     * Step 05 on an experiment: a fix step over the candidates step 04 ranked, on this lab's device;
+     * add regions, rewrites, kernels or torch, then {@code record(ex)}.
+     */
+    public gluelab.fix.FixStep fix(gluelab.experiment.ExperimentFolder ex) {
+        return gluelab.fix.FixStep.on(device, calibration(), planSpec(ex)).candidates(ex.ranking()).progress(progress);
+    }
+
+    /** Step 06 on an experiment: a graph budget at the plan's token counts; add call sites or dynamo logs, then {@code record(ex)}. */
+    public gluelab.graphbudget.RegionBudget graphBudget(gluelab.experiment.ExperimentFolder ex) {
+        var plan = ex.plan();
+        return gluelab.graphbudget.RegionBudget.of(spec(plan.model())).tokens(plan.tokens());
+    }
+
+    /** Step 07's job: the comparisons on the plan's model in bf16 on this lab's device, with its calibration. */
+    public gluelab.confirm.ConfirmJob confirmJob(gluelab.experiment.ExperimentFolder ex, List<gluelab.confirm.Comparison> comparisons, TimingConfig timing) {
+        return new gluelab.confirm.ConfirmJob(planSpec(ex), comparisons, DType.BF16, timing, device.id(), calibration());
+    }
+
+    /** Step 07's screen: the job's variants interleaved in this process (fwd+bwd, normal and graph replay). */
+    public Table screen(gluelab.confirm.ConfirmJob job) {
+        return gluelab.confirm.StepTiming.table(gluelab.confirm.StepTiming.run(device, job, progress));
+    }
+
+    /** Step 07's confirmation: the job in 3 fresh processes, into the experiment. */
+    public gluelab.confirm.ConfirmResult confirm(gluelab.experiment.ExperimentFolder ex, gluelab.confirm.ConfirmJob job) {
+        return gluelab.confirm.Confirmation.on(device).progress(progress).run(ex, job);
+    }
+
+    /** Step 08 on an experiment: correctness checks on the plan's model on this lab's device; add ops or regions, then {@code record(ex)}. */
+    public gluelab.correctness.StepCorrectness correctness(gluelab.experiment.ExperimentFolder ex) {
+        return gluelab.correctness.StepCorrectness.on(device, planSpec(ex)).progress(progress);
+    }
+
     public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
 
     /** An analyst's kernel launch against its floor; bytes from its buffer arguments. */

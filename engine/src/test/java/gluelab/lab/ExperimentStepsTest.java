@@ -1,6 +1,8 @@
 package gluelab.lab;
 
+import gluelab.confirm.Comparison;
 import gluelab.experiment.ExperimentFolder;
+import gluelab.expr.lab.Examples;
 import gluelab.experiment.Step;
 import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
@@ -35,6 +37,19 @@ class ExperimentStepsTest {
             assertEquals(ranking.ranked().size(), ex.ranking().ranked().size());
             assertTrue(ex.file(Step.RANK, "summary").toString().endsWith(".md"));
             assertTrue(ex.devlog().read().stream().anyMatch(e -> e.text().startsWith("ranking of " + base.record().id())));
+
+            // Steps 05-08 through the facade, each reading the plan and ranking the steps before left.
+            assertFalse(ranking.worthFixing().isEmpty(), ranking.table().print());
+            var fix = lab.fix(ex).tokens(8).timing(FAST).region("rmsnorm", "rmsnorm region", g -> Examples.rmsnorm(g, "bf16")).record(ex);
+            assertEquals(ranking.worthFixing().size(), fix.candidates().size());
+            var budget = lab.graphBudget(ex).site("rmsnorm", "attention norm", g -> Examples.rmsnorm(g, "bf16")).record(ex);
+            assertEquals(4, budget.region("rmsnorm").orElseThrow().graphs(), "2 token counts x 2 grad modes");
+            var screen = lab.screen(lab.confirmJob(ex, List.of(Comparison.of("rmsnorm", 8, "eager", "fused")), FAST));
+            assertEquals(2, screen.rowCount(), "eager and fused, normal launch (no graphs on the CPU)");
+            var correct = lab.correctness(ex).tokens(8).op("rmsnorm", "fused").record(ex);
+            assertTrue(correct.passed(), correct.table().print());
+            for (Step s : List.of(Step.PLAN, Step.BASELINES, Step.RANK, Step.FIX, Step.GRAPH_BUDGET, Step.CORRECTNESS)) assertTrue(ex.has(s), s.toString());
+            assertEquals("-", ex.status().stringColumn("state").get(Step.CONFIRM.ordinal()));
         }
     }
 }
