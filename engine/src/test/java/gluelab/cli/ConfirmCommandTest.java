@@ -1,0 +1,42 @@
+package gluelab.cli;
+
+import gluelab.experiment.ExperimentFolder;
+import gluelab.experiment.Step;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ConfirmCommandTest {
+    @Test
+    void badComparisonsAndMissingStepsAreNamed(@TempDir Path root) {
+        String r = root.toString();
+        CliTest.assertBadInput(CliTest.run("confirm", "--experiments-root", r, "--experiment", "x", "--compare", "rmsnorm:4k:eager"),
+                "OP:TOKENS:BASELINE:CANDIDATE");
+        CliTest.assertBadInput(CliTest.run("confirm", "--experiments-root", r, "--experiment", "x", "--compare", "rmsnorm:4k:eager:torch-eager"),
+                "does not run on gluelab's devices");
+        CliTest.assertBadInput(CliTest.run("confirm", "--experiments-root", r, "--experiment", "x"), "nothing to confirm");
+        var noPlan = CliTest.run("confirm", "--experiments-root", r, "--experiment", "x", "--compare", "rmsnorm:8:eager:fused", "--device", "cpu");
+        assertNotEquals(0, noPlan.code());
+        assertTrue(noPlan.err().contains("experiment 'x' has no plan: run 00-plan first"), noPlan.err());
+        var noFix = CliTest.run("confirm", "--experiments-root", r, "--experiment", "x", "--from-fix");
+        assertTrue(noFix.err().contains("has no fix results: run 05-fix first"), noFix.err());
+    }
+
+    @Test
+    void oneFreshProcessIntoTheExperiment(@TempDir Path root) {
+        ExperimentFolder.open("c", root).plan("llama-3-8b", List.of(8L), 0.01, "cpu");
+        var res = CliTest.run("confirm", "--experiments-root", root.toString(), "--experiment", "c", "--compare", "rmsnorm:8:eager:fused",
+                "--processes", "1", "--quick", "--device", "cpu");
+        assertEquals(0, res.code(), res.toString());
+        assertTrue(res.out().contains("1 of 1 processes finished"), res.out());
+        assertTrue(res.out().contains("graph fwd+bwd") && res.out().contains("no CUDA-graph replay"), res.out());
+        assertTrue(ExperimentFolder.open("c", root).has(Step.CONFIRM));
+        var status = CliTest.run("experiment", "--experiments-root", root.toString(), "c");
+        assertEquals(0, status.code(), status.toString());
+        assertTrue(status.out().contains("07-confirm") && status.out().contains("model llama-3-8b"), status.out());
+    }
+}
