@@ -300,11 +300,15 @@ public final class FixStep {
         return out;
     }
 
-    /** Per candidate, the fastest measured fix that runs in this process (torch forms do not), winner or not. */
+    /**
+     * Per candidate, the fastest measured fix that runs in this process's stream, winner or not:
+     * catalogue variants and regions (torch forms run in Python, %%cuda kernels in the kernel worker,
+     * and a rewrite replaces an expression form, not the op).
+     */
     private static List<Attempt> bestCombinable(List<Attempt> attempts) {
         Map<String, Attempt> best = new LinkedHashMap<>();
         for (Attempt a : attempts) {
-            if (!a.measured() || a.kind() == FixKind.TORCH || a.kind() == FixKind.REWRITE) continue;
+            if (!a.measured() || (a.kind() != FixKind.CATALOGUE_VARIANT && a.kind() != FixKind.REGION)) continue;
             String key = a.op() + " " + a.pass() + " " + a.tokens();
             Attempt b = best.get(key);
             if (b == null || a.variantUs() < b.variantUs()) best.put(key, a);
@@ -332,7 +336,6 @@ public final class FixStep {
                 Launch fixed = switch (a.kind()) {
                     case CATALOGUE_VARIANT -> device.prepare(new OpInstance(op, shape, pass, Variant.parse(a.name())), args);
                     case REGION -> regionLaunch(a, pass, held);
-                    case CUDA_KERNEL -> kernels.stream().filter(k -> k.name().equals(a.name()) && k.op().equals(a.op())).findFirst().orElseThrow().launch().apply(device);
                     default -> throw new IllegalStateException(a.kind() + " is not combined");
                 };
                 held.add(fixed);
