@@ -1,14 +1,11 @@
 package gluelab.confirm;
 
-import gluelab.files.AtomicFiles;
-import gluelab.files.Json;
 import gluelab.ops.Replay;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.*;
 
@@ -99,16 +96,7 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
 
     private static double round(double v) { return Double.isNaN(v) ? Double.NaN : Math.round(v * 100) / 100.0; }
 
-    public void save(Path file) { AtomicFiles.write(file, Json.write(this)); }
+    public void save(Path file) { gluelab.experiment.StepResults.save(file, this); }
 
-    public static ConfirmResult load(Path file) {
-        ConfirmResult r;
-        try {
-            r = Json.MAPPER.readValue(file.toFile(), ConfirmResult.class);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read confirmation " + file + ": " + e.getMessage(), e);
-        }
-        if (r == null || r.format() != FORMAT) throw new IllegalArgumentException("confirmation " + file + ": field \"format\" must be " + FORMAT);
-        return r;
-    }
+    public static ConfirmResult load(Path file) { return gluelab.experiment.StepResults.load(file, ConfirmResult.class, FORMAT); }
 }

@@ -1,12 +1,9 @@
 package gluelab.correctness;
 
-import gluelab.files.AtomicFiles;
-import gluelab.files.Json;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -50,16 +47,7 @@ public record CorrectnessResult(int format, List<CheckRow> rows) {
         return Table.create("correctness: outputs and every gradient vs fp64 and eager").addColumns(subject, dtype, pass, tensor, rel, ulp, relE, ulpE, verdict);
     }
 
-    public void save(Path file) { AtomicFiles.write(file, Json.write(this)); }
+    public void save(Path file) { gluelab.experiment.StepResults.save(file, this); }
 
-    public static CorrectnessResult load(Path file) {
-        CorrectnessResult r;
-        try {
-            r = Json.MAPPER.readValue(file.toFile(), CorrectnessResult.class);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read correctness verdicts " + file + ": " + e.getMessage(), e);
-        }
-        if (r == null || r.format() != FORMAT) throw new IllegalArgumentException("correctness verdicts " + file + ": field \"format\" must be " + FORMAT);
-        return r;
-    }
+    public static CorrectnessResult load(Path file) { return gluelab.experiment.StepResults.load(file, CorrectnessResult.class, FORMAT); }
 }

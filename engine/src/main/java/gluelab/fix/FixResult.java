@@ -1,14 +1,11 @@
 package gluelab.fix;
 
 import gluelab.expr.lab.RegionBench;
-import gluelab.files.AtomicFiles;
-import gluelab.files.Json;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.*;
 
@@ -85,16 +82,7 @@ public record FixResult(int format, List<String> candidates, List<Attempt> attem
 
     private static double round(double v) { return Double.isNaN(v) ? Double.NaN : Math.round(v * 100) / 100.0; }
 
-    public void save(Path file) { AtomicFiles.write(file, Json.write(this)); }
+    public void save(Path file) { gluelab.experiment.StepResults.save(file, this); }
 
-    public static FixResult load(Path file) {
-        FixResult r;
-        try {
-            r = Json.MAPPER.readValue(file.toFile(), FixResult.class);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read fix results " + file + ": " + e.getMessage(), e);
-        }
-        if (r == null || r.format() != FORMAT) throw new IllegalArgumentException("fix results " + file + ": field \"format\" must be " + FORMAT);
-        return r;
-    }
+    public static FixResult load(Path file) { return gluelab.experiment.StepResults.load(file, FixResult.class, FORMAT); }
 }

@@ -1,12 +1,9 @@
 package gluelab.graphbudget;
 
-import gluelab.files.AtomicFiles;
-import gluelab.files.Json;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -63,16 +60,7 @@ public record BudgetResult(int format, int limit, int target, List<RegionGraphs>
         return Table.create("calls").addColumns(region, site, tokens, mode, sig);
     }
 
-    public void save(Path file) { AtomicFiles.write(file, Json.write(this)); }
+    public void save(Path file) { gluelab.experiment.StepResults.save(file, this); }
 
-    public static BudgetResult load(Path file) {
-        BudgetResult r;
-        try {
-            r = Json.MAPPER.readValue(file.toFile(), BudgetResult.class);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read graph budget " + file + ": " + e.getMessage(), e);
-        }
-        if (r == null || r.format() != FORMAT) throw new IllegalArgumentException("graph budget " + file + ": field \"format\" must be " + FORMAT);
-        return r;
-    }
+    public static BudgetResult load(Path file) { return gluelab.experiment.StepResults.load(file, BudgetResult.class, FORMAT); }
 }

@@ -74,6 +74,20 @@ class ExperimentFolderTest {
         assertEquals("unreadable", ex.status().stringColumn("state").get(Step.RANK.ordinal()));
     }
 
+    record Result(int format, java.util.List<Long> values) {}
+
+    @Test
+    void stepResultsOfAnotherFormatOrTypeAreNamed() throws Exception {
+        Path f = root.resolve("r.json");
+        StepResults.save(f, new Result(1, List.of(1L, 2L)));
+        assertEquals(new Result(1, List.of(1L, 2L)), StepResults.load(f, Result.class, 1));
+        var e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Result.class, 2));
+        assertTrue(e.getMessage().contains("r.json") && e.getMessage().contains("\"format\""), e.getMessage());
+        Files.writeString(f, "{\"format\": 1, \"values\": [1, \"x\"]}");
+        e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Result.class, 1));
+        assertTrue(e.getMessage().contains("values[1]"), e.getMessage());
+    }
+
     @Test
     void namesAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> ExperimentFolder.open("../up", root));
