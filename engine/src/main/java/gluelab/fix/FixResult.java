@@ -12,10 +12,11 @@ import java.util.*;
 /**
  * Step 05's outcome: every fix tried per candidate (cheapest first), the interaction table (each
  * fix alone, all but one, all together, against the baseline), what the interactions showed, and
- * region sizing A/B/C when asked.
+ * region sizing A/B/C when asked, and the graph budgets dynamo's logs showed when torch compiled
+ * the candidates (for step 06).
  */
 public record FixResult(int format, List<String> candidates, List<Attempt> attempts, List<InteractionRow> interactions, List<String> notes,
-                        List<RegionBench.Row> sizing, String benchRecord) {
+                        List<RegionBench.Row> sizing, String benchRecord, List<gluelab.compilelog.GraphBudget> torchBudgets) {
     public static final int FORMAT = 1;
 
     public FixResult {
@@ -24,6 +25,7 @@ public record FixResult(int format, List<String> candidates, List<Attempt> attem
         interactions = List.copyOf(interactions);
         notes = List.copyOf(notes);
         sizing = List.copyOf(sizing);
+        torchBudgets = torchBudgets == null ? List.of() : List.copyOf(torchBudgets);
     }
 
     /** Per candidate, the fastest measured fix that wins alone. */

@@ -77,6 +77,7 @@ public final class FixStep {
     private DType dtype = DType.BF16;
     private TimingConfig timing = TimingConfig.defaults();
     private Long tokensOverride;
+    private final List<gluelab.compilelog.GraphBudget> torchBudgets = new ArrayList<>();
     private Progress progress = Progress.NONE;
 
     private FixStep(Device device, Calibration calibration, ModelSpec spec) {
@@ -213,7 +214,8 @@ public final class FixStep {
             ex.publish(new ExperimentRecord(ExperimentRecord.FORMAT, recordId, "fix", spec, params, Map.of(),
                     Environment.capture(device.facts(), calibration, started), benchRows, ex.hasPlan() ? ex.plan().stopFraction() : 0.01, Instant.now().toString()));
         }
-        return new FixResult(FixResult.FORMAT, targets.stream().map(Target::label).toList(), attempts, interactions, notes, sizing, recordId);
+        return new FixResult(FixResult.FORMAT, targets.stream().map(Target::label).toList(), attempts, interactions, notes, sizing, recordId,
+                torchBudgets);
     }
 
     private List<Attempt> tryTarget(Target t, Map<Target, Double> baselines, List<Row> benchRows) {
@@ -291,6 +293,7 @@ public final class FixStep {
                 out.add(Attempt.skipped(op, pass, tokens, FixKind.TORCH, v.id(), "torch unavailable: " + e.getMessage()));
             return out;
         }
+        r.compiles().stream().map(gluelab.torch.CompileReport::budget).filter(Objects::nonNull).forEach(torchBudgets::add);
         for (Row row : r.rows()) {
             if (row.replay() != Replay.DIRECT) continue;
             out.add(new Attempt(op, pass, tokens, FixKind.TORCH, row.variant().id(), baseUs, row.measuredUs(), row.idealUs(), Attempt.Status.MEASURED,

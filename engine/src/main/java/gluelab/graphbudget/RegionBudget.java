@@ -79,6 +79,12 @@ public final class RegionBudget {
         return this;
     }
 
+    /** Adds the code objects of several dynamo logs (e.g. those torch's compiles showed in step 05). */
+    public RegionBudget dynamoLogs(List<GraphBudget> budgets) {
+        logs.addAll(budgets);
+        return this;
+    }
+
     public BudgetResult count() {
         if (sites.isEmpty() && logs.isEmpty()) throw new IllegalArgumentException("nothing to count: add a call site or a dynamo log");
         if (!sites.isEmpty() && tokens.isEmpty()) throw new IllegalArgumentException("give the token counts the regions are called with");

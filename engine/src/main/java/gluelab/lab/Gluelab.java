@@ -224,10 +224,15 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.fix.FixStep.on(device, calibration(), planSpec(ex)).candidates(ex.ranking()).progress(progress);
     }
 
-    /** Step 06 on an experiment: a graph budget at the plan's token counts; add call sites or dynamo logs, then {@code record(ex)}. */
+    /**
+     * Step 06 on an experiment: a graph budget at the plan's token counts, with the dynamo logs of
+     * torch's compiles in step 05 when it ran them; add call sites or logs, then {@code record(ex)}.
+     */
     public gluelab.graphbudget.RegionBudget graphBudget(gluelab.experiment.ExperimentFolder ex) {
         var plan = ex.plan();
-        return gluelab.graphbudget.RegionBudget.of(spec(plan.model())).tokens(plan.tokens());
+        var budget = gluelab.graphbudget.RegionBudget.of(spec(plan.model())).tokens(plan.tokens());
+        if (ex.has(gluelab.experiment.Step.FIX)) budget.dynamoLogs(gluelab.fix.FixResult.load(ex.file(gluelab.experiment.Step.FIX, "fix")).torchBudgets());
+        return budget;
     }
 
     /** Step 07's job: the comparisons on the plan's model in bf16 on this lab's device, with its calibration. */

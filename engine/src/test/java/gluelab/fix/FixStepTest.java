@@ -76,5 +76,19 @@ class FixStepTest {
         }
     }
 
+    /** torch's compile logs ride along from step 05 to step 06 (the facade adds them to the budget). */
+    @Test
+    void torchGraphBudgetsSurviveTheFile(@TempDir Path dir) throws Exception {
+        var log = gluelab.compilelog.GraphBudget.of(gluelab.compilelog.CompileLogParser.read(
+                Path.of(getClass().getResource("/compilelog/llama_block.log").toURI())));
+        FixResult r = new FixResult(FixResult.FORMAT, java.util.List.of("rmsnorm fwd T=8"), java.util.List.of(), java.util.List.of(),
+                java.util.List.of(), java.util.List.of(), null, java.util.List.of(log));
+        r.save(dir.resolve("fix.json"));
+        FixResult back = FixResult.load(dir.resolve("fix.json"));
+        assertEquals(r, back);
+        var budget = gluelab.graphbudget.RegionBudget.of(Presets.LLAMA_3_8B).dynamoLogs(back.torchBudgets()).count();
+        assertEquals(log.entries().size(), budget.regions().size());
+    }
+
     static Glue small() { return Glue.dims("T", 4, "H", 2, "HD", 8, "R", 4, "R2", 2, "NOPE", 4); }
 }
