@@ -25,8 +25,8 @@ public record Comparison(String op, long tokens, Variant baseline, Variant candi
 
     /** A catalogue variant that step 05 tried, against the other variant gluelab's devices run (its baseline). */
     public static Comparison of(gluelab.fix.Attempt a) {
-        if (a.kind() != gluelab.fix.FixKind.CATALOGUE_VARIANT)
-            throw new IllegalArgumentException("fix '" + a.name() + "' for " + a.op() + " is a " + a.kind().label()
+        if (a.source() != gluelab.fix.FixSource.CATALOGUE_VARIANT)
+            throw new IllegalArgumentException("fix '" + a.name() + "' for " + a.op() + " is a " + a.source().label()
                     + "; fresh-process confirmation times catalogue variants (time regions and kernels in the fix step)");
         Variant candidate = Variant.parse(a.name());
         Variant baseline = Variant.ON_DEVICES.stream().filter(v -> v != candidate).findFirst().orElseThrow();
@@ -35,7 +35,7 @@ public record Comparison(String op, long tokens, Variant baseline, Variant candi
 
     /** The catalogue variants among step 05's winners, one comparison each (op and token count once). */
     public static java.util.List<Comparison> fromFixes(gluelab.fix.FixResult fix) {
-        return fix.winners().stream().filter(a -> a.kind() == gluelab.fix.FixKind.CATALOGUE_VARIANT).map(Comparison::of).distinct().toList();
+        return fix.winners().stream().filter(a -> a.source() == gluelab.fix.FixSource.CATALOGUE_VARIANT).map(Comparison::of).distinct().toList();
     }
 
     @Override public String toString() { return op + " T=" + tokens + " " + baseline.id() + " -> " + candidate.id(); }

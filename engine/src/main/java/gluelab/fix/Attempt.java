@@ -7,7 +7,7 @@ import java.util.Locale;
  * (the op's eager form, or a rewrite's "before"), the floor, and whether it was measured, skipped
  * (with the reason: no GPU, no torch.compile) or failed (with the error).
  */
-public record Attempt(String op, String pass, long tokens, FixKind kind, String name, double baselineUs, double variantUs, double idealUs,
+public record Attempt(String op, String pass, long tokens, FixSource source, String name, double baselineUs, double variantUs, double idealUs,
                       Status status, String reason) {
     public enum Status { MEASURED, SKIPPED, FAILED }
 
@@ -15,12 +15,12 @@ public record Attempt(String op, String pass, long tokens, FixKind kind, String 
         reason = reason == null ? "" : reason;
     }
 
-    static Attempt skipped(String op, String pass, long tokens, FixKind kind, String name, String reason) {
-        return new Attempt(op, pass, tokens, kind, name, Double.NaN, Double.NaN, Double.NaN, Status.SKIPPED, reason);
+    static Attempt skipped(String op, String pass, long tokens, FixSource source, String name, String reason) {
+        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.SKIPPED, reason);
     }
 
-    static Attempt failed(String op, String pass, long tokens, FixKind kind, String name, String reason) {
-        return new Attempt(op, pass, tokens, kind, name, Double.NaN, Double.NaN, Double.NaN, Status.FAILED, reason);
+    static Attempt failed(String op, String pass, long tokens, FixSource source, String name, String reason) {
+        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.FAILED, reason);
     }
 
     public boolean measured() { return status == Status.MEASURED; }

@@ -47,13 +47,13 @@ public record FixResult(int format, List<String> candidates, List<Attempt> attem
     }
 
     public Table table() {
-        StringColumn cand = StringColumn.create("candidate"), kind = StringColumn.create("kind"), name = StringColumn.create("fix"),
+        StringColumn cand = StringColumn.create("candidate"), source = StringColumn.create("source"), name = StringColumn.create("fix"),
                 verdict = StringColumn.create("verdict");
         DoubleColumn base = DoubleColumn.create("baseline_us"), var = DoubleColumn.create("fix_us"), ideal = DoubleColumn.create("ideal_us"),
                 delta = DoubleColumn.create("delta_%");
         for (Attempt a : attempts) {
             cand.append(a.op() + " " + a.pass() + " T=" + a.tokens());
-            kind.append(a.kind().label());
+            source.append(a.source().label());
             name.append(a.name());
             base.append(round(a.baselineUs()));
             var.append(round(a.variantUs()));
@@ -61,7 +61,7 @@ public record FixResult(int format, List<String> candidates, List<Attempt> attem
             delta.append(round(a.deltaPercent()));
             verdict.append(a.describe());
         }
-        return Table.create("fixes tried, cheapest first").addColumns(cand, kind, name, base, var, ideal, delta, verdict);
+        return Table.create("fixes tried, cheapest first").addColumns(cand, source, name, base, var, ideal, delta, verdict);
     }
 
     /** Each fix alone and together, against the baseline; empty when fewer than two fixes could be combined. */

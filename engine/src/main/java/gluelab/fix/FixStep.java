@@ -166,7 +166,7 @@ public final class FixStep {
         var file = ex.stepDir(Step.FIX).resolve("fix.json");
         r.save(file);
         for (Attempt a : r.attempts()) {
-            String line = "fix " + a.op() + " " + a.pass() + " T=" + a.tokens() + " " + a.kind().label() + " '" + a.name() + "': " + a.describe();
+            String line = "fix " + a.op() + " " + a.pass() + " T=" + a.tokens() + " " + a.source().label() + " '" + a.name() + "': " + a.describe();
             if (a.win()) ex.devlog().measurement(line);
             else if (a.measured()) ex.devlog().deadEnd(line + "; not a win alone (see the interaction table before rejecting it)");
             else ex.devlog().note(line);
@@ -175,7 +175,7 @@ public final class FixStep {
             if (n.contains("in combination")) ex.devlog().feedback("interaction: " + n);
             else ex.devlog().measurement("interaction: " + n);
         }
-        for (Attempt w : r.winners()) ex.devlog().decision("fix for " + w.op() + " " + w.pass() + ": " + w.name() + " (" + w.kind().label() + "), " + w.describe());
+        for (Attempt w : r.winners()) ex.devlog().decision("fix for " + w.op() + " " + w.pass() + ": " + w.name() + " (" + w.source().label() + "), " + w.describe());
         ex.done(Step.FIX, r.benchRecord() == null ? List.of() : List.of(r.benchRecord()), Map.of("fix", ex.dir().relativize(file).toString()), r.summary());
         return r;
     }
@@ -233,7 +233,7 @@ public final class FixStep {
         baselines.put(t, baseUs);
         for (Row r : bench.rows()) {
             if (r.variant() == t.baseline() || r.replay() != Replay.DIRECT) continue;
-            out.add(new Attempt(op, pass, tokens, FixKind.CATALOGUE_VARIANT, r.variant().id(), baseUs, r.measuredUs(), r.idealUs(), Attempt.Status.MEASURED, ""));
+            out.add(new Attempt(op, pass, tokens, FixSource.CATALOGUE_VARIANT, r.variant().id(), baseUs, r.measuredUs(), r.idealUs(), Attempt.Status.MEASURED, ""));
         }
         // 2. Regions and rewrites from the expression API.
         for (RegionFix f : regions) {
@@ -242,9 +242,9 @@ public final class FixStep {
                 Region r = f.build().apply(Glue.of(spec, tokens));
                 Region timed = t.pass() == Pass.BACKWARD ? r.backward() : r;
                 RegionBench.Row row = RegionBench.bench(device, calibration, timed, t.pass(), Lowering.FUSED, timing);
-                out.add(new Attempt(op, pass, tokens, FixKind.REGION, f.name(), baseUs, row.measuredUs(), row.idealUs(), Attempt.Status.MEASURED, ""));
+                out.add(new Attempt(op, pass, tokens, FixSource.REGION, f.name(), baseUs, row.measuredUs(), row.idealUs(), Attempt.Status.MEASURED, ""));
             } catch (RuntimeException e) {
-                out.add(Attempt.failed(op, pass, tokens, FixKind.REGION, f.name(), String.valueOf(e.getMessage())));
+                out.add(Attempt.failed(op, pass, tokens, FixSource.REGION, f.name(), String.valueOf(e.getMessage())));
             }
         }
         for (RewriteFix f : rewrites) {
@@ -257,24 +257,24 @@ public final class FixStep {
                 Region after = t.pass() == Pass.BACKWARD ? rw.after().backward() : rw.after();
                 RegionBench.Row b = RegionBench.bench(device, calibration, before, t.pass(), Lowering.FUSED, timing);
                 RegionBench.Row a = RegionBench.bench(device, calibration, after, t.pass(), Lowering.FUSED, timing);
-                out.add(new Attempt(op, pass, tokens, FixKind.REWRITE, name, b.measuredUs(), a.measuredUs(), a.idealUs(), Attempt.Status.MEASURED,
+                out.add(new Attempt(op, pass, tokens, FixSource.REWRITE, name, b.measuredUs(), a.measuredUs(), a.idealUs(), Attempt.Status.MEASURED,
                         "against its before form, fused"));
             } catch (RuntimeException e) {
-                out.add(Attempt.failed(op, pass, tokens, FixKind.REWRITE, name, String.valueOf(e.getMessage())));
+                out.add(Attempt.failed(op, pass, tokens, FixSource.REWRITE, name, String.valueOf(e.getMessage())));
             }
         }
         // 3. The analyst's CUDA kernels: a GPU only.
         for (KernelFix f : kernels) {
             if (!f.op().equals(op) || f.pass() != t.pass()) continue;
             if (!UserKernel.runsOn(device)) {
-                out.add(Attempt.skipped(op, pass, tokens, FixKind.CUDA_KERNEL, f.name(), "%%cuda kernels need a GPU; " + device.id() + " is not one"));
+                out.add(Attempt.skipped(op, pass, tokens, FixSource.CUDA_KERNEL, f.name(), "%%cuda kernels need a GPU; " + device.id() + " is not one"));
                 continue;
             }
             try (TimedLaunch.Subject s = f.launch().apply(device)) {
                 KernelBenchmark.Result r = KernelBenchmark.run(device, calibration, s, timing);
-                out.add(new Attempt(op, pass, tokens, FixKind.CUDA_KERNEL, f.name(), baseUs, r.measuredUs(), r.idealUs(), Attempt.Status.MEASURED, ""));
+                out.add(new Attempt(op, pass, tokens, FixSource.CUDA_KERNEL, f.name(), baseUs, r.measuredUs(), r.idealUs(), Attempt.Status.MEASURED, ""));
             } catch (RuntimeException e) {
-                out.add(Attempt.failed(op, pass, tokens, FixKind.CUDA_KERNEL, f.name(), String.valueOf(e.getMessage())));
+                out.add(Attempt.failed(op, pass, tokens, FixSource.CUDA_KERNEL, f.name(), String.valueOf(e.getMessage())));
             }
         }
         // 4. torch's forms, in the user's Python.
@@ -290,16 +290,16 @@ public final class FixStep {
             r = torch.get().bench(plan, calibration, own, List.of(TorchVariant.EAGER, TorchVariant.COMPILE), torchMode, Progress.NONE).torch();
         } catch (RuntimeException e) {
             for (TorchVariant v : List.of(TorchVariant.EAGER, TorchVariant.COMPILE))
-                out.add(Attempt.skipped(op, pass, tokens, FixKind.TORCH, v.id(), "torch unavailable: " + e.getMessage()));
+                out.add(Attempt.skipped(op, pass, tokens, FixSource.TORCH, v.id(), "torch unavailable: " + e.getMessage()));
             return out;
         }
         r.compiles().stream().map(gluelab.torch.CompileReport::budget).filter(Objects::nonNull).forEach(torchBudgets::add);
         for (Row row : r.rows()) {
             if (row.replay() != Replay.DIRECT) continue;
-            out.add(new Attempt(op, pass, tokens, FixKind.TORCH, row.variant().id(), baseUs, row.measuredUs(), row.idealUs(), Attempt.Status.MEASURED,
+            out.add(new Attempt(op, pass, tokens, FixSource.TORCH, row.variant().id(), baseUs, row.measuredUs(), row.idealUs(), Attempt.Status.MEASURED,
                     "in torch " + r.versions().torch()));
         }
-        r.skipped().forEach(s -> out.add(Attempt.skipped(op, pass, tokens, FixKind.TORCH, s.variant(), s.reason())));
+        r.skipped().forEach(s -> out.add(Attempt.skipped(op, pass, tokens, FixSource.TORCH, s.variant(), s.reason())));
         return out;
     }
 
@@ -311,7 +311,7 @@ public final class FixStep {
     private static List<Attempt> bestCombinable(List<Attempt> attempts) {
         Map<String, Attempt> best = new LinkedHashMap<>();
         for (Attempt a : attempts) {
-            if (!a.measured() || (a.kind() != FixKind.CATALOGUE_VARIANT && a.kind() != FixKind.REGION)) continue;
+            if (!a.measured() || (a.source() != FixSource.CATALOGUE_VARIANT && a.source() != FixSource.REGION)) continue;
             String key = a.op() + " " + a.pass() + " " + a.tokens();
             Attempt b = best.get(key);
             if (b == null || a.variantUs() < b.variantUs()) best.put(key, a);
@@ -336,10 +336,10 @@ public final class FixStep {
                 }
                 Launch baseline = device.prepare(new OpInstance(op, shape, pass, t.baseline()), args);
                 held.add(baseline);
-                Launch fixed = switch (a.kind()) {
+                Launch fixed = switch (a.source()) {
                     case CATALOGUE_VARIANT -> device.prepare(new OpInstance(op, shape, pass, Variant.parse(a.name())), args);
                     case REGION -> regionLaunch(a, pass, held);
-                    default -> throw new IllegalStateException(a.kind() + " is not combined");
+                    default -> throw new IllegalStateException(a.source() + " is not combined");
                 };
                 held.add(fixed);
                 slots.add(new Interactions.Slot(a.op() + " " + a.pass() + " " + a.name(), baseline, fixed));

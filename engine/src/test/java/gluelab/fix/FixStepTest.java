@@ -39,13 +39,13 @@ class FixStepTest {
 
             assertEquals(2, r.candidates().size());
             var rms = r.attempts().stream().filter(a -> a.op().equals("rmsnorm")).toList();
-            assertEquals(FixKind.CATALOGUE_VARIANT, rms.getFirst().kind(), "cheapest first");
+            assertEquals(FixSource.CATALOGUE_VARIANT, rms.getFirst().kind(), "cheapest first");
             assertEquals("fused", rms.getFirst().name());
-            assertTrue(rms.stream().anyMatch(a -> a.kind() == FixKind.REGION && a.measured()), r.table().print());
-            var kernel = rms.stream().filter(a -> a.kind() == FixKind.CUDA_KERNEL).findFirst().orElseThrow();
+            assertTrue(rms.stream().anyMatch(a -> a.source() == FixSource.REGION && a.measured()), r.table().print());
+            var kernel = rms.stream().filter(a -> a.source() == FixSource.CUDA_KERNEL).findFirst().orElseThrow();
             assertEquals(Attempt.Status.SKIPPED, kernel.status());
             assertTrue(kernel.reason().contains("GPU"), kernel.reason());
-            var torch = rms.stream().filter(a -> a.kind() == FixKind.TORCH).toList();
+            var torch = rms.stream().filter(a -> a.source() == FixSource.TORCH).toList();
             assertEquals(2, torch.size());
             assertTrue(torch.stream().allMatch(a -> a.status() == Attempt.Status.SKIPPED && a.reason().startsWith("torch unavailable")), torch.toString());
 
@@ -70,7 +70,7 @@ class FixStepTest {
                     .candidate("qnorm_rope_complex", "fwd", 8, "eager")
                     .rewrite("qnorm_rope_complex", g -> Rewrites.complexToRealRope(g, "bf16"))
                     .run();
-            var rw = r.attempts().stream().filter(a -> a.kind() == FixKind.REWRITE).findFirst().orElseThrow();
+            var rw = r.attempts().stream().filter(a -> a.source() == FixSource.REWRITE).findFirst().orElseThrow();
             assertTrue(rw.measured(), rw.describe());
             assertEquals(1, r.notes().size(), "one candidate: nothing to combine");
         }

@@ -11,7 +11,7 @@ import gluelab.experiment.ExperimentFolder;
 import gluelab.expr.Glue;
 import gluelab.expr.lab.Examples;
 import gluelab.fix.Attempt;
-import gluelab.fix.FixKind;
+import gluelab.fix.FixSource;
 import gluelab.fix.FixResult;
 import gluelab.ops.Replay;
 import gluelab.tensor.DType;
@@ -85,11 +85,11 @@ class WorkflowGpuTest {
                     .kernel("rmsnorm", "fwd", "my_rmsnorm", dev -> k.launch((int) TOKENS, 256, x, w, y, d, 1e-6f))
                     .torch(() -> lab.torch(), "default")
                     .record(ex);
-            for (Attempt a : fix.attempts()) System.out.println("WORKFLOW-GPU fix " + a.op() + " " + a.pass() + " T=" + a.tokens() + " " + a.kind().label() + " " + a.name() + ": " + a.describe());
+            for (Attempt a : fix.attempts()) System.out.println("WORKFLOW-GPU fix " + a.op() + " " + a.pass() + " T=" + a.tokens() + " " + a.source().label() + " " + a.name() + ": " + a.describe());
             fix.interactions().forEach(r -> System.out.printf("WORKFLOW-GPU interaction %s: %.2f us (%+.2f)%n", r.combination(), r.us(), r.deltaUs()));
             fix.notes().forEach(n -> System.out.println("WORKFLOW-GPU note " + n));
-            assertTrue(fix.attempts().stream().anyMatch(a -> a.kind() == FixKind.CUDA_KERNEL && a.measured()), fix.table().print());
-            assertTrue(fix.attempts().stream().anyMatch(a -> a.kind() == FixKind.TORCH && a.measured()), fix.table().print());
+            assertTrue(fix.attempts().stream().anyMatch(a -> a.source() == FixSource.CUDA_KERNEL && a.measured()), fix.table().print());
+            assertTrue(fix.attempts().stream().anyMatch(a -> a.source() == FixSource.TORCH && a.measured()), fix.table().print());
             assertEquals(4, fix.interactions().size());
         }
 
