@@ -39,7 +39,7 @@ class FixStepTest {
 
             assertEquals(2, r.candidates().size());
             var rms = r.attempts().stream().filter(a -> a.op().equals("rmsnorm")).toList();
-            assertEquals(FixSource.CATALOGUE_VARIANT, rms.getFirst().kind(), "cheapest first");
+            assertEquals(FixSource.CATALOGUE_VARIANT, rms.getFirst().source(), "cheapest first");
             assertEquals("fused", rms.getFirst().name());
             assertTrue(rms.stream().anyMatch(a -> a.source() == FixSource.REGION && a.measured()), r.table().print());
             var kernel = rms.stream().filter(a -> a.source() == FixSource.CUDA_KERNEL).findFirst().orElseThrow();
