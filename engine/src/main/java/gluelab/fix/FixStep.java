@@ -79,6 +79,7 @@ public final class FixStep {
     private Long tokensOverride;
     private final List<gluelab.compilelog.GraphBudget> torchBudgets = new ArrayList<>();
     private Progress progress = Progress.NONE;
+    private Ranking ranking;
 
     private FixStep(Device device, Calibration calibration, ModelSpec spec) {
         this.device = device;
@@ -103,6 +104,7 @@ public final class FixStep {
 
     /** The ranking's candidates above its stop rule, biggest first. */
     public FixStep candidates(Ranking ranking) {
+        this.ranking = ranking;
         for (Candidate c : ranking.worthFixing()) {
             if (!c.variant().onDevices()) continue;
             candidate(c.op(), c.pass().id(), c.tokens(), c.variant().id());
@@ -181,6 +183,10 @@ public final class FixStep {
     }
 
     private FixResult run(ExperimentFolder ex) {
+        if (targets.isEmpty() && ranking != null && ranking.worthFixing().isEmpty()) {
+            throw new IllegalStateException("the ranking has no candidate above its stop rule (" + ranking.stopFraction() * 100
+                    + "% of the layer): the stop rule is reached, nothing to fix; name one with candidate(op, pass, tokens, baseline) to try it anyway");
+        }
         if (targets.isEmpty()) throw new IllegalArgumentException("no candidates: give a ranking (candidates(ex.ranking())) or candidate(op, pass, tokens, baseline)");
         Instant started = Instant.now();
         List<Attempt> attempts = new ArrayList<>();

@@ -83,6 +83,17 @@ class ConfirmationTest {
     }
 
     @Test
+    void throttleReasonsFromNvmlMarkAProcess() {
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x40")).orElseThrow().contains("HW thermal"));
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x28")).orElseThrow().contains("HW slowdown, SW thermal"));
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x1")).isEmpty(), "GPU idle is not throttling");
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x4")).isEmpty(), "the power cap under load is not throttling");
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0xffffffffffffffff")).isEmpty(), "NVML's failure value (-1) says nothing");
+        assertTrue(QuietCheck.throttled(Map.of()).isEmpty(), "the CPU reports no clock events");
+        assertEquals("killed (SIGKILL, exit 137)", Confirmation.exitReason(137));
+    }
+
+    @Test
     void mediansComeFromTheProcessesNearTheBestAndHostTimeIsFlagged() {
         QuietCheck quiet = new QuietCheck("before", true, List.of(), Map.of());
         // Eager: 100, 100.5 within 1% of the best; 130 (an outlier) left out. Under graphs the win is gone.

@@ -90,5 +90,14 @@ class FixStepTest {
         assertEquals(log.entries().size(), budget.regions().size());
     }
 
+    @Test
+    void aRankingBelowItsStopRuleSaysSo() {
+        try (Device cpu = Devices.open("cpu")) {
+            var step = FixStep.on(cpu, Calibration.given("test", 50e9, 1e11), Presets.LLAMA_3_8B).candidates(gluelab.rank.Ranking.of(java.util.List.of(), 0.01));
+            var e = assertThrows(IllegalStateException.class, step::run);
+            assertTrue(e.getMessage().contains("stop rule is reached"), e.getMessage());
+        }
+    }
+
     static Glue small() { return Glue.dims("T", 4, "H", 2, "HD", 8, "R", 4, "R2", 2, "NOPE", 4); }
 }
