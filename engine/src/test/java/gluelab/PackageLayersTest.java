@@ -22,7 +22,7 @@ class PackageLayersTest {
     static final List<List<String>> LAYERS = List.of(
             List.of("files", "units", "progress", "tensor", "model", "compilelog"),
             List.of("ops", "expr"),
-            List.of("device", "devlog", "expr.lower", "expr.eval"),
+            List.of("device", "devlog", "expr.lower", "expr.eval", "stack"),
             List.of("device.eager", "timing", "check", "expr.cuda"),
             List.of("device.cpu", "device.cuda.compile", "calibrate"),
             List.of("device.cuda", "floor", "tune", "expr.cpu"),

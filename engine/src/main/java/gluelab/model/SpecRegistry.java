@@ -263,4 +263,36 @@ public final class SpecRegistry {
         for (ModelSpec d : descendants(name)) if (region == null || d.regions().contains(region)) out.add(d);
         return out;
     }
+
+    /**
+     * Every spec that runs {@code region} (workflow step 9: a region enabled in a config reaches every
+     * config that extends it, transitively), each with the ancestor that enables it; a child that
+     * replaced its regions without it is not reached. Presets first, then user specs, in load order.
+     */
+    public List<RegionReach> reachOf(String region) {
+        if (region == null || region.isBlank()) throw new IllegalArgumentException("name a region, e.g. --reach q_norm_rope");
+        List<RegionReach> out = new ArrayList<>();
+        for (ModelSpec s : specs.values()) {
+            if (!s.regions().contains(region)) continue;
+            ModelSpec origin = s;
+            while (origin.parent() != null && specs.containsKey(origin.parent()) && specs.get(origin.parent()).regions().contains(region))
+                origin = specs.get(origin.parent());
+            out.add(new RegionReach(s.name(), origin.name()));
+        }
+        return out;
+    }
+
+    /** {@link #reachOf(String)} limited to {@code spec} and its descendants (the change is enabled in {@code spec}). */
+    public List<RegionReach> reachOf(String region, String spec) {
+        Set<String> family = new HashSet<>(List.of(get(spec).name()));
+        for (ModelSpec d : descendants(spec)) family.add(d.name());
+        return reachOf(region).stream().filter(r -> family.contains(r.spec())).toList();
+    }
+
+    /** Every region name some spec enables, sorted. */
+    public SortedSet<String> regions() {
+        SortedSet<String> out = new TreeSet<>();
+        for (ModelSpec s : specs.values()) out.addAll(s.regions());
+        return out;
+    }
 }
