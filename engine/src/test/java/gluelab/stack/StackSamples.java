@@ -41,7 +41,7 @@ public final class StackSamples {
                         after:  x -> [rmsnorm + rope] -> q_rot""")
                 .rejected("two regions, norm and RoPE apart", "1497 vs 1044 us at 16k: slower")
                 .notTested("the 2k token count")
-                .testPlan("gluelab confirm q-norm-rope in 3 fresh processes", "correctness vs eager bf16, fp32 and fp64 with grads")
+                .testPlan("confirm in 3 fresh processes, direct and graph replay (step 07)", "correctness vs eager bf16, fp32 and fp64 with grads")
                 .build();
     }
 
@@ -53,10 +53,10 @@ public final class StackSamples {
                 .graphs(7, 8).commit("d4e5f6a")
                 .scope(Scope.specs(List.of("dsv3-ours")))
                 .problem("Routing runs softmax, top-k and a gather as separate kernels.",
-                        "Each kernel reads the score matrix again.",
+                        "Each of the three launches costs host time.",
                         "The gather runs eager outside any region.")
                 .solution("The router glue runs in one compiled region.",
-                        "The scores are read once.",
+                        "The three kernels become one launch.",
                         "Top-k keeps its eager kernel.")
                 .unchanged("the routing decisions and the expert GEMMs")
                 .testPlan("correctness vs eager bf16")
