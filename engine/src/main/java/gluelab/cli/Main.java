@@ -9,7 +9,8 @@ import java.util.ServiceLoader;
         description = "Time the glue ops of a transformer layer against their bandwidth floor and rank what is worth fixing.",
         subcommands = {DemoCommand.class, BenchCommand.class, CalibrateCommand.class, ReportCommand.class,
                 SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class, BundleCommand.class, TraceCommand.class, NcuCommand.class,
-                CompileLogCommand.class, TorchCommand.class, TuneCommand.class, MergeCommand.class, SweepCommand.class})
+                CompileLogCommand.class, TorchCommand.class, TuneCommand.class, MergeCommand.class, SweepCommand.class,
+                PrCommand.class, FeedbackCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
