@@ -29,11 +29,25 @@ class WriteupTest {
         assertTrue(Files.readString(w.prs().getFirst()).contains(StackSummary.block(stack, "q-norm-rope")));
         for (String s : List.of("## What was measured", "## The stack", "### 1. Fuse q norm and RoPE into one region (`q-norm-rope`)",
                 "16k tokens, graph replay: 1402 -> 1021 us", "- PR text: [pr/q-norm-rope.md](pr/q-norm-rope.md)",
-                "## Rejected ideas\n\n- per-site RMSNorm regions: host time 330 vs 141 us per norm at 4k tokens\n- two regions, norm and RoPE apart",
+                "## Rejected ideas\n\n- per-site RMSNorm regions: host time 330 vs 141 us per norm at 4k tokens\n- a global cat-lowering option: 1.31x slower (1044 vs 1368 us at 16k) (instead of q-norm-rope)",
                 "## Not tested\n\n- 32k tokens\n", "router-glue: CUDA-graph replay of the whole fwd+bwd",
                 "## Feedback\n\n- negative result: per-site RMSNorm regions did not pay off"))
             assertTrue(md.contains(s), s + " missing in\n" + md);
         assertTrue(Files.readString(w.feedback()).startsWith("# Skill feedback"));
+    }
+
+    @Test
+    void whatWasMeasuredComesFromTheRunsRecordAsItsOwnFindingsPrintIt() {
+        // a record the H200 wrote (demo run): device, calibration, timing and commit, the lines report.Findings prints
+        var record = gluelab.record.RecordStore.load(Path.of("src/test/resources/records/h200-demo"));
+        String md = FindingsDoc.markdown(StackSamples.stack(), record, List.of(), null);
+        String measured = md.substring(md.indexOf("## What was measured"), md.indexOf("## The stack"));
+        for (String line : gluelab.report.Findings.measured(record)) assertTrue(measured.contains("- " + line + "\n"), line + " missing in\n" + measured);
+        assertTrue(measured.contains("- device: NVIDIA H200"), measured);
+        assertTrue(measured.contains("- timing: "), measured);
+        assertFalse(md.contains("PR text:"), "no links without a PR folder");
+        // what the run itself did not measure joins the stack's not-tested list
+        for (String line : gluelab.report.Findings.notTested(record)) assertTrue(md.contains("- " + line + "\n"), line);
     }
 
     @Test
