@@ -270,7 +270,7 @@ public final class SpecRegistry {
      * replaced its regions without it is not reached. Presets first, then user specs, in load order.
      */
     public List<RegionReach> reachOf(String region) {
-        if (region == null || region.isBlank()) throw new IllegalArgumentException("name a region, e.g. --reach q_norm_rope");
+        if (region == null || region.isBlank()) throw new IllegalArgumentException("which region? reach needs a region name, e.g. q_norm_rope");
         List<RegionReach> out = new ArrayList<>();
         for (ModelSpec s : specs.values()) {
             if (!s.regions().contains(region)) continue;

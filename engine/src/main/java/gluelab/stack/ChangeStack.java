@@ -82,6 +82,11 @@ public record ChangeStack(Conditions conditions, List<Change> changes, List<Reje
         AtomicFiles.write(file, Json.write(new StackFile(FORMAT, this)));
     }
 
+    /** The stack saved at {@code file}, or an empty one under {@code conditions} when there is none yet (a step run again resumes it). */
+    public static ChangeStack loadOr(Path file, Conditions conditions) {
+        return Files.exists(file) ? load(file) : empty(conditions);
+    }
+
     /** The stack saved at {@code file}; a broken file fails naming the file and the field. */
     public static ChangeStack load(Path file) {
         String text;

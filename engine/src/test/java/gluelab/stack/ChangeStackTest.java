@@ -50,6 +50,8 @@ class ChangeStackTest {
         Path f = dir.resolve("exp/stack.json");
         s.save(f);
         assertEquals(s, ChangeStack.load(f));
+        assertEquals(s, ChangeStack.loadOr(f, StackSamples.CONDITIONS));
+        assertEquals(ChangeStack.empty(StackSamples.CONDITIONS), ChangeStack.loadOr(dir.resolve("none.json"), StackSamples.CONDITIONS));
         try (var files = Files.list(f.getParent())) {
             assertEquals(List.of(f), files.toList(), "no temp file is left beside the stack");
         } catch (java.io.IOException e) {
