@@ -93,6 +93,23 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
         return null;
     }
 
+    /**
+     * What was measured, one line each: before -> after per workload (direct rows first, by token
+     * count), the correctness verdicts, the graph count vs the limit, the commit and config. The PR's
+     * results block and the notebook's card print these.
+     */
+    public List<String> resultLines() {
+        List<String> out = new ArrayList<>();
+        List<Delta> sorted = new ArrayList<>(deltas);
+        sorted.sort(Comparator.comparing(Delta::replay).thenComparingLong(Delta::tokens));
+        for (Delta d : sorted) out.add(d.workload() + ": " + d.describe());
+        if (correctness.isEmpty()) out.add("correctness: not checked");
+        for (CorrectnessVerdict v : correctness) out.add("correctness " + v.describe());
+        out.add(graphs == null ? "graphs: no compiled region, limit does not apply" : graphs.describe());
+        out.add("commit " + commit + (config == null ? "" : ", config: " + config));
+        return out;
+    }
+
     public static Builder builder(String id, String title) { return new Builder(id, title); }
 
     /** For notebooks: a change assembled field by field, checked once at {@link #build()}. */

@@ -5,7 +5,6 @@ import gluelab.files.AtomicFiles;
 import gluelab.ops.Replay;
 import gluelab.stack.Change;
 import gluelab.stack.ChangeStack;
-import gluelab.stack.CorrectnessVerdict;
 import gluelab.stack.Delta;
 import gluelab.stack.Rejected;
 import gluelab.units.Numbers;
@@ -79,17 +78,11 @@ public final class PrText {
         md.append('\n');
     }
 
-    /** The results block's lines: conditions, one before -> after per workload, correctness, graphs, commit. */
-    static List<String> results(ChangeStack stack, Change change) {
+    /** The results block's lines: the conditions, then what the change measured ({@link Change#resultLines()}). */
+    public static List<String> results(ChangeStack stack, Change change) {
         List<String> out = new ArrayList<>();
         out.add(stack.conditions().describe() + ", variant " + change.variant());
-        List<Delta> deltas = new ArrayList<>(change.deltas());
-        deltas.sort(Comparator.comparing(Delta::replay).thenComparingLong(Delta::tokens));
-        for (Delta d : deltas) out.add(d.workload() + ": " + d.describe());
-        if (change.correctness().isEmpty()) out.add("correctness: not checked");
-        for (CorrectnessVerdict v : change.correctness()) out.add("correctness " + v.describe());
-        out.add(change.graphs() == null ? "graphs: no compiled region, limit does not apply" : change.graphs().describe());
-        out.add("commit " + change.commit() + (change.config() == null ? "" : ", config: " + change.config()));
+        out.addAll(change.resultLines());
         return out;
     }
 
