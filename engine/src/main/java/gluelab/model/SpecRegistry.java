@@ -253,18 +253,6 @@ public final class SpecRegistry {
     }
 
     /**
-     * Every spec a change to {@code region} in spec {@code name} reaches: the spec itself and all its
-     * descendants that have the region enabled (workflow step 9).
-     */
-    public List<ModelSpec> reach(String name, String region) {
-        List<ModelSpec> out = new ArrayList<>();
-        ModelSpec self = get(name);
-        if (region == null || self.regions().contains(region)) out.add(self);
-        for (ModelSpec d : descendants(name)) if (region == null || d.regions().contains(region)) out.add(d);
-        return out;
-    }
-
-    /**
      * Every spec that runs {@code region} (workflow step 9: a region enabled in a config reaches every
      * config that extends it, transitively), each with the ancestor that enables it; a child that
      * replaced its regions without it is not reached. Presets first, then user specs, in load order.
