@@ -1,5 +1,6 @@
 # Sourced by bin/test and .ci/run: installs what the tests need when it is missing (Maven, and
-# Debian's Jupyter clients and torch for the system Python), with apt-get when running as root.
+# Debian's Jupyter clients and torch for the system Python, the classic notebook server, chromium and
+# node for the browser test), with apt-get when running as root; then the browser test's npm packages.
 ensure_test_deps() {
   local need=()
   command -v mvn >/dev/null || need+=(maven)
@@ -9,7 +10,16 @@ ensure_test_deps() {
   /usr/bin/python3 -c 'import torch' 2>/dev/null || need+=(python3-torch)
   # The Slurm sweep test starts its own one-node cluster (bin/lib/slurm-local.sh).
   { command -v slurmctld && command -v slurmd && command -v munged; } >/dev/null || need+=(slurm-wlm munge)
-  [ ${#need[@]} -eq 0 ] && return 0
+  # The browser test: Debian's classic notebook server and headless chromium, driven from node.
+  command -v jupyter-notebook >/dev/null || need+=(jupyter-notebook)
+  command -v chromium >/dev/null || need+=(chromium)
+  command -v npm >/dev/null || need+=(nodejs npm)
+  [ ${#need[@]} -eq 0 ] || install_debian_packages "${need[@]}" || return 1
+  ensure_browser_test_packages
+}
+
+install_debian_packages() {
+  local need=("$@")
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
     echo "bin/test: missing ${need[*]}; install them (Debian: apt-get install -y ${need[*]})" >&2
     return 1
@@ -17,4 +27,13 @@ ensure_test_deps() {
   echo "bin/test: installing ${need[*]}" >&2
   DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >&2
+}
+
+# playwright-core from the lock file (no browser download: the test drives Debian's chromium).
+ensure_browser_test_packages() {
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/kernel/src/test/browser"
+  [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+  echo "bin/test: npm ci in $dir" >&2
+  (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2)
 }
