@@ -102,7 +102,8 @@ public final class KernelCommands implements CliPlugin {
         @Option(names = "--out", defaultValue = "out/notebooks", description = "folder for executed notebooks (default: ${DEFAULT-VALUE})") Path out;
 
         @Option(names = {"-p", "--parameter"}, paramLabel = "NAME=VALUE",
-                description = "set a parameter declared in the cell tagged 'parameters'; the value is written as the declared type (int, double, String...)")
+                description = {"set a parameter declared in the cell tagged 'parameters'; the value is written as the declared type (int, double, String...).",
+                        "With several notebooks it goes to those that declare it (at least one must)."})
         Map<String, String> parameters = new LinkedHashMap<>();
 
         @Option(names = "--cell-timeout", paramLabel = "SECONDS", defaultValue = "" + NotebookRunner.DEFAULT_CELL_TIMEOUT_S,
@@ -112,8 +113,7 @@ public final class KernelCommands implements CliPlugin {
         @Override public Integer call() {
             if (cellTimeout < 0) throw new IllegalArgumentException("--cell-timeout must be 0 (no limit) or a number of seconds, not " + cellTimeout);
             // Every notebook is read and checked, and its parameters placed, before any cell runs.
-            List<NotebookRunner> runs = new ArrayList<>();
-            for (Path nb : notebooks) runs.add(NotebookRunner.prepare(nb, out, parameters));
+            List<NotebookRunner> runs = NotebookRunner.prepareAll(notebooks, out, parameters);
             try (StopSignals signals = StopSignals.install()) {
                 int failed = 0;
                 for (int i = 0; i < runs.size(); i++) {

@@ -91,6 +91,22 @@ class NotebookRunnerTest {
     }
 
     @Test
+    void aBatchGivesEachParameterToTheNotebooksThatDeclareIt(@TempDir Path dir) throws Exception {
+        Path plan = notebook(dir, "00.ipynb", "#params\nString experiment = \"demo\";\nString tokens = \"8\";", "experiment + \":\" + tokens");
+        Path later = notebook(dir, "01.ipynb", "#params\nString experiment = \"demo\";", "experiment");
+        var runs = NotebookRunner.prepareAll(java.util.List.of(plan, later), dir.resolve("out"), Map.of("experiment", "story", "tokens", "16"));
+        var first = runs.get(0).execute(60);
+        var second = runs.get(1).execute(60);
+        assertTrue(first.ok() && second.ok(), first.summary() + " / " + second.summary());
+        assertEquals("story:16", Json.MAPPER.readTree(first.executed().toFile()).get("cells").get(2).get("outputs").get(0).get("data").get("text/plain").asText());
+        JsonNode laterCells = Json.MAPPER.readTree(second.executed().toFile()).get("cells");
+        assertEquals("experiment = \"story\";\n", laterCells.get(1).get("source").asText().replace("// Injected parameters\n", ""));
+        var nowhere = assertThrows(IllegalArgumentException.class,
+                () -> NotebookRunner.prepareAll(java.util.List.of(plan, later), dir.resolve("out"), Map.of("tokenz", "1")));
+        assertTrue(nowhere.getMessage().contains("'tokenz'") && nowhere.getMessage().contains("[experiment, tokens]"), nowhere.getMessage());
+    }
+
+    @Test
     void parameterValuesMustFitTheDeclaredType(@TempDir Path dir) throws Exception {
         Path nb = notebook(dir, "t.ipynb", "#params\nint tokens = 1;", "tokens");
         var e = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.run(nb, dir.resolve("o"), Map.of("tokens", "many")));

@@ -80,6 +80,37 @@ public final class NotebookRunner {
         return new NotebookRunner(notebook, NotebookFiles.executedPath(notebook, outDir), nb);
     }
 
+    /**
+     * Prepares a batch that runs as one story (e.g. {@code notebooks/*.ipynb -p experiment=NAME}):
+     * a parameter goes to every notebook whose parameters cell declares it, and must be declared by
+     * at least one of them (else the error names it and what the notebooks declare). A single
+     * notebook is prepared as {@link #prepare} does.
+     */
+    public static List<NotebookRunner> prepareAll(List<Path> notebooks, Path outDir, Map<String, String> parameters) {
+        if (notebooks.size() == 1) return List.of(prepare(notebooks.getFirst(), outDir, parameters));
+        List<ObjectNode> read = new ArrayList<>();
+        Set<String> declaredSomewhere = new LinkedHashSet<>();
+        for (Path p : notebooks) {
+            ObjectNode nb = NotebookFiles.read(p);
+            read.add(nb);
+            declaredSomewhere.addAll(Parameters.declaredIn((ArrayNode) nb.get("cells")));
+        }
+        for (String name : parameters.keySet()) {
+            if (!declaredSomewhere.contains(name)) throw new IllegalArgumentException("parameter '" + name + "' is declared in none of the "
+                    + notebooks.size() + " notebooks' parameters cells; declared there: " + declaredSomewhere);
+        }
+        List<NotebookRunner> runs = new ArrayList<>();
+        for (int i = 0; i < notebooks.size(); i++) {
+            ObjectNode nb = read.get(i);
+            Set<String> own = Parameters.declaredIn((ArrayNode) nb.get("cells"));
+            Map<String, String> mine = new LinkedHashMap<>();
+            parameters.forEach((k, v) -> { if (own.contains(k)) mine.put(k, v); });
+            Parameters.inject((ArrayNode) nb.get("cells"), mine, notebooks.get(i));
+            runs.add(new NotebookRunner(notebooks.get(i), NotebookFiles.executedPath(notebooks.get(i), outDir), nb));
+        }
+        return runs;
+    }
+
     /** Where the executed notebook goes. */
     public Path executed() { return executed; }
 

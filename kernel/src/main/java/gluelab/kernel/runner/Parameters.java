@@ -7,7 +7,9 @@ import gluelab.files.Json;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -52,6 +54,13 @@ final class Parameters {
         cell.put("source", src.toString());
         cell.putArray("outputs");
         cells.insert(at + 1, cell);
+    }
+
+    /** The names the cell tagged {@code parameters} declares (empty when there is none). */
+    static Set<String> declaredIn(ArrayNode cells) {
+        Set<String> names = new LinkedHashSet<>();
+        for (JsonNode c : cells) if (hasTag(c, TAG)) names.addAll(declared(NotebookRunner.source(c)).keySet());
+        return names;
     }
 
     /** Name to declared type, in order; {@code var} is resolved from a literal initializer. */
