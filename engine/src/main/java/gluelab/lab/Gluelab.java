@@ -153,6 +153,17 @@ public final class Gluelab implements AutoCloseable {
     /** Two traces by family and kernel (b - a). */
     public gluelab.trace.TraceDiff diff(String a, String b) { return gluelab.trace.TraceDiff.of(trace(a), trace(b)); }
 
+    /** Step 02 on an experiment: the floors at the plan's model and token counts, kept in the experiment. */
+    public Table idealTimes(gluelab.experiment.ExperimentFolder ex) { return ReadingSteps.idealTimes(this, ex); }
+
+    /** Step 03 on an experiment: trace {@code compiled} against trace {@code eager}, kept in the experiment with its chart. */
+    public gluelab.trace.TraceDiff profileDiff(gluelab.experiment.ExperimentFolder ex, String eager, String compiled) {
+        return ReadingSteps.profileDiff(this, ex, eager, compiled);
+    }
+
+    /** A trace diff's kernel families as a table (A, B, change, counts, shares). */
+    public static Table families(gluelab.trace.TraceDiff diff) { return ReadingSteps.families(diff); }
+
     public BenchBuilder bench(String... ops) { return new BenchBuilder(ops); }
 
     private gluelab.torch.TorchSide torch;
