@@ -153,6 +153,11 @@ public final class Gluelab implements AutoCloseable {
     /** Two traces by family and kernel (b - a). */
     public gluelab.trace.TraceDiff diff(String a, String b) { return gluelab.trace.TraceDiff.of(trace(a), trace(b)); }
 
+    /** Step 00 with the token counts as a notebook parameter gives them ("256,1k"). */
+    public gluelab.experiment.ExperimentPlan plan(gluelab.experiment.ExperimentFolder ex, String model, double stopFraction, String tokens) {
+        return plan(ex, model, stopFraction, Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray());
+    }
+
     /** Step 02 on an experiment: the floors at the plan's model and token counts, kept in the experiment. */
     public Table idealTimes(gluelab.experiment.ExperimentFolder ex) { return ReadingSteps.idealTimes(this, ex); }
 

@@ -20,7 +20,7 @@ class ReadingStepsTest {
             ExperimentFolder ex = lab.experiment("story", root);
             var noPlan = assertThrows(IllegalStateException.class, () -> lab.idealTimes(ex));
             assertTrue(noPlan.getMessage().contains("run 00-plan first"), noPlan.getMessage());
-            lab.plan(ex, "llama-3-8b", 0.01, 8, 16);
+            lab.plan(ex, "llama-3-8b", 0.01, "8,16");
 
             var floors = lab.idealTimes(ex);
             assertEquals(java.util.Set.of(8, 16), new java.util.HashSet<>(floors.intColumn("tokens").asList()));
