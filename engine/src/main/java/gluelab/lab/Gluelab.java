@@ -166,6 +166,30 @@ public final class Gluelab implements AutoCloseable {
         return ReadingSteps.profileDiff(this, ex, eager, compiled);
     }
 
+    /** Step 05's result as a chart: each candidate today against its fastest measured fix. */
+    public static org.knowm.xchart.CategoryChart fixChart(gluelab.fix.FixResult fix) { return StoryCharts.fixes(fix); }
+
+    /** Step 09: the experiment's change stack, or an empty one with the conditions steps 01-07 measured under. */
+    public gluelab.stack.ChangeStack stack(gluelab.experiment.ExperimentFolder ex) { return WriteupSteps.stack(this, ex); }
+
+    /**
+     * Step 09: a change for {@code op}'s catalogue fused kernel, its numbers filled from steps 04-08
+     * (confirmed before -> after, verdicts, graph count, share, rejected and skipped fixes); add or
+     * change facts on the builder, then {@code build()} and {@link #commit}.
+     */
+    public gluelab.stack.Change.Builder change(gluelab.experiment.ExperimentFolder ex, String op, String title, String commit) {
+        return WriteupSteps.change(this, ex, op, title, commit);
+    }
+
+    /** Step 09: adds the change to the experiment's stack (ordered by impact) and saves it. */
+    public gluelab.stack.ChangeStack commit(gluelab.experiment.ExperimentFolder ex, gluelab.stack.Change change) { return WriteupSteps.commit(this, ex, change); }
+
+    /** Step 10: the findings doc and the PR texts (with charts) of the experiment's stack, each checked by the rules. */
+    public gluelab.writeup.Writeup.Written writeup(gluelab.experiment.ExperimentFolder ex) { return WriteupSteps.writeup(ex); }
+
+    /** Step 11: the skill feedback collected from the experiment, written as a reviewable list. */
+    public List<gluelab.feedback.FeedbackItem> skillFeedback(gluelab.experiment.ExperimentFolder ex) { return WriteupSteps.skillFeedback(ex); }
+
     /** A trace diff's kernel families as a table (A, B, change, counts, shares). */
     public static Table families(gluelab.trace.TraceDiff diff) { return ReadingSteps.families(diff); }
 

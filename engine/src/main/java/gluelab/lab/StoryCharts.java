@@ -1,0 +1,38 @@
+package gluelab.lab;
+
+import gluelab.chart.Charts;
+import gluelab.fix.Attempt;
+import gluelab.fix.FixResult;
+import org.knowm.xchart.CategoryChart;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Charts of what the fix step left, for the notebooks. */
+final class StoryCharts {
+    private StoryCharts() {}
+
+    /** Per candidate (op, pass, tokens): what runs today against its fastest measured fix, win or not. */
+    static CategoryChart fixes(FixResult fix) {
+        Map<String, Attempt> best = new LinkedHashMap<>();
+        for (Attempt a : fix.attempts()) {
+            if (!a.measured()) continue;
+            String key = a.op() + " " + a.pass() + " T=" + a.tokens();
+            Attempt b = best.get(key);
+            if (b == null || a.variantUs() < b.variantUs()) best.put(key, a);
+        }
+        if (best.isEmpty()) throw new IllegalArgumentException("no fix was measured (" + fix.summary() + "): nothing to chart");
+        List<String> workloads = new ArrayList<>();
+        List<Double> before = new ArrayList<>(), after = new ArrayList<>();
+        best.forEach((key, a) -> {
+            workloads.add(key + ": " + a.name());
+            before.add(a.baselineUs());
+            after.add(a.variantUs());
+        });
+        CategoryChart c = Charts.beforeAfter("Step 05: each candidate today (before) and with its fastest fix (after)", workloads, before, after);
+        c.getStyler().setXAxisLabelRotation(20);
+        return c;
+    }
+}

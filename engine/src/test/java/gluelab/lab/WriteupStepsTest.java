@@ -1,0 +1,71 @@
+package gluelab.lab;
+
+import gluelab.confirm.Comparison;
+import gluelab.experiment.ExperimentFolder;
+import gluelab.experiment.Step;
+import gluelab.expr.lab.Examples;
+import gluelab.ops.Replay;
+import gluelab.stack.ChangeStack;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import gluelab.units.Bandwidth;
+import gluelab.writeup.PrChecker;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Steps 09-11 read what steps 04-08 left: the change's numbers are the experiment's, the PR texts pass the rules. */
+class WriteupStepsTest {
+    static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
+
+    @Test
+    void stackFindingsPrTextsAndFeedbackComeFromTheExperiment(@TempDir Path root) throws Exception {
+        try (Gluelab lab = Gluelab.open("cpu").assumeBandwidth(Bandwidth.gbPerSecond(50), 1e11)) {
+            ExperimentFolder ex = lab.experiment("story", root);
+            lab.plan(ex, "llama-3-8b", 0.0001, "8,16");
+            var noStack = assertThrows(IllegalStateException.class, () -> lab.writeup(ex));
+            assertTrue(noStack.getMessage().contains("run 09-stack first"), noStack.getMessage());
+
+            lab.bench("rmsnorm", "swiglu").forPlan(ex.plan()).passes("fwd", "bwd").timing(FAST).check(0).record(ex, Step.BASELINES);
+            lab.rank(ex);
+            lab.fix(ex).timing(FAST).region("rmsnorm", "rmsnorm region", g -> Examples.rmsnorm(g, "bf16")).record(ex);
+            lab.graphBudget(ex).site("rmsnorm", "attention norm", g -> Examples.rmsnorm(g, "bf16")).record(ex);
+            var notConfirmed = assertThrows(IllegalStateException.class, () -> lab.change(ex, "rmsnorm", "t", "c"));
+            assertTrue(notConfirmed.getMessage().contains("run 07-confirm first"), notConfirmed.getMessage());
+            var confirmed = lab.confirm(ex, lab.confirmJob(ex, List.of(Comparison.of("rmsnorm", 16, "eager", "fused")), FAST));
+            lab.correctness(ex).tokens(8).op("rmsnorm", "fused").record(ex);
+
+            var change = lab.change(ex, "rmsnorm", "Run RMSNorm as the fused kernel", "abc1234").build();
+            var row = confirmed.rows().stream().filter(r -> r.replay() == Replay.DIRECT).findFirst().orElseThrow();
+            assertEquals(row.baselineUs(), change.delta(16, Replay.DIRECT).before().us(), 1e-9, "before is step 07's confirmed baseline");
+            assertEquals(row.candidateUs(), change.delta(16, Replay.DIRECT).after().us(), 1e-9);
+            assertEquals(4, change.graphs().graphs(), "step 06: 2 token counts x 2 grad modes");
+            assertTrue(change.correctness().stream().anyMatch(v -> v.against().equals("fp64 reference, bf16")), change.correctness().toString());
+            assertTrue(change.rejected().stream().anyMatch(r -> r.idea().contains("rmsnorm region")), "step 05's region lost to the fused kernel or is listed");
+            assertTrue(change.notTested().stream().anyMatch(s -> s.startsWith("8 tokens in fresh processes")), change.notTested().toString());
+
+            ChangeStack stack = lab.commit(ex, change);
+            assertEquals(stack, ChangeStack.load(ex.stackFile()));
+            assertEquals(1, lab.commit(ex, change).changes().size(), "committing again replaces the entry");
+
+            var written = lab.writeup(ex);
+            assertEquals(List.of(), written.violations());
+            assertEquals(ex.findingsFile(), written.findings());
+            Path pr = ex.prDir().resolve("rmsnorm-fused.md");
+            assertEquals(List.of(), PrChecker.check(pr), Files.readString(pr));
+            assertTrue(Files.isRegularFile(ex.prDir().resolve("rmsnorm-fused.png")));
+            assertTrue(Files.readString(ex.findingsFile()).contains("rmsnorm"));
+
+            var feedback = lab.skillFeedback(ex);
+            assertTrue(Files.isRegularFile(ex.feedbackFile()));
+            assertEquals(feedback.size(), feedback.size());
+            for (Step s : Step.values()) if (s != Step.IDEAL_TIMES && s != Step.PROFILE_DIFF) assertTrue(ex.has(s), s.toString());
+        }
+    }
+}
