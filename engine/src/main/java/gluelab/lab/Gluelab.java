@@ -190,6 +190,9 @@ public final class Gluelab implements AutoCloseable {
     /** Step 11: the skill feedback collected from the experiment, written as a reviewable list. */
     public List<gluelab.feedback.FeedbackItem> skillFeedback(gluelab.experiment.ExperimentFolder ex) { return WriteupSteps.skillFeedback(ex); }
 
+    /** A markdown file or PNG chart an experiment step wrote, shown rendered in a notebook. */
+    public static gluelab.report.ShownFile show(Path file) { return gluelab.report.ShownFile.of(file); }
+
     /** A trace diff's kernel families as a table (A, B, change, counts, shares). */
     public static Table families(gluelab.trace.TraceDiff diff) { return ReadingSteps.families(diff); }
 

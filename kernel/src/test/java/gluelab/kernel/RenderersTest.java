@@ -56,6 +56,18 @@ class RenderersTest {
     }
 
     @Test
+    void experimentFilesShowAsMarkdownAndImages(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        var md = java.nio.file.Files.writeString(dir.resolve("findings.md"), "# Findings\n\n- one");
+        DisplayData d = render(gluelab.lab.Gluelab.show(md));
+        assertEquals("# Findings\n\n- one", d.getData(MIMEType.TEXT_MARKDOWN));
+        var png = java.nio.file.Files.write(dir.resolve("c.png"), new byte[]{(byte) 0x89, 'P', 'N', 'G'});
+        DisplayData image = render(gluelab.lab.Gluelab.show(png));
+        assertEquals(java.util.Base64.getEncoder().encodeToString(new byte[]{(byte) 0x89, 'P', 'N', 'G'}), image.getData(MIMEType.IMAGE_PNG));
+        var other = java.nio.file.Files.writeString(dir.resolve("x.json"), "{}");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> gluelab.lab.Gluelab.show(other)).getMessage().contains("x.json"));
+    }
+
+    @Test
     void numbersAreRoundedSensibly() {
         assertEquals("0.01235", Numbers.format(0.0123456));
         assertEquals("1234567", Numbers.format(1234567.4));

@@ -3,6 +3,7 @@ package gluelab.kernel.display;
 import gluelab.bench.BenchResult;
 import gluelab.calibrate.Calibration;
 import gluelab.chart.Charts;
+import gluelab.report.ShownFile;
 import gluelab.device.DeviceFacts;
 import gluelab.floor.Floor;
 import gluelab.rank.Ranking;
@@ -43,6 +44,14 @@ public final class Renderers {
                     ctx.renderIfRequested(MIMEType.IMAGE_SVG, () -> svg((Chart<?, ?>) c));
                     ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> "chart: " + ((Chart<?, ?>) c).getTitle());
                 });
+        r.createRegistration(ShownFile.Markdown.class).preferring(MIMEType.TEXT_MARKDOWN).supporting(MIMEType.TEXT_PLAIN).register((f, ctx) -> {
+            ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, f::text);
+            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, f::text);
+        });
+        r.createRegistration(ShownFile.Png.class).preferring(MIMEType.IMAGE_PNG).supporting(MIMEType.TEXT_PLAIN).register((f, ctx) -> {
+            ctx.renderIfRequested(MIMEType.IMAGE_PNG, () -> Base64.getEncoder().encodeToString(f.bytes()));
+            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> "chart: " + f.file().getFileName());
+        });
         card(r, Calibration.class, c -> "Calibration of " + c.deviceName(), Calibration::describe);
         card(r, DeviceFacts.class, f -> "Device " + f.kind() + ":" + f.ordinal(),
                 f -> deviceLine(f) + (f.kind().equals("cpu") ? gluelab.device.Devices.autoFallback().map(w -> "; device auto chose the CPU: " + w).orElse("") : ""));
