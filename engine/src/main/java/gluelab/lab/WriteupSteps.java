@@ -80,8 +80,8 @@ final class WriteupSteps {
             FixResult fix = FixResult.load(ex.file(Step.FIX, "fix"));
             for (Attempt a : fix.attempts()) {
                 if (!a.op().equals(op)) continue;
-                boolean chosen = a.kind() == gluelab.fix.FixKind.CATALOGUE_VARIANT && a.name().equals(variant);
-                String idea = a.kind().label() + " '" + a.name() + "' (" + a.pass() + ", " + a.tokens() + " tokens)";
+                boolean chosen = a.source() == gluelab.fix.FixSource.CATALOGUE_VARIANT && a.name().equals(variant);
+                String idea = a.source().label() + " '" + a.name() + "' (" + a.pass() + ", " + a.tokens() + " tokens)";
                 if (a.measured() && !chosen) b.rejected(idea, a.describe());
                 else if (a.status() != Attempt.Status.MEASURED) notTested.add(idea + ": " + a.reason());
             }
