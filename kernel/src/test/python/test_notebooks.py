@@ -1,6 +1,9 @@
-"""Every notebook in notebooks/ through nbclient (the real protocol), and an interrupt through the client."""
+"""The notebook story through nbclient (the real protocol) and `gluelab run`, and an interrupt through the client."""
 import glob
+import json
 import os
+import subprocess
+import tempfile
 import threading
 import time
 import unittest
@@ -12,18 +15,63 @@ from nbclient import NotebookClient
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 
 
-class NotebookTests(unittest.TestCase):
-    def test_every_notebook_executes(self):
-        books = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
-        self.assertGreaterEqual(len(books), 5)
-        for path in books:
-            with self.subTest(notebook=os.path.basename(path)):
-                nb = nbformat.read(path, as_version=4)
-                NotebookClient(nb, kernel_name="gluelab", timeout=600, resources={"metadata": {"path": ROOT}}).execute()
-                errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-                self.assertEqual([], errors)
-                results = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type in ("execute_result", "display_data")]
-                self.assertTrue(results, "no results shown")
+STORY = sorted(glob.glob(os.path.join(ROOT, "notebooks", "[0-9][0-9]-*.ipynb")))
+
+
+def gluelab_command(*args):
+    """The installed kernelspec's JVM, flags and classpath, running gluelab's CLI instead of the kernel."""
+    for base in os.environ.get("JUPYTER_PATH", "").split(os.pathsep):
+        spec = os.path.join(base, "kernels", "gluelab", "kernel.json")
+        if os.path.isfile(spec):
+            with open(spec) as f:
+                argv = json.load(f)["argv"]
+            return argv[:argv.index("gluelab.kernel.KernelMain")] + ["gluelab.cli.Main", *args]
+    raise AssertionError("no gluelab kernelspec on JUPYTER_PATH")
+
+
+class StoryTests(unittest.TestCase):
+    """Notebooks 00-11 run in order as one experiment, by a real Jupyter client and by `gluelab run`."""
+
+    def assert_experiment_is_whole(self, folder):
+        self.assertTrue(os.path.isdir(folder), folder)
+        for name in ("plan.json", "devlog.md", "stack.json", "findings.md", "feedback.md"):
+            self.assertTrue(os.path.isfile(os.path.join(folder, name)), name + " missing in " + folder)
+        steps = sorted(os.listdir(os.path.join(folder, "steps")))
+        for nb in STORY:
+            self.assertIn(os.path.basename(nb).replace(".ipynb", ".json"), steps, "a step left no marker")
+        self.assertTrue(os.listdir(os.path.join(folder, "records")), "no record published")
+        self.assertTrue(glob.glob(os.path.join(folder, "charts", "*.png")), "no chart in charts/")
+        with open(os.path.join(folder, "stack.json")) as f:
+            self.assertTrue(json.load(f)["changes"], "the stack is empty")
+        prs = sorted(glob.glob(os.path.join(folder, "pr", "*.md")))
+        self.assertTrue(prs, "no PR text")
+        for pr in prs:
+            self.assertTrue(os.path.isfile(pr[:-3] + ".png"), "no chart beside " + pr)
+        check = subprocess.run(gluelab_command("pr", "check", *prs), capture_output=True, text=True, timeout=120)
+        self.assertEqual(0, check.returncode, check.stdout + check.stderr)
+
+    def test_the_story_runs_in_order_through_nbclient(self):
+        self.assertEqual(12, len(STORY), [os.path.basename(p) for p in STORY])
+        with tempfile.TemporaryDirectory() as cwd:
+            for path in STORY:
+                with self.subTest(notebook=os.path.basename(path)):
+                    nb = nbformat.read(path, as_version=4)
+                    NotebookClient(nb, kernel_name="gluelab", timeout=900, resources={"metadata": {"path": cwd}}).execute()
+                    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+                    self.assertEqual([], errors)
+                    results = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type in ("execute_result", "display_data")]
+                    self.assertTrue(results, "no results shown")
+            self.assert_experiment_is_whole(os.path.join(cwd, "out", "experiments", "demo"))
+
+    def test_gluelab_run_runs_the_story_as_one_named_experiment(self):
+        with tempfile.TemporaryDirectory() as cwd:
+            run = subprocess.run(gluelab_command("run", *STORY, "--out", os.path.join(cwd, "executed"), "-p", "experiment=ci-story"),
+                                 cwd=cwd, capture_output=True, text=True, timeout=1800)
+            self.assertEqual(0, run.returncode, run.stdout[-4000:] + run.stderr[-4000:])
+            self.assertIn("all 12 notebooks ok", run.stdout)
+            self.assertEqual(sorted(os.path.basename(p) for p in STORY), sorted(os.listdir(os.path.join(cwd, "executed"))))
+            self.assert_experiment_is_whole(os.path.join(cwd, "out", "experiments", "ci-story"))
+            self.assertFalse(os.path.exists(os.path.join(cwd, "out", "experiments", "demo")), "-p experiment reached every notebook")
 
 
 class InterruptTests(unittest.TestCase):
