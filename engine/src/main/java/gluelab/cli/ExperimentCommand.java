@@ -1,22 +1,43 @@
 package gluelab.cli;
 
+import gluelab.bench.Tokens;
 import gluelab.experiment.ExperimentFolder;
+import gluelab.lab.Gluelab;
+import gluelab.rank.Ranking;
 import picocli.CommandLine.*;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "experiment", mixinStandardHelpOptions = true,
-        description = "Show an experiment folder: its plan and which workflow steps (00-11) have run, with their records and summaries.")
+        description = {"Show an experiment folder: its plan and which workflow steps (00-11) have run, with their records and summaries.",
+                "With --model and --tokens, write its plan first (step 00; a plan already there must match)."})
 public final class ExperimentCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "experiment name") String name;
 
     @Option(names = "--experiments-root", description = "folder of experiments (default: $GLUELAB_EXPERIMENTS, else out/experiments)") Path root;
 
+    @Option(names = "--model", description = "step 00: the plan's model spec") String model;
+
+    @Option(names = "--tokens", description = "step 00: the plan's token counts, e.g. 2k,4k,16k") String tokens;
+
+    @Option(names = "--stop", defaultValue = "" + Ranking.DEFAULT_STOP_FRACTION,
+            description = "step 00: stop when the remaining gap is under this fraction of the layer (default: ${DEFAULT-VALUE})") double stop;
+
+    @Mixin DeviceOptions deviceOptions;
+
     @Override public Integer call() {
         Path base = root == null ? ExperimentFolder.defaultRoot() : root;
-        if (!java.nio.file.Files.isDirectory(base.resolve(name))) throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath());
+        if ((model == null) != (tokens == null)) throw new IllegalArgumentException("give both --model and --tokens to write a plan");
+        if (model == null && !java.nio.file.Files.isDirectory(base.resolve(name)))
+            throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one)");
         ExperimentFolder ex = ExperimentFolder.open(name, base);
+        if (model != null) {
+            long[] t = Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray();
+            try (Gluelab lab = Gluelab.open(deviceOptions.device)) {
+                lab.plan(ex, model, stop, t);
+            }
+        }
         System.out.println(ex);
         if (ex.hasPlan()) {
             var p = ex.plan();

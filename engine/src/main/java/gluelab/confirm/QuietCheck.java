@@ -39,8 +39,8 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
     public static QuietCheck of(Device device, String when, Set<Long> ignore) {
         Map<String, String> r = new LinkedHashMap<>(deviceReadings(device));
         List<String> findings = new ArrayList<>();
-        String others = r.get("other_gpu_processes");
-        if (others != null && !others.equals("[]")) findings.add("other processes on " + device.id() + ": " + others);
+        List<Long> foreign = foreign(r.get("other_gpu_processes"), ignore);
+        if (!foreign.isEmpty()) findings.add("other processes on " + device.id() + ": " + foreign);
         int util = parseInt(r.get("gpu_utilization_percent"));
         if (when.equals("before") && util > UTILIZATION_BUSY_PERCENT) findings.add(device.id() + " busy: " + util + "% utilisation");
         throttled(r).ifPresent(findings::add);
@@ -56,6 +56,24 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
         r.put("host.busy_processes", busy.toString());
         if (!busy.isEmpty()) findings.add("busy processes on the host: " + String.join(", ", busy));
         return new QuietCheck(when, findings.isEmpty(), findings, r);
+    }
+
+    /** PIDs in NVML's "[1, 2]" list that are not this process's children (gluelab's own kernel worker) nor in {@code ignore}. */
+    static List<Long> foreign(String pids, Set<Long> ignore) {
+        if (pids == null || pids.isBlank()) return List.of();
+        Set<Long> ours = new HashSet<>(ignore);
+        ProcessHandle.current().descendants().forEach(h -> ours.add(h.pid()));
+        List<Long> out = new ArrayList<>();
+        for (String p : pids.replaceAll("[\\[\\]\\s]", "").split(",")) {
+            if (p.isEmpty()) continue;
+            try {
+                long pid = Long.parseLong(p);
+                if (!ours.contains(pid)) out.add(pid);
+            } catch (NumberFormatException e) {
+                // Not a pid list: nothing to report from it.
+            }
+        }
+        return out;
     }
 
     /** Why the clocks were pulled down, from NVML's clock-event reasons, if they were. */

@@ -1,6 +1,5 @@
 package gluelab.experiment;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import gluelab.files.AtomicFiles;
 import gluelab.files.Json;
 

@@ -48,6 +48,7 @@ public final class FindingsDoc {
             if (c.graphs() != null) md.append("- ").append(c.graphs().describe()).append('\n');
             if (prDir != null) md.append("- PR text: [").append(prDir).append('/').append(c.id()).append(".md](").append(prDir).append('/').append(c.id()).append(".md)\n");
             md.append("\n```\n").append(String.join("\n", PrText.results(stack, c).subList(0, 1 + c.deltas().size()))).append("\n```\n\n");
+            if (prDir != null) md.append("![").append(c.id()).append(": before vs after](").append(prDir).append('/').append(c.id()).append(".png)\n\n");
         }
 
         md.append("## Rejected ideas\n\n");

@@ -28,7 +28,12 @@ class ConfirmCommandTest {
 
     @Test
     void oneFreshProcessIntoTheExperiment(@TempDir Path root) {
-        ExperimentFolder.open("c", root).plan("llama-3-8b", List.of(8L), 0.01, "cpu");
+        CliTest.assertBadInput(CliTest.run("experiment", "--experiments-root", root.toString(), "c"), "no experiment 'c'", "--model and --tokens");
+        CliTest.assertBadInput(CliTest.run("experiment", "--experiments-root", root.toString(), "c", "--model", "gpt-9", "--tokens", "8", "--device", "cpu"),
+                "unknown model spec 'gpt-9'");
+        var plan = CliTest.run("experiment", "--experiments-root", root.toString(), "c", "--model", "llama-3-8b", "--tokens", "8", "--device", "cpu");
+        assertEquals(0, plan.code(), plan.toString());
+        assertEquals(List.of(8L), ExperimentFolder.open("c", root).plan().tokens());
         var res = CliTest.run("confirm", "--experiments-root", root.toString(), "--experiment", "c", "--compare", "rmsnorm:8:eager:fused",
                 "--processes", "1", "--quick", "--device", "cpu");
         assertEquals(0, res.code(), res.toString());

@@ -91,6 +91,8 @@ class ConfirmationTest {
         assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0xffffffffffffffff")).isEmpty(), "NVML's failure value (-1) says nothing");
         assertTrue(QuietCheck.throttled(Map.of()).isEmpty(), "the CPU reports no clock events");
         assertEquals("killed (SIGKILL, exit 137)", Confirmation.exitReason(137));
+        assertEquals(List.of(7L, 9L), QuietCheck.foreign("[7, 8, 9]", java.util.Set.of(8L)), "our own processes are not foreign");
+        assertEquals(List.of(), QuietCheck.foreign("[]", java.util.Set.of()));
     }
 
     @Test

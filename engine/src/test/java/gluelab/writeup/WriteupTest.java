@@ -29,11 +29,13 @@ class WriteupTest {
         assertTrue(Files.readString(w.prs().getFirst()).contains(StackSummary.block(stack, "q-norm-rope")));
         for (String s : List.of("## What was measured", "## The stack", "### 1. Fuse q norm and RoPE into one region (`q-norm-rope`)",
                 "16k tokens, graph replay: 1402 -> 1021 us", "- PR text: [pr/q-norm-rope.md](pr/q-norm-rope.md)",
+                "![q-norm-rope: before vs after](pr/q-norm-rope.png)",
                 "## Rejected ideas\n\n- per-site RMSNorm regions: host time 330 vs 141 us per norm at 4k tokens\n- a global cat-lowering option: 1.31x slower (1044 vs 1368 us at 16k) (instead of q-norm-rope)",
                 "## Not tested\n\n- 32k tokens\n", "router-glue: CUDA-graph replay of the whole fwd+bwd",
                 "## Feedback\n\n- negative result: per-site RMSNorm regions did not pay off"))
             assertTrue(md.contains(s), s + " missing in\n" + md);
         assertTrue(Files.readString(w.feedback()).startsWith("# Skill feedback"));
+        assertTrue(Files.exists(dir.resolve("pr/q-norm-rope.png")), "the chart the findings doc links is there");
     }
 
     @Test
