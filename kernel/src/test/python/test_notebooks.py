@@ -42,7 +42,7 @@ class StoryTests(unittest.TestCase):
         self.assertTrue(os.listdir(os.path.join(folder, "records")), "no record published")
         self.assertTrue(glob.glob(os.path.join(folder, "charts", "*.png")), "no chart in charts/")
         with open(os.path.join(folder, "stack.json")) as f:
-            self.assertTrue(json.load(f)["changes"], "the stack is empty")
+            self.assertTrue(json.load(f)["stack"]["changes"], "the stack is empty")
         prs = sorted(glob.glob(os.path.join(folder, "pr", "*.md")))
         self.assertTrue(prs, "no PR text")
         for pr in prs:
