@@ -63,6 +63,9 @@ class RenderersTest {
         var png = java.nio.file.Files.write(dir.resolve("c.png"), new byte[]{(byte) 0x89, 'P', 'N', 'G'});
         DisplayData image = render(gluelab.lab.Gluelab.show(png));
         assertEquals(java.util.Base64.getEncoder().encodeToString(new byte[]{(byte) 0x89, 'P', 'N', 'G'}), image.getData(MIMEType.IMAGE_PNG));
+        var linked = java.nio.file.Files.writeString(dir.resolve("pr.md"), "- a\n![c: before vs after](c.png)\n![gone](missing.png)");
+        String shown = String.valueOf(render(gluelab.lab.Gluelab.show(linked)).getData(MIMEType.TEXT_MARKDOWN));
+        assertTrue(shown.contains("![c: before vs after](data:image/png;base64,iVBORw==)") && shown.contains("![gone](missing.png)"), shown);
         var other = java.nio.file.Files.writeString(dir.resolve("x.json"), "{}");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> gluelab.lab.Gluelab.show(other)).getMessage().contains("x.json"));
     }
