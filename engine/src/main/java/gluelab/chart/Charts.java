@@ -101,6 +101,21 @@ public final class Charts {
         return c;
     }
 
+    /**
+     * One change's before and after time per workload (a PR's chart): {@code workloads} name the
+     * categories ("16k tokens", "16k tokens, graph replay"), times in us.
+     */
+    public static CategoryChart beforeAfter(String title, List<String> workloads, List<Double> beforeUs, List<Double> afterUs) {
+        if (workloads.isEmpty() || workloads.size() != beforeUs.size() || workloads.size() != afterUs.size())
+            throw new IllegalArgumentException("before/after chart needs one before and one after per workload, got "
+                    + workloads.size() + " workloads, " + beforeUs.size() + " before, " + afterUs.size() + " after");
+        CategoryChart c = base(title, "workload", "time (us)");
+        c.getStyler().setXAxisLabelRotation(0);
+        c.addSeries("before", workloads, beforeUs);
+        c.addSeries("after", workloads, afterUs);
+        return c;
+    }
+
     /** " (NVIDIA H200, llama-3-8b, 32,768 tokens)": what a chart shows, for its title. */
     public static String context(String device, String model, List<Long> tokens) {
         List<String> parts = new ArrayList<>();

@@ -20,4 +20,14 @@ public final class Json {
             throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
         }
     }
+
+    /** Where a mapping error happened, as people write it: {@code changes[2].deltas[0].after}. */
+    public static String fieldPath(com.fasterxml.jackson.databind.JsonMappingException e) {
+        StringBuilder b = new StringBuilder();
+        for (var r : e.getPath()) {
+            if (r.getFieldName() != null) b.append(b.isEmpty() ? "" : ".").append(r.getFieldName());
+            else if (r.getIndex() >= 0) b.append('[').append(r.getIndex()).append(']');
+        }
+        return b.toString();
+    }
 }

@@ -64,6 +64,12 @@ public final class Gluelab implements AutoCloseable {
 
     public ModelSpec spec(String name) { return specs.get(name); }
 
+    /** Every spec a change to {@code region} reaches, each with the spec that enables it (step 9; {@code gluelab specs --reach REGION}). */
+    public gluelab.stack.Scope reach(String region) { return gluelab.stack.Scope.of(specs, region); }
+
+    /** {@link #reach(String)} for a change enabled in {@code spec}: that spec and the specs extending it. */
+    public gluelab.stack.Scope reach(String region, String spec) { return gluelab.stack.Scope.of(specs, region, spec); }
+
     /** Where long work reports progress (the notebook kernel sets a display-updating one). */
     public Gluelab progress(Progress p) {
         this.progress = p == null ? Progress.NONE : p;

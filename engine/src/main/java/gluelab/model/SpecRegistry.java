@@ -253,14 +253,34 @@ public final class SpecRegistry {
     }
 
     /**
-     * Every spec a change to {@code region} in spec {@code name} reaches: the spec itself and all its
-     * descendants that have the region enabled (workflow step 9).
+     * Every spec that runs {@code region} (workflow step 9: a region enabled in a config reaches every
+     * config that extends it, transitively), each with the ancestor that enables it; a child that
+     * replaced its regions without it is not reached. Presets first, then user specs, in load order.
      */
-    public List<ModelSpec> reach(String name, String region) {
-        List<ModelSpec> out = new ArrayList<>();
-        ModelSpec self = get(name);
-        if (region == null || self.regions().contains(region)) out.add(self);
-        for (ModelSpec d : descendants(name)) if (region == null || d.regions().contains(region)) out.add(d);
+    public List<RegionReach> reachOf(String region) {
+        if (region == null || region.isBlank()) throw new IllegalArgumentException("which region? reach needs a region name, e.g. q_norm_rope");
+        List<RegionReach> out = new ArrayList<>();
+        for (ModelSpec s : specs.values()) {
+            if (!s.regions().contains(region)) continue;
+            ModelSpec origin = s;
+            while (origin.parent() != null && specs.containsKey(origin.parent()) && specs.get(origin.parent()).regions().contains(region))
+                origin = specs.get(origin.parent());
+            out.add(new RegionReach(s.name(), origin.name()));
+        }
+        return out;
+    }
+
+    /** {@link #reachOf(String)} limited to {@code spec} and its descendants (the change is enabled in {@code spec}). */
+    public List<RegionReach> reachOf(String region, String spec) {
+        Set<String> family = new HashSet<>(List.of(get(spec).name()));
+        for (ModelSpec d : descendants(spec)) family.add(d.name());
+        return reachOf(region).stream().filter(r -> family.contains(r.spec())).toList();
+    }
+
+    /** Every region name some spec enables, sorted. */
+    public SortedSet<String> regions() {
+        SortedSet<String> out = new TreeSet<>();
+        for (ModelSpec s : specs.values()) out.addAll(s.regions());
         return out;
     }
 }

@@ -122,7 +122,7 @@ public final class RecordStore {
         try {
             return Json.MAPPER.treeToValue(tree, ExperimentRecord.class);
         } catch (JsonProcessingException e) {
-            String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? fieldPath(m) : "";
+            String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? Json.fieldPath(m) : "";
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw new IllegalArgumentException("experiment record " + file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": "
                     + (cause == e ? e.getOriginalMessage() : cause.getMessage()), e);
@@ -138,15 +138,6 @@ public final class RecordStore {
         String name = at.isEmpty() ? field : at + "." + field;
         if (v == null || v.isNull()) throw new IllegalArgumentException("experiment record " + file + ": field \"" + name + "\" is " + (v == null ? "missing" : "null"));
         if (!ok.test(v)) throw new IllegalArgumentException("experiment record " + file + ": field \"" + name + "\" must be " + what + ", got " + abbreviate(v.toString()));
-    }
-
-    private static String fieldPath(com.fasterxml.jackson.databind.JsonMappingException e) {
-        StringBuilder b = new StringBuilder();
-        for (var r : e.getPath()) {
-            if (r.getFieldName() != null) b.append(b.isEmpty() ? "" : ".").append(r.getFieldName());
-            else if (r.getIndex() >= 0) b.append('[').append(r.getIndex()).append(']');
-        }
-        return b.toString();
     }
 
     private static String abbreviate(String s) { return s.length() <= 60 ? s : s.substring(0, 57) + "..."; }

@@ -65,18 +65,36 @@ public final class Findings {
             md.append("## Correctness (vs fp64 reference and vs eager)\n\n").append(Tables.markdown(Tables.correctness(checks))).append('\n');
         }
         md.append("## Environment\n\n");
-        var env = r.environment();
-        md.append("- device: ").append(env.device().name()).append(" (").append(env.device().kind()).append(", ")
-                .append(env.device().cores()).append(" cores, LLC ").append(env.device().lastLevelCacheBytes() >> 20).append(" MiB)\n");
-        md.append("- calibration: ").append(cal.describe()).append('\n');
-        md.append("- gluelab ").append(env.gluelabVersion()).append(", ").append(env.jvm()).append(", ").append(env.os()).append('\n');
-        md.append("- commit: ").append(env.gitCommit()).append(env.gitDirty() ? " (dirty)" : "").append('\n');
-        md.append("- run: ").append(r.id()).append(", started ").append(env.startedAt()).append(", finished ").append(r.finishedAt())
-                .append(span(env.startedAt(), r.finishedAt())).append("\n\n");
+        for (String line : environment(r)) md.append("- ").append(line).append('\n');
+        md.append('\n');
         md.append("## Not tested\n\n");
         for (String line : notTested(r)) md.append("- ").append(line).append('\n');
         md.append("\n## Method\n\n").append(method(r)).append(" See docs/methodology.md.\n");
         return md.toString();
+    }
+
+    /**
+     * What a run measured, one line each: model and tokens, device, calibration, how samples were
+     * taken, versions, commit, the run and its span. The findings of a run and of a change stack
+     * both print these.
+     */
+    public static List<String> measured(ExperimentRecord r) {
+        List<String> out = new ArrayList<>();
+        out.add("model: " + r.model() + ", " + (r.rows().isEmpty() ? "-" : r.rows().getFirst().dtype().id()) + ", tokens "
+                + r.parameters().getOrDefault("tokens", "?"));
+        out.addAll(environment(r));
+        out.add("timing: " + method(r));
+        return out;
+    }
+
+    private static List<String> environment(ExperimentRecord r) {
+        var env = r.environment();
+        return List.of("device: " + env.device().name() + " (" + env.device().kind() + ", " + env.device().cores() + " cores, LLC "
+                        + (env.device().lastLevelCacheBytes() >> 20) + " MiB)",
+                "calibration: " + env.calibration().describe(),
+                "gluelab " + env.gluelabVersion() + ", " + env.jvm() + ", " + env.os(),
+                "commit: " + env.gitCommit() + (env.gitDirty() ? " (dirty)" : ""),
+                "run: " + r.id() + ", started " + env.startedAt() + ", finished " + r.finishedAt() + span(env.startedAt(), r.finishedAt()));
     }
 
     private static void chart(StringBuilder md, Map<String, String> charts, String key) {
@@ -91,7 +109,7 @@ public final class Findings {
     }
 
     /** What this run did not measure, read from its rows and parameters. */
-    static List<String> notTested(ExperimentRecord r) {
+    public static List<String> notTested(ExperimentRecord r) {
         List<String> out = new ArrayList<>();
         boolean graphs = r.rows().stream().anyMatch(x -> x.replay() == Replay.GRAPH);
         if (!graphs) out.add("CUDA-graph replay rows (the " + r.environment().device().kind() + " device has no graph replay)");
@@ -108,7 +126,7 @@ public final class Findings {
     }
 
     /** How the samples were taken, from the record's own measurements. */
-    static String method(ExperimentRecord r) {
+    public static String method(ExperimentRecord r) {
         Set<Mode> modes = r.rows().stream().map(x -> x.measurement().mode()).collect(Collectors.toCollection(() -> EnumSet.noneOf(Mode.class)));
         List<String> parts = new ArrayList<>();
         if (modes.contains(Mode.COLD)) parts.add("cold samples (last-level cache flushed before each)");

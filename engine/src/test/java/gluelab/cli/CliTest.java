@@ -124,7 +124,7 @@ class CliTest {
         Result ops = run("ops");
         assertEquals(0, ops.code());
         assertTrue(ops.out().contains("qnorm_rope_real"));
-        Result specs = run("specs", "--reach", "llama-3-8b");
+        Result specs = run("specs");
         assertEquals(0, specs.code());
         assertTrue(specs.out().contains("anchor-h200"), specs.out());
         Result floor = run("floor", "rmsnorm", "--tokens", "2048", "--bandwidth", "4272");

@@ -39,8 +39,12 @@ class SpecRegistryTest {
         assertEquals(7168, kimi.hidden());
         assertEquals(List.of("router_glue", "q_norm_rope", "loss"), kimi.regions());
         assertEquals(List.of("cat"), r.get("kimi-small").regions());
-        assertEquals(List.of("dsv3-ours", "kimi-k2"), r.reach("dsv3-ours", "router_glue").stream().map(ModelSpec::name).toList());
-        assertEquals(List.of("dsv3-ours", "kimi-k2", "kimi-small"), r.reach("dsv3-ours", null).stream().map(ModelSpec::name).toList());
+        // kimi-small replaced its regions without router_glue: the change does not reach it
+        assertEquals(List.of(new RegionReach("dsv3-ours", "dsv3-ours"), new RegionReach("kimi-k2", "dsv3-ours")), r.reachOf("router_glue"));
+        assertEquals(List.of(new RegionReach("kimi-k2", "kimi-k2")), r.reachOf("loss"));
+        assertEquals(List.of(new RegionReach("kimi-k2", "dsv3-ours")), r.reachOf("router_glue", "kimi-k2"));
+        assertEquals(List.of(), r.reachOf("router_glue", "llama-3-8b"));
+        assertEquals(new java.util.TreeSet<>(List.of("cat", "loss", "q_norm_rope", "router_glue")), r.regions());
         assertEquals(List.of("dsv3-ours", "kimi-k2", "kimi-small"), r.descendants("deepseek-v3").stream().map(ModelSpec::name).toList());
     }
 

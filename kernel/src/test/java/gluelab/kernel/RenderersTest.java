@@ -42,6 +42,20 @@ class RenderersTest {
     }
 
     @Test
+    void aChangeStackShowsItsSummaryAndAChangeItsResults() {
+        var change = gluelab.stack.Change.builder("q-norm-rope", "Fuse q norm and RoPE").kind(gluelab.stack.FixKind.RESIZE_REGION)
+                .variant("region q_norm_rope").region("q_norm_rope").delta(16384, gluelab.ops.Replay.DIRECT, 1497, 1044).graphs(4, 8)
+                .commit("a1b2c3d").scope(gluelab.stack.Scope.specs(List.of("dsv3-ours"))).problem("p1", "p2", "p3").solution("s1", "s2", "s3")
+                .unchanged("the numerics").testPlan("t").build();
+        var stack = gluelab.stack.ChangeStack.empty(new gluelab.stack.Conditions("NVIDIA H200", "dsv3-ours", gluelab.tensor.DType.BF16,
+                List.of(gluelab.ops.Pass.FORWARD), "cold samples", 3)).with(change);
+        String html = String.valueOf(render(stack).getData(MIMEType.TEXT_HTML));
+        assertTrue(html.contains("Change stack: 1 change(s)") && html.contains("1. q-norm-rope  16k tokens: 1497 -&gt; 1044 us (-30.3%, 1.43x faster)"), html);
+        String text = String.valueOf(render(change).getData(MIMEType.TEXT_PLAIN));
+        assertTrue(text.startsWith("Change q-norm-rope: Fuse q norm and RoPE") && text.contains("graphs q_norm_rope: 4 of limit 8"), text);
+    }
+
+    @Test
     void numbersAreRoundedSensibly() {
         assertEquals("0.01235", Numbers.format(0.0123456));
         assertEquals("1234567", Numbers.format(1234567.4));

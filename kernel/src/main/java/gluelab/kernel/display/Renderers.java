@@ -60,6 +60,13 @@ public final class Renderers {
             ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> b.table().printAll());
         });
         card(r, gluelab.compilelog.GraphBudget.class, b -> "Graph budget", b -> "<pre>" + escape(gluelab.compilelog.BudgetText.text(b)) + "</pre>");
+        card(r, gluelab.stack.ChangeStack.class, s -> "Change stack: " + s.changes().size() + " change(s), biggest impact first",
+                s -> "<pre>" + escape(String.join("\n", gluelab.writeup.StackSummary.lines(s, null))) + "</pre>");
+        card(r, gluelab.stack.Change.class, c -> "Change " + c.id() + ": " + c.title(), c -> "<pre>" + escape(String.join("\n", c.resultLines())) + "</pre>");
+        card(r, gluelab.writeup.Writeup.Written.class, w -> "Findings, " + w.prs().size() + " PR text(s) and feedback written",
+                w -> "<pre>" + escape(w.findings() + "\n" + String.join("\n", w.prs().stream().map(Object::toString).toList()) + "\n" + w.feedback()
+                        + (w.violations().isEmpty() ? "\nevery PR text follows the rules" : "\n" + String.join("\n", w.violations().stream().map(Object::toString).toList())))
+                        + "</pre>");
         card(r, TraceSummary.class, s -> "Trace " + java.nio.file.Path.of(s.file()).getFileName(), s -> "<pre>" + escape(TraceText.summary(s, 15)) + "</pre>");
         card(r, TraceDiff.class, d -> "Trace diff", d -> "<pre>" + escape(TraceText.diff(d, 15)) + "</pre>");
     }

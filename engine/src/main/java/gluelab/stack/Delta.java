@@ -1,0 +1,46 @@
+package gluelab.stack;
+
+import gluelab.ops.Replay;
+import gluelab.units.Micros;
+
+import java.util.Locale;
+
+/** One comparison of a change: before -> after at one token count, launched directly or replayed from a CUDA graph. */
+public record Delta(long tokens, Replay replay, Micros before, Micros after) {
+    public Delta {
+        if (tokens <= 0) throw new IllegalArgumentException("tokens must be > 0, got " + tokens);
+        if (replay == null) throw new IllegalArgumentException("replay is missing (direct or graph)");
+        if (before == null || after == null) throw new IllegalArgumentException((before == null ? "before" : "after") + " time is missing");
+        if (before.us() <= 0) throw new IllegalArgumentException("before must be > 0 us, got " + before.us());
+    }
+
+    public static Delta of(long tokens, Replay replay, double beforeUs, double afterUs) {
+        return new Delta(tokens, replay, Micros.of(beforeUs), Micros.of(afterUs));
+    }
+
+    /** Time saved; negative when the change made it slower. */
+    public double savedUs() { return before.minusUs(after); }
+
+    /** after / before - 1: -0.69 for 69% less time. */
+    public double change() { return after.us() / before.us() - 1; }
+
+    /** "2k", "32k", "3000": token counts as people write them. */
+    public static String tokens(long tokens) { return tokens % 1024 == 0 ? tokens / 1024 + "k" : Long.toString(tokens); }
+
+    /** "32k tokens" or "32k tokens, graph replay". */
+    public String workload() { return tokens(tokens) + " tokens" + (replay == Replay.GRAPH ? ", graph replay" : ""); }
+
+    /** The direction with both numbers: "1.43x faster (1497 vs 1044 us)", "2.7x slower (1089 vs 2987 us)". */
+    public String direction() {
+        double a = before.us(), b = after.us();
+        if (a == b) return "no change (" + Micros.pair(before, " vs ", after) + ")";
+        String ratio = b == 0 ? "all of it removed" : String.format(Locale.ROOT, "%.2fx %s", a > b ? a / b : b / a, a > b ? "faster" : "slower");
+        return ratio + " (" + Micros.pair(before, " vs ", after) + ")";
+    }
+
+    /** "1497 -> 1044 us (-30.3%, 1.43x faster)": the numbers line of a PR's code blocks. */
+    public String describe() {
+        String dir = direction();
+        return Micros.pair(before, " -> ", after) + " (" + String.format(Locale.ROOT, "%+.1f%%", 100 * change()) + ", " + dir.substring(0, dir.indexOf(" (")) + ")";
+    }
+}
