@@ -256,13 +256,38 @@ extern "C" __global__ void column_sum(const float* partial, i64 parts, i64 n, vo
     __shared__ float sh[32][33];
     i64 j = (i64)blockIdx.x * 32 + threadIdx.x;
     float acc = 0.f;
-    if (j < n) for (i64 p = threadIdx.y; p < parts; p += 32) acc += partial[p * n + j];
+    if (j < n) {
+        #pragma unroll 4
+        for (i64 p = threadIdx.y; p < parts; p += 32) acc += partial[p * n + j];
+    }
     sh[threadIdx.y][threadIdx.x] = acc;
     __syncthreads();
     if (threadIdx.y == 0 && j < n) {
         float s = 0.f;
         for (int k = 0; k < 32; k++) s += sh[k][threadIdx.x];
         st(out, j, s, dto);
+    }
+}
+
+// Column sums of a tall partial buffer (thousands of parts, few columns: q-norm's dw), stage 1:
+// block b sums the parts of slice b / tiles ([slice * per, ...), per = 32 lanes x 8 loads each, all
+// in flight) for the 32 columns of tile b % tiles into out[slice, :] (fp32), in the same fixed
+// order as column_sum, which then adds the slices. Many blocks instead of n / 32 long loops.
+extern "C" __global__ void column_sum_slices(const float* partial, i64 parts, i64 n, i64 per, float* out) {
+    __shared__ float sh[32][33];
+    const i64 tiles = (n + 31) / 32, slice = blockIdx.x / tiles;
+    const i64 j = (blockIdx.x % tiles) * 32 + threadIdx.x, p1 = min(parts, (slice + 1) * per);
+    float acc = 0.f;
+    if (j < n) {
+        #pragma unroll 8
+        for (i64 p = slice * per + threadIdx.y; p < p1; p += 32) acc += partial[p * n + j];
+    }
+    sh[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < n) {
+        float s = 0.f;
+        for (int k = 0; k < 32; k++) s += sh[k][threadIdx.x];
+        out[slice * n + j] = s;
     }
 }
 
@@ -853,6 +878,12 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
 #define QV CFG_VEC
 #define QP (CFG_VEC / 2)
 
+// The token (position) of a row of heads: a 32-bit division while rows fit (a 64-bit one is a
+// long software sequence, paid per row).
+__device__ __forceinline__ i64 token_of(i64 row, i64 heads) {
+    return row <= 0xffffffffLL && heads <= 0xffffffffLL ? (i64)((unsigned)row / (unsigned)heads) : row / heads;
+}
+
 // cos and sin of this lane's QP pairs at position pos.
 __device__ __forceinline__ void rope_table(const float* freqs, const float* cosv, const float* sinv, i64 pos, int half, int p0, float* c, float* s) {
 #if CFG_COMPLEX
@@ -885,7 +916,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
             ss[i] = 0.f;
             if (row < rows) {
                 ldv<QV>(q, row * hd + sub * QV, a[i]);
-                rope_table(freqs, cosv, sinv, row / heads, half, p0, c[i], s[i]);
+                rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, c[i], s[i]);
             }
         }
         #pragma unroll
@@ -932,7 +963,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
     auto load = [&](i64 row, float (&ad)[QV], float (&dd)[QV], float (&cd)[QP], float (&sd)[QP]) {
         ldv<QV>(q, row * hd + sub * QV, ad);
         ldv<QV>(dy, row * hd + sub * QV, dd);
-        rope_table(freqs, cosv, sinv, row / heads, half, p0, cd, sd);
+        rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, cd, sd);
     };
 #if CFG_PF
     float an[QV], dn[QV], cn[QP], sn[QP];

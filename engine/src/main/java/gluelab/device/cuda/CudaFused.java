@@ -54,7 +54,7 @@ final class CudaFused {
                     Args a = new Args().ptr(t.get(add ? "h" : "x")).ptr(t.get("w")).ptr(t.get("dy"));
                     if (add) a.ptr(t.get("dh")); else a.nullPtr();
                     p.add(a.ptr(t.get("dx")).ptr(partial).i64(rows).i32(n).i64(rpb).f32(eps).launch(k, (int) parts, threads));
-                    p.add(d.columnSum(partial, parts * together, n, t.get("dw")));
+                    d.columnSum(p, partial, parts * together, n, t.get("dw"));
                 }
             }
             case "qnorm_rope_complex", "qnorm_rope_real" -> {
@@ -76,7 +76,7 @@ final class CudaFused {
                     CudaBuffer partial = p.scratch("dw_partial", DType.FP32, groups, hd);
                     p.add(a.ptr(t.get("dy")).ptr(t.get("dq")).ptr(partial).i64(rows).i64(heads).i32(hd).i64(rpg).f32(eps)
                             .launch(k, (int) blocks, threads));
-                    p.add(d.columnSum(partial, groups, hd, t.get("dw")));
+                    d.columnSum(p, partial, groups, hd, t.get("dw"));
                 }
             }
             case "swiglu" -> {

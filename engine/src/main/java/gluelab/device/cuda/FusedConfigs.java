@@ -152,9 +152,17 @@ final class FusedConfigs {
                     for (int rpi : new int[]{2, 1, 4}) {
                         if (vec * rpi > 32) continue;
                         out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi));
+                        // Registers capped at 64 a thread (32 warps an SM): more rows in flight per SM.
+                        if (threads >= 128 && rpi == 2) {
+                            out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "minb", 1024 / threads));
+                        }
                     }
                 } else {
-                    for (int pf : vec <= 16 ? new int[]{0, 1} : new int[]{0}) out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf));
+                    for (int pf : new int[]{0, 1}) {
+                        out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf));
+                        // Registers capped at about 80 a thread: more groups in flight per SM.
+                        if (threads >= 128) out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "minb", 65536 / (threads * 80)));
+                    }
                 }
             }
         }
