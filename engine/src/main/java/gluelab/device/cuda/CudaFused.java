@@ -40,7 +40,8 @@ final class CudaFused {
                 float eps = (float) s.param("eps");
                 boolean add = in.op().name().equals("add_rmsnorm");
                 int together = c.params().getOrDefault("rpb", 1);
-                long blocks = Math.min((rows + together - 1) / together, wave);
+                long groups = (rows + together - 1) / together;
+                long blocks = fwd && c.params().getOrDefault("persist", 1) == 0 ? groups : Math.min(groups, wave);
                 if (fwd) {
                     Args a = new Args().ptr(t.get("x"));
                     if (add) a.ptr(t.get("r")); else a.nullPtr();

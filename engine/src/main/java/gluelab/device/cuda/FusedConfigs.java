@@ -76,8 +76,10 @@ final class FusedConfigs {
 
     /**
      * Threads per block x rows per block (threads per row = threads / rpb, a warp or more) x the
-     * prefetch of the next row, 16-byte accesses; 8-byte accesses one row per block. Rows are held
-     * as raw words (a bf16 pair per word), within {@link #NORM_FWD_WORDS}.
+     * prefetch of the next row (with or without streaming accesses) or a block per rpb rows
+     * (persist=0: no persistent loop, the hardware schedules the blocks), 16-byte accesses; 8-byte
+     * accesses one row per block. Rows are held as raw words (a bf16 pair per word), within
+     * {@link #NORM_FWD_WORDS}.
      */
     private static List<KernelConfig> normForward(int n, int es, boolean add) {
         List<KernelConfig> out = new ArrayList<>();
@@ -95,6 +97,10 @@ final class FusedConfigs {
                         // 1024 threads leave 64 registers a thread: half the budget.
                         if (cpt * words * (add ? 2 : 1) * (pf + 1) > (threads == 1024 ? NORM_FWD_WORDS / 2 : NORM_FWD_WORDS)) continue;
                         out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf));
+                        // Streaming (evict-first) 16-byte loads and stores: every row is touched once.
+                        if (pf == 1 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "cs", 1));
+                        // One block per rpb rows instead of a persistent grid: the hardware balances the last rows.
+                        if (pf == 0 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0));
                     }
                 }
             }
