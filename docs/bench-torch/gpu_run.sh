@@ -31,7 +31,7 @@ if [[ $steps == *" replay "* ]]; then
 fi
 if [[ $steps == *" tests "* ]]; then
   echo "== gpu tests of gluelab.torch ($SECONDS s)"
-  timeout ${TESTS_CAP:-90} ./run-gpu-tests --include-classname 'gluelab.torch.*' > $R/gpu_tests.txt 2>&1
+  timeout ${TESTS_CAP:-75} ./run-gpu-tests --include-classname 'gluelab.torch.*' > $R/gpu_tests.txt 2>&1
   echo "rc=$? ($SECONDS s)"; grep -E "tests (successful|failed|skipped)|MethodSource|=>|precompile|graphs compiled" $R/gpu_tests.txt | head -30
 fi
 echo "== done ($SECONDS s)"
