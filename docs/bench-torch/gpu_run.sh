@@ -1,10 +1,11 @@
 #!/bin/bash
 # The H200 run behind docs/benchmarks.md's "bench --with torch vs do_bench" section, in one call. Run from
 # a folder holding the gpu kit (bin/gpu-kit's .gpu/ contents) and this folder's scripts; everything
-# lands in $OUT/results.tgz, the comparison is printed. Steps (default: all): bench replay tests.
-#   bench:  gluelab bench of the whole catalogue at 8k and 32k, fwd and bwd, with torch (chart included)
-#   replay: the same requests through a plain triton.testing.do_bench, then compare_do_bench.py
-#   tests:  the gpu-tagged tests of gluelab.torch
+# lands in $OUT/results.tgz, the comparison is printed. Steps (default: bench replay tests):
+#   bench:   gluelab bench of the whole catalogue at 8k and 32k, fwd and bwd, with torch (chart included)
+#   replay:  the same requests through a plain triton.testing.do_bench, then compare_do_bench.py
+#   tests:   the gpu-tagged tests of gluelab.torch
+#   compare: compare-compile of llama16.py (16 blocks, whole model vs per block; needs llama16.py here)
 set -u
 K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}; R=/tmp/res; mkdir -p $R $OUT /tmp/h
 steps=" ${*:-bench replay tests} "
@@ -28,6 +29,11 @@ if [[ $steps == *" replay "* ]]; then
   timeout ${REPLAY_CAP:-100} python3 do_bench_check.py $R/requests.jsonl /tmp/h > $R/do_bench.json 2> $R/do_bench.err
   echo "rc=$? ($SECONDS s)"; tail -3 $R/do_bench.err
   python3 compare_do_bench.py $R/bench.json $R/do_bench.json | tee $R/compare.md
+fi
+if [[ $steps == *" compare "* ]]; then
+  echo "== compare-compile ($SECONDS s)"
+  timeout 90 $G torch compare-compile llama16.py:model --device cuda --inputs "x:1,T,1024:bf16" --tokens 2048 --timeout 1 > $R/compare.txt 2>&1
+  echo "rc=$? ($SECONDS s)"; cat $R/compare.txt
 fi
 if [[ $steps == *" tests "* ]]; then
   echo "== gpu tests of gluelab.torch ($SECONDS s)"
