@@ -205,7 +205,8 @@ class Clock:
 
     def calibrate_hold(self):
         """Measures the spin's cycles per second now (after warm-up, clocks up); a slower clock later only holds longer."""
-        if not self.cuda:
+        if not self.cuda or not hasattr(torch.cuda, "_sleep"):  # a torch without the spin: samples are not held
+            self.spin_rate = 0.0
             return
         cycles = 2_000_000
         torch.cuda._sleep(1000)
@@ -224,7 +225,8 @@ class Clock:
         if self.cuda:
             if self.spin_rate is None:
                 self.calibrate_hold()
-            torch.cuda._sleep(int(self.hold_seconds() * self.spin_rate))
+            if self.spin_rate > 0:
+                torch.cuda._sleep(int(self.hold_seconds() * self.spin_rate))
             t0 = time.perf_counter()
             self.start.record()
             fn()
