@@ -1,36 +1,44 @@
 #!/bin/bash
-# The H200 run behind docs/benchmarks.md's torch section. Run from a folder holding the gpu kit
-# (bin/gpu-kit's .gpu/ contents), harness.py (engine/src/main/resources/gluelab/torch/harness.py)
-# and this folder's scripts; results go to $OUT/results.tgz. Steps: any of bench, compare, bwd, tests
-# (default: all). The host has no fonts: draw charts afterwards with `gluelab torch chart bench_fwd.json BASE`.
+# The H200 run behind docs/benchmarks.md's "bench --with torch vs do_bench" section, in one call. Run from
+# a folder holding the gpu kit (bin/gpu-kit's .gpu/ contents) and this folder's scripts; everything
+# lands in $OUT/results.tgz, the comparison is printed. Steps (default: bench replay tests):
+#   bench:   gluelab bench of the whole catalogue at 8k and 32k, fwd and bwd, with torch (chart included)
+#   replay:  the same requests through a plain triton.testing.do_bench, then compare_do_bench.py
+#   tests:   the gpu-tagged tests of gluelab.torch
+#   compare: compare-compile of llama16.py (16 blocks, whole model vs per block; needs llama16.py here)
 set -u
 K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}; R=/tmp/res; mkdir -p $R $OUT /tmp/h
-steps=" ${*:-bench compare bwd tests} "
-cd "$K" && { [ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.xz; } && cp harness.py /tmp/h/
+steps=" ${*:-bench replay tests} "
+cd "$K" && { [ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.xz; }
 G=$K/gluelab/bin/gluelab
 export GLUELAB_CACHE=/tmp/glcache PYTHONUNBUFFERED=1
+export TORCHINDUCTOR_CACHE_DIR=$GLUELAB_CACHE/torchinductor   # what gluelab uses by default; the replay shares it
+# The replay imports the harness exactly as shipped in gluelab's jar.
+python3 -c "import zipfile,glob; z=zipfile.ZipFile(glob.glob('gluelab/runtime/lib/app/gluelab-engine-*.jar')[0]); open('/tmp/h/harness.py','wb').write(z.read('gluelab/torch/harness.py'))"
 ALL="rmsnorm add_rmsnorm qnorm_rope_complex qnorm_rope_real swiglu moe_routing cat cast"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader; nproc
 if [[ $steps == *" bench "* ]]; then
-  echo "== bench fwd 8k,32k with torch ($SECONDS s)"
-  GLUELAB_TORCH_REQUESTS=$R/requests_fwd.jsonl timeout 150 $G bench $ALL --device cuda --tokens 8k,32k --passes fwd --with torch \
-    --min-time 0.05 --timeout 0.3 --check 0 --json > $R/bench_fwd.json 2> $R/bench_fwd.txt
+  echo "== bench with torch ($SECONDS s)"
+  GLUELAB_TORCH_REQUESTS=$R/requests.jsonl timeout ${BENCH_CAP:-240} $G bench $ALL --device cuda --model anchor-h200 --tokens 8k,32k \
+    --passes fwd,bwd --variants fused --with torch --no-tune --check 0 --min-time 0.05 --timeout 1 --chart $R/sbs --json > $R/bench.json 2> $R/bench.err
+  echo "rc=$? ($SECONDS s)"; grep -v "^\(bench\|torch\|torch compile\|check\) \[" $R/bench.err | head -80
+  grep "^torch compile \[" $R/bench.err | tail -3
+fi
+if [[ $steps == *" replay "* ]]; then
   echo "== do_bench replay ($SECONDS s)"
-  timeout 60 python3 do_bench_check.py $R/requests_fwd.jsonl /tmp/h > $R/do_bench_fwd.json 2> $R/do_bench_fwd.err
+  timeout ${REPLAY_CAP:-100} python3 do_bench_check.py $R/requests.jsonl /tmp/h > $R/do_bench.json 2> $R/do_bench.err
+  echo "rc=$? ($SECONDS s)"; tail -3 $R/do_bench.err
+  python3 compare_do_bench.py $R/bench.json $R/do_bench.json | tee $R/compare.md
 fi
 if [[ $steps == *" compare "* ]]; then
   echo "== compare-compile ($SECONDS s)"
   timeout 90 $G torch compare-compile llama16.py:model --device cuda --inputs "x:1,T,1024:bf16" --tokens 2048 --timeout 1 > $R/compare.txt 2>&1
-fi
-if [[ $steps == *" bwd "* ]]; then
-  echo "== bench bwd 32k with torch ($SECONDS s)"
-  GLUELAB_TORCH_REQUESTS=$R/requests_bwd.jsonl timeout 90 $G bench rmsnorm add_rmsnorm qnorm_rope_complex qnorm_rope_real swiglu --device cuda \
-    --tokens 32k --passes bwd --with torch --min-time 0.05 --timeout 0.3 --check 0 --json > $R/bench_bwd.json 2> $R/bench_bwd.txt
-  timeout 60 python3 do_bench_check.py $R/requests_bwd.jsonl /tmp/h > $R/do_bench_bwd.json 2> $R/do_bench_bwd.err
+  echo "rc=$? ($SECONDS s)"; cat $R/compare.txt
 fi
 if [[ $steps == *" tests "* ]]; then
   echo "== gpu tests of gluelab.torch ($SECONDS s)"
-  timeout 90 ./run-gpu-tests --include-classname 'gluelab.torch.*' > $R/gpu_tests.txt 2>&1
+  timeout ${TESTS_CAP:-75} ./run-gpu-tests --include-classname 'gluelab.torch.*' > $R/gpu_tests.txt 2>&1
+  echo "rc=$? ($SECONDS s)"; grep -E "tests (successful|failed|skipped)|MethodSource|=>|precompile|graphs compiled" $R/gpu_tests.txt | head -30
 fi
 echo "== done ($SECONDS s)"
 tar czf $OUT/results.tgz -C $R .
-for f in $R/*.txt; do echo "--- $f"; grep -v "^\s*$" "$f" | head -60; done

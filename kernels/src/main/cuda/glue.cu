@@ -256,13 +256,38 @@ extern "C" __global__ void column_sum(const float* partial, i64 parts, i64 n, vo
     __shared__ float sh[32][33];
     i64 j = (i64)blockIdx.x * 32 + threadIdx.x;
     float acc = 0.f;
-    if (j < n) for (i64 p = threadIdx.y; p < parts; p += 32) acc += partial[p * n + j];
+    if (j < n) {
+        #pragma unroll 4
+        for (i64 p = threadIdx.y; p < parts; p += 32) acc += partial[p * n + j];
+    }
     sh[threadIdx.y][threadIdx.x] = acc;
     __syncthreads();
     if (threadIdx.y == 0 && j < n) {
         float s = 0.f;
         for (int k = 0; k < 32; k++) s += sh[k][threadIdx.x];
         st(out, j, s, dto);
+    }
+}
+
+// Column sums of a tall partial buffer (thousands of parts, few columns: q-norm's dw), stage 1:
+// block b sums the parts of slice b / tiles ([slice * per, ...), per = 32 lanes x 8 loads each, all
+// in flight) for the 32 columns of tile b % tiles into out[slice, :] (fp32), in the same fixed
+// order as column_sum, which then adds the slices. Many blocks instead of n / 32 long loops.
+extern "C" __global__ void column_sum_slices(const float* partial, i64 parts, i64 n, i64 per, float* out) {
+    __shared__ float sh[32][33];
+    const i64 tiles = (n + 31) / 32, slice = blockIdx.x / tiles;
+    const i64 j = (blockIdx.x % tiles) * 32 + threadIdx.x, p1 = min(parts, (slice + 1) * per);
+    float acc = 0.f;
+    if (j < n) {
+        #pragma unroll 8
+        for (i64 p = slice * per + threadIdx.y; p < p1; p += 32) acc += partial[p * n + j];
+    }
+    sh[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < n) {
+        float s = 0.f;
+        for (int k = 0; k < 32; k++) s += sh[k][threadIdx.x];
+        out[slice * n + j] = s;
     }
 }
 
@@ -446,8 +471,10 @@ extern "C" __global__ void hold_stream(volatile int* flag, i64 timeout_ns) {
 //   CFG_CPT      accesses per thread per row (norms: the row is held in registers)
 //   CFG_UNROLL   independent accesses in flight per thread (elementwise kernels)
 //   CFG_LANES    threads per row (q-norm + RoPE) or per token (routing); a power of 2 up to 32
-//   CFG_PF       prefetch the next row while reducing this one (norm backward)
+//   CFG_PF       prefetch the next row while reducing this one (norms, q-norm + RoPE backward)
 //   CFG_CS       streaming (evict-first) loads and stores for data touched once
+//   CFG_RPB      rows a norm block handles at once (THREADS / RPB threads per row; 32 = a warp per row)
+//   CFG_MINB     blocks per SM the compiler must fit (caps registers; 1 = no cap)
 #ifdef GLUE_CONFIG
 
 #if CFG_DT == DT_BF16
@@ -459,6 +486,12 @@ extern "C" __global__ void hold_stream(volatile int* flag, i64 timeout_ns) {
 #ifndef CFG_CS
 #define CFG_CS 0
 #endif
+
+// CFG_MINB: blocks per SM the row kernels ask the compiler to fit (a register cap); 1 = no cap.
+#ifndef CFG_MINB
+#define CFG_MINB 1
+#endif
+#define ROW_BOUNDS __launch_bounds__(CFG_THREADS, CFG_MINB)
 
 // 16, 8 or 4 raw bytes; streaming forms when CFG_CS.
 __device__ __forceinline__ uint4 ld16(const void* p) {
@@ -508,12 +541,9 @@ __device__ __forceinline__ void st_raw(char* a, const unsigned* w) {
     }
 }
 
-// V consecutive activations starting at element e, as floats.
+// Raw words of V activations (bf16 pairs or fp32 bits) to floats, and back (bf16: rounded to nearest even).
 template <int V>
-__device__ __forceinline__ void ldv(const void* p, i64 e, float* o) {
-    constexpr int B = V * ES;
-    unsigned w[Span<B>::W];
-    ld_raw<B>((const char*)p + e * ES, w);
+__device__ __forceinline__ void cvt(const unsigned* w, float* o) {
 #if CFG_DT == DT_BF16
     if constexpr (V == 1) { o[0] = __uint_as_float(w[0] << 16); }
     else {
@@ -527,9 +557,7 @@ __device__ __forceinline__ void ldv(const void* p, i64 e, float* o) {
 }
 
 template <int V>
-__device__ __forceinline__ void stv(void* p, i64 e, const float* o) {
-    constexpr int B = V * ES;
-    unsigned w[Span<B>::W];
+__device__ __forceinline__ void pack(const float* o, unsigned* w) {
 #if CFG_DT == DT_BF16
     if constexpr (V == 1) { w[0] = f2bf(o[0]); }
     else {
@@ -540,7 +568,30 @@ __device__ __forceinline__ void stv(void* p, i64 e, const float* o) {
     #pragma unroll
     for (int k = 0; k < V; k++) w[k] = __float_as_uint(o[k]);
 #endif
-    st_raw<B>((char*)p + e * ES, w);
+}
+
+// Words that hold V activations.
+template <int V> struct Words { static constexpr int N = Span<V * ES>::W; };
+
+// V consecutive activations starting at element e: raw words, or floats.
+template <int V>
+__device__ __forceinline__ void ldw(const void* p, i64 e, unsigned* w) { ld_raw<V * ES>((const char*)p + e * ES, w); }
+
+template <int V>
+__device__ __forceinline__ void stw(void* p, i64 e, const unsigned* w) { st_raw<V * ES>((char*)p + e * ES, w); }
+
+template <int V>
+__device__ __forceinline__ void ldv(const void* p, i64 e, float* o) {
+    unsigned w[Words<V>::N];
+    ldw<V>(p, e, w);
+    cvt<V>(w, o);
+}
+
+template <int V>
+__device__ __forceinline__ void stv(void* p, i64 e, const float* o) {
+    unsigned w[Words<V>::N];
+    pack<V>(o, w);
+    stw<V>(p, e, w);
 }
 
 // V consecutive fp32 values (RoPE tables, dw partials).
@@ -577,28 +628,33 @@ __device__ __forceinline__ float round_act(float v) {
 #endif
 }
 
-// Sums over a block of T threads with one barrier: sh (T/32 slots) alternates between two
-// buffers from row to row, so no warp overwrites a slot another warp still reads.
-template <int T, int N>
-__device__ __forceinline__ void block_sums(float* v, float* sh) {
+// Sums over each group of L threads (L >= 32, a multiple of 32; T / L groups per block) with at most
+// one barrier: sh (N * T/32 slots) alternates between two buffers from row to row, so no warp
+// overwrites a slot another warp still reads. L == 32 (a warp per row) needs no barrier.
+template <int T, int L, int N>
+__device__ __forceinline__ void group_sums(float* v, float* sh) {
     #pragma unroll
     for (int i = 0; i < N; i++) v[i] = warp_sum(v[i]);
-    if constexpr (T > 32) {
-        constexpr int W = T / 32;
+    if constexpr (L > 32) {
+        constexpr int W = T / 32, GW = L / 32;
         if ((threadIdx.x & 31) == 0) {
             #pragma unroll
             for (int i = 0; i < N; i++) sh[i * W + (threadIdx.x >> 5)] = v[i];
         }
         __syncthreads();
+        const int g0 = (threadIdx.x / L) * GW;
         #pragma unroll
         for (int i = 0; i < N; i++) {
             float s = 0.f;
             #pragma unroll
-            for (int k = 0; k < W; k++) s += sh[i * W + k];
+            for (int k = 0; k < GW; k++) s += sh[i * W + g0 + k];
             v[i] = s;
         }
     }
 }
+
+template <int T, int N>
+__device__ __forceinline__ void block_sums(float* v, float* sh) { group_sums<T, T, N>(v, sh); }
 
 // Sum over the L lanes of a row group (L a power of 2, groups aligned within the warp).
 template <int L>
@@ -610,136 +666,206 @@ __device__ __forceinline__ float group_sum(float v) {
 
 #endif  // GLUE_CONFIG
 
+#if defined(GLUE_FUSED_RMSNORM_FWD) || defined(GLUE_FUSED_RMSNORM_BWD)
+// The norms' row layout: a block of THREADS handles RPB rows at a time, L = THREADS / RPB threads per
+// row (L = 32: a warp per row, no barrier); thread `lane` of a row holds its accesses lane, lane + L,
+// ... (CPT of them, VEC elements each) as raw words (bf16 pairs), converted where they are used, so a
+// row and the next one (CFG_PF) fit the registers. w is held in registers when it is small
+// (NORM_WREG), else read at each use (the same 2n bytes for every row: L1 hits).
+#ifndef CFG_RPB
+#define CFG_RPB 1
+#endif
+#ifndef CFG_PF
+#define CFG_PF 0
+#endif
+#define NORM_L (CFG_THREADS / CFG_RPB)
+#define NORM_WD (Words<CFG_VEC>::N)
+#define NORM_WREG (CFG_CPT * NORM_WD <= 16)
+
+// w's access c as floats (from the registers, or loaded).
+__device__ __forceinline__ void norm_w(const void* w, const unsigned (*wr)[NORM_WD], int c, int q, float* o) {
+    if constexpr (NORM_WREG) cvt<CFG_VEC>(wr[c], o);
+    else ldv<CFG_VEC>(w, (i64)q * CFG_VEC, o);
+}
+#endif
+
 #ifdef GLUE_FUSED_RMSNORM_FWD
-// RMSNorm forward (CFG_ADD: with the residual add, h = x + r stored and normalised as stored).
-// Blocks loop over rows; each thread holds CPT accesses of VEC elements of the row and of w.
-extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_rmsnorm_fwd(const void* x, const void* r, const void* w, void* h, void* y,
+// RMSNorm forward (CFG_ADD: with the residual add, h = x + r stored as soon as it is formed and
+// normalised as stored). Blocks loop over rows (a persistent grid). CFG_PF: the next row's loads are
+// issued before this row's reduction, so loads stay in flight across it.
+extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const void* r, const void* w, void* h, void* y,
                                                                        i64 rows, int n, float eps) {
-    constexpr int T = CFG_THREADS, V = CFG_VEC, C = CFG_CPT;
+    constexpr int T = CFG_THREADS, V = CFG_VEC, C = CFG_CPT, RPB = CFG_RPB, L = NORM_L, WD = NORM_WD;
     __shared__ float sh[2][T / 32];
-    const int chunks = n / V;
-    float wv[C][V];
-    #pragma unroll
-    for (int c = 0; c < C; c++) { int q = threadIdx.x + c * T; if (q < chunks) ldv<V>(w, (i64)q * V, wv[c]); }
-    int parity = 0;
-    for (i64 row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-        float a[C][V], ss[1] = {0.f};
+    const int chunks = n / V, lane = threadIdx.x % L;
+    unsigned wr[C][WD], xr[C][WD], rr[C][WD];
+    if constexpr (NORM_WREG) {
+        #pragma unroll
+        for (int c = 0; c < C; c++) { int q = lane + c * L; if (q < chunks) ldw<V>(w, (i64)q * V, wr[c]); }
+    }
+    auto load = [&](i64 row, unsigned (&xd)[C][WD], unsigned (&rd)[C][WD]) {
         #pragma unroll
         for (int c = 0; c < C; c++) {
-            int q = threadIdx.x + c * T;
+            int q = lane + c * L;
             if (q >= chunks) continue;
-            ldv<V>(x, row * n + (i64)q * V, a[c]);
+            ldw<V>(x, row * n + (i64)q * V, xd[c]);
+#if CFG_ADD
+            ldw<V>(r, row * n + (i64)q * V, rd[c]);
+#endif
+        }
+    };
+    const i64 step = (i64)gridDim.x * RPB;
+    i64 row = (i64)blockIdx.x * RPB + threadIdx.x / L;
+#if CFG_PF
+    unsigned xn[C][WD], rn[C][WD];
+    if (row < rows) load(row, xr, rr);
+#endif
+    int parity = 0;
+    // The loop's bounds are the block's (every thread reaches the barrier); `row` is this group's.
+    for (i64 base = (i64)blockIdx.x * RPB; base < rows; base += step, row += step, parity ^= 1) {
+        const bool live = row < rows;
+#if CFG_PF
+        if (row + step < rows) load(row + step, xn, rn);
+#else
+        if (live) load(row, xr, rr);
+#endif
+        float ss[1] = {0.f};
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = lane + c * L;
+            if (!live || q >= chunks) continue;
+            float a[V];
+            cvt<V>(xr[c], a);
 #if CFG_ADD
             float b[V];
-            ldv<V>(r, row * n + (i64)q * V, b);
+            cvt<V>(rr[c], b);
             #pragma unroll
-            for (int k = 0; k < V; k++) a[c][k] = round_act(a[c][k] + b[k]);
+            for (int k = 0; k < V; k++) a[k] = round_act(a[k] + b[k]);
+            pack<V>(a, xr[c]);
+            stw<V>(h, row * n + (i64)q * V, xr[c]);
 #endif
             #pragma unroll
-            for (int k = 0; k < V; k++) ss[0] += a[c][k] * a[c][k];
+            for (int k = 0; k < V; k++) ss[0] += a[k] * a[k];
         }
-        block_sums<T, 1>(ss, sh[parity]);
-        float rs = rsqrtf(ss[0] / n + eps);
+        group_sums<T, L, 1>(ss, sh[parity]);
+        const float rs = rsqrtf(ss[0] / n + eps);
         #pragma unroll
         for (int c = 0; c < C; c++) {
-            int q = threadIdx.x + c * T;
-            if (q >= chunks) continue;
-            float o[V];
+            int q = lane + c * L;
+            if (!live || q >= chunks) continue;
+            float a[V], wf[V];
+            cvt<V>(xr[c], a);
+            norm_w(w, wr, c, q, wf);
             #pragma unroll
-            for (int k = 0; k < V; k++) o[k] = a[c][k] * rs * wv[c][k];
-            stv<V>(y, row * n + (i64)q * V, o);
-#if CFG_ADD
-            stv<V>(h, row * n + (i64)q * V, a[c]);
-#endif
+            for (int k = 0; k < V; k++) a[k] = a[k] * rs * wf[k];
+            stv<V>(y, row * n + (i64)q * V, a);
         }
+#if CFG_PF
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            #pragma unroll
+            for (int k = 0; k < WD; k++) { xr[c][k] = xn[c][k]; rr[c][k] = rn[c][k]; }
+        }
+#endif
     }
 }
 #endif
 
 #ifdef GLUE_FUSED_RMSNORM_BWD
-// RMSNorm backward: block b handles rows [b*rpb, ...) holding w and its dw partial in registers,
-// writes partial[b, :] (fp32); column_sum finishes dw (the two-stage weight-gradient reduction).
-// CFG_ADD: the residual's gradient (addend) is added to dx. CFG_PF: the next row's x and dy are
-// loaded before this row's reduction, so a block keeps loads in flight across its barrier.
-extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_rmsnorm_bwd(const void* x, const void* w, const void* dy, const void* addend,
+// RMSNorm backward: block b handles rows [b*rpb, (b+1)*rpb), RPB at a time; each group of L threads
+// keeps its dw partial in registers (fp32) and writes it to partial[b * RPB + group, :];
+// column_sum finishes dw (the two-stage weight-gradient reduction, no atomics). CFG_ADD: the
+// residual's gradient (addend) is added to dx. CFG_PF: the next row's loads are issued before this
+// row's reduction.
+extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const void* w, const void* dy, const void* addend,
                                                                        void* dx, float* partial, i64 rows, int n, i64 rpb, float eps) {
-    constexpr int T = CFG_THREADS, V = CFG_VEC, C = CFG_CPT;
+    constexpr int T = CFG_THREADS, V = CFG_VEC, C = CFG_CPT, RPB = CFG_RPB, L = NORM_L, WD = NORM_WD;
     __shared__ float sh[2][2 * (T / 32)];
-    const int chunks = n / V;
-    float wv[C][V], dw[C][V];
+    const int chunks = n / V, lane = threadIdx.x % L, grp = threadIdx.x / L;
+    unsigned wr[C][WD], xr[C][WD], gr[C][WD], ar[C][WD];
+    float dw[C][V];
     #pragma unroll
     for (int c = 0; c < C; c++) {
-        int q = threadIdx.x + c * T;
+        int q = lane + c * L;
         #pragma unroll
-        for (int k = 0; k < V; k++) { dw[c][k] = 0.f; wv[c][k] = 0.f; }
-        if (q < chunks) ldv<V>(w, (i64)q * V, wv[c]);
+        for (int k = 0; k < V; k++) dw[c][k] = 0.f;
+        if (NORM_WREG && q < chunks) ldw<V>(w, (i64)q * V, wr[c]);
     }
-    i64 r0 = (i64)blockIdx.x * rpb, r1 = min(rows, r0 + rpb);
-    float xa[C][V], g[C][V];
-    #pragma unroll
-    for (int c = 0; c < C; c++) {
-        int q = threadIdx.x + c * T;
-        if (q < chunks && r0 < r1) { ldv<V>(x, r0 * n + (i64)q * V, xa[c]); ldv<V>(dy, r0 * n + (i64)q * V, g[c]); }
-    }
-    int parity = 0;
-    for (i64 row = r0; row < r1; row++, parity ^= 1) {
-        float xn[C][V], gn[C][V];
-#if CFG_PF
-        if (row + 1 < r1) {
-            #pragma unroll
-            for (int c = 0; c < C; c++) {
-                int q = threadIdx.x + c * T;
-                if (q < chunks) { ldv<V>(x, (row + 1) * n + (i64)q * V, xn[c]); ldv<V>(dy, (row + 1) * n + (i64)q * V, gn[c]); }
-            }
+    auto load = [&](i64 row, unsigned (&xd)[C][WD], unsigned (&gd)[C][WD], unsigned (&ad)[C][WD]) {
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = lane + c * L;
+            if (q >= chunks) continue;
+            ldw<V>(x, row * n + (i64)q * V, xd[c]);
+            ldw<V>(dy, row * n + (i64)q * V, gd[c]);
+#if CFG_ADD
+            ldw<V>(addend, row * n + (i64)q * V, ad[c]);
+#endif
         }
+    };
+    const i64 r0 = (i64)blockIdx.x * rpb, r1 = min(rows, r0 + rpb);
+    i64 row = r0 + grp;
+#if CFG_PF
+    unsigned xn[C][WD], gn[C][WD], an[C][WD];
+    if (row < r1) load(row, xr, gr, ar);
+#endif
+    int parity = 0;
+    for (i64 base = r0; base < r1; base += RPB, row += RPB, parity ^= 1) {
+        const bool live = row < r1;
+#if CFG_PF
+        if (row + RPB < r1) load(row + RPB, xn, gn, an);
+#else
+        if (live) load(row, xr, gr, ar);
 #endif
         float sums[2] = {0.f, 0.f};
         #pragma unroll
         for (int c = 0; c < C; c++) {
-            int q = threadIdx.x + c * T;
-            if (q >= chunks) continue;
+            int q = lane + c * L;
+            if (!live || q >= chunks) continue;
+            float a[V], g[V], wf[V];
+            cvt<V>(xr[c], a);
+            cvt<V>(gr[c], g);
+            norm_w(w, wr, c, q, wf);
             #pragma unroll
-            for (int k = 0; k < V; k++) { sums[0] += xa[c][k] * xa[c][k]; sums[1] += g[c][k] * wv[c][k] * xa[c][k]; }
+            for (int k = 0; k < V; k++) { sums[0] += a[k] * a[k]; sums[1] += g[k] * wf[k] * a[k]; }
         }
-        block_sums<T, 2>(sums, sh[parity]);
-        float rs = rsqrtf(sums[0] / n + eps);
-        float dot = sums[1] * rs / n;
+        group_sums<T, L, 2>(sums, sh[parity]);
+        const float rs = rsqrtf(sums[0] / n + eps);
+        const float dot = sums[1] * rs / n;
         #pragma unroll
         for (int c = 0; c < C; c++) {
-            int q = threadIdx.x + c * T;
-            if (q >= chunks) continue;
-            float o[V];
+            int q = lane + c * L;
+            if (!live || q >= chunks) continue;
+            float a[V], g[V], wf[V], o[V];
+            cvt<V>(xr[c], a);
+            cvt<V>(gr[c], g);
+            norm_w(w, wr, c, q, wf);
 #if CFG_ADD
-            ldv<V>(addend, row * n + (i64)q * V, o);
+            cvt<V>(ar[c], o);
 #else
             #pragma unroll
             for (int k = 0; k < V; k++) o[k] = 0.f;
 #endif
             #pragma unroll
             for (int k = 0; k < V; k++) {
-                float nv = xa[c][k] * rs;
-                dw[c][k] += g[c][k] * nv;
-                o[k] += rs * (g[c][k] * wv[c][k] - nv * dot);
+                float nv = a[k] * rs;
+                dw[c][k] += g[k] * nv;
+                o[k] += rs * (g[k] * wf[k] - nv * dot);
             }
             stv<V>(dx, row * n + (i64)q * V, o);
         }
+#if CFG_PF
         #pragma unroll
         for (int c = 0; c < C; c++) {
-            int q = threadIdx.x + c * T;
-            if (q >= chunks || row + 1 >= r1) continue;
-#if CFG_PF
             #pragma unroll
-            for (int k = 0; k < V; k++) { xa[c][k] = xn[c][k]; g[c][k] = gn[c][k]; }
-#else
-            ldv<V>(x, (row + 1) * n + (i64)q * V, xa[c]);
-            ldv<V>(dy, (row + 1) * n + (i64)q * V, g[c]);
-#endif
+            for (int k = 0; k < WD; k++) { xr[c][k] = xn[c][k]; gr[c][k] = gn[c][k]; ar[c][k] = an[c][k]; }
         }
+#endif
     }
     #pragma unroll
     for (int c = 0; c < C; c++) {
-        int q = threadIdx.x + c * T;
-        if (q < chunks) stf<V>(partial, (i64)blockIdx.x * n + (i64)q * V, dw[c]);
+        int q = lane + c * L;
+        if (q < chunks) stf<V>(partial, ((i64)blockIdx.x * RPB + grp) * n + (i64)q * V, dw[c]);
     }
 }
 #endif
@@ -751,6 +877,12 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_rmsnorm_bwd(cons
 #define QL CFG_LANES
 #define QV CFG_VEC
 #define QP (CFG_VEC / 2)
+
+// The token (position) of a row of heads: a 32-bit division while rows fit (a 64-bit one is a
+// long software sequence, paid per row).
+__device__ __forceinline__ i64 token_of(i64 row, i64 heads) {
+    return row <= 0xffffffffLL && heads <= 0xffffffffLL ? (i64)((unsigned)row / (unsigned)heads) : row / heads;
+}
 
 // cos and sin of this lane's QP pairs at position pos.
 __device__ __forceinline__ void rope_table(const float* freqs, const float* cosv, const float* sinv, i64 pos, int half, int p0, float* c, float* s) {
@@ -768,7 +900,7 @@ __device__ __forceinline__ void rope_table(const float* freqs, const float* cosv
 
 #ifdef GLUE_FUSED_QNORM_ROPE_FWD
 // CFG_RPI rows per group are loaded before any is reduced (independent loads in flight).
-extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv,
+extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv,
                                                                           const float* sinv, void* out, i64 rows, i64 heads, int hd, float eps) {
     constexpr int R = CFG_RPI, G = 32 / QL;  // rows per group per step, groups per warp
     const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
@@ -777,29 +909,32 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_fwd(c
     float wv[QV];
     ldv<QV>(w, sub * QV, wv);
     for (i64 base = warp * G * R; base < rows; base += warps * G * R) {
-        float a[R][QV], ss[R];
+        float a[R][QV], ss[R], c[R][QP], s[R][QP];
         #pragma unroll
         for (int i = 0; i < R; i++) {
             i64 row = base + grp * R + i;
             ss[i] = 0.f;
             if (row < rows) {
                 ldv<QV>(q, row * hd + sub * QV, a[i]);
-                #pragma unroll
-                for (int k = 0; k < QV; k++) ss[i] += a[i][k] * a[i][k];
+                rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, c[i], s[i]);
             }
+        }
+        #pragma unroll
+        for (int i = 0; i < R; i++) {
+            #pragma unroll
+            for (int k = 0; k < QV; k++) ss[i] += a[i][k] * a[i][k];
         }
         #pragma unroll
         for (int i = 0; i < R; i++) {
             i64 row = base + grp * R + i;
             float rs = rsqrtf(group_sum<QL>(ss[i]) / hd + eps);
             if (row >= rows) continue;
-            float c[QP], s[QP], o[QV];
-            rope_table(freqs, cosv, sinv, row / heads, half, p0, c, s);
+            float o[QV];
             #pragma unroll
             for (int k = 0; k < QP; k++) {
                 float x0 = a[i][2 * k] * rs * wv[2 * k], x1 = a[i][2 * k + 1] * rs * wv[2 * k + 1];
-                o[2 * k] = x0 * c[k] - x1 * s[k];
-                o[2 * k + 1] = x0 * s[k] + x1 * c[k];
+                o[2 * k] = x0 * c[i][k] - x1 * s[i][k];
+                o[2 * k + 1] = x0 * s[i][k] + x1 * c[i][k];
             }
             stv<QV>(out, row * hd + sub * QV, o);
         }
@@ -808,9 +943,13 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_fwd(c
 #endif
 
 #ifdef GLUE_FUSED_QNORM_ROPE_BWD
+#ifndef CFG_PF
+#define CFG_PF 0
+#endif
 // Backward: rotate dy back, then the norm's backward. Group g handles rows [g*rpg, ...) and writes
-// its dw partial (fp32, [groups, hd]); column_sum finishes dw.
-extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_bwd(const void* q, const void* w, const float* freqs, const float* cosv,
+// its dw partial (fp32, [groups, hd]); column_sum finishes dw. CFG_PF: the next row's q, dy and
+// table are loaded before this row's reductions.
+extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const void* w, const float* freqs, const float* cosv,
                                                                           const float* sinv, const void* dy, void* dq, float* partial,
                                                                           i64 rows, i64 heads, int hd, i64 rpg, float eps) {
     const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
@@ -820,14 +959,26 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_bwd(c
     ldv<QV>(w, sub * QV, wv);
     #pragma unroll
     for (int k = 0; k < QV; k++) dw[k] = 0.f;
+    float a[QV], d[QV], c[QP], s[QP];
+    auto load = [&](i64 row, float (&ad)[QV], float (&dd)[QV], float (&cd)[QP], float (&sd)[QP]) {
+        ldv<QV>(q, row * hd + sub * QV, ad);
+        ldv<QV>(dy, row * hd + sub * QV, dd);
+        rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, cd, sd);
+    };
+#if CFG_PF
+    float an[QV], dn[QV], cn[QP], sn[QP];
+    if (r0 < rows) load(r0, a, d, c, s);
+#endif
     for (i64 i = 0; i < rpg; i++) {
         i64 row = r0 + i;
         bool live = row < rows;
-        float a[QV], d[QV], ga[QV], c[QP], s[QP], ss = 0.f, dot = 0.f;
+#if CFG_PF
+        if (i + 1 < rpg && row + 1 < rows) load(row + 1, an, dn, cn, sn);
+#else
+        if (live) load(row, a, d, c, s);
+#endif
+        float ga[QV], ss = 0.f, dot = 0.f;
         if (live) {
-            ldv<QV>(q, row * hd + sub * QV, a);
-            ldv<QV>(dy, row * hd + sub * QV, d);
-            rope_table(freqs, cosv, sinv, row / heads, half, p0, c, s);
             #pragma unroll
             for (int k = 0; k < QP; k++) {
                 ga[2 * k] = d[2 * k] * c[k] + d[2 * k + 1] * s[k];
@@ -838,15 +989,22 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_qnorm_rope_bwd(c
         }
         float rs = rsqrtf(group_sum<QL>(ss) / hd + eps);
         dot = group_sum<QL>(dot) * rs / hd;
-        if (!live) continue;
-        float o[QV];
-        #pragma unroll
-        for (int k = 0; k < QV; k++) {
-            float nv = a[k] * rs;
-            dw[k] += ga[k] * nv;
-            o[k] = rs * (ga[k] * wv[k] - nv * dot);
+        if (live) {
+            float o[QV];
+            #pragma unroll
+            for (int k = 0; k < QV; k++) {
+                float nv = a[k] * rs;
+                dw[k] += ga[k] * nv;
+                o[k] = rs * (ga[k] * wv[k] - nv * dot);
+            }
+            stv<QV>(dq, row * hd + sub * QV, o);
         }
-        stv<QV>(dq, row * hd + sub * QV, o);
+#if CFG_PF
+        #pragma unroll
+        for (int k = 0; k < QV; k++) { a[k] = an[k]; d[k] = dn[k]; }
+        #pragma unroll
+        for (int k = 0; k < QP; k++) { c[k] = cn[k]; s[k] = sn[k]; }
+#endif
     }
     stf<QV>(partial, group * hd + sub * QV, dw);
 }

@@ -1,12 +1,13 @@
 """torch eager and torch.compile timings of gluelab's glue ops, for side-by-side tables with gluelab's fused rows.
 
 Run on the GPU host in the same call as `gluelab bench` (docs/benchmarks.md):
-    python3 torch_glue.py OUT.json [TOKENS ...]
+    python3 torch_glue.py OUT.json [TOKENS ...]      (TORCH_GLUE_OPS=rmsnorm,cat TORCH_GLUE_MODES=compiled narrow it)
 Shapes: the anchor-h200 spec (Llama-3-8B dims, 64 experts top-8 softmax) and DeepSeek-V3 routing
 (256 experts, sigmoid, top-8), bf16. Times are medians of triton.testing.do_bench (L2 cleared
 between runs, as gluelab's cold samples), in microseconds.
 """
 import json
+import os
 import sys
 
 import torch
@@ -14,6 +15,9 @@ import torch.nn.functional as F
 from triton.testing import do_bench
 
 DEV = "cuda"
+# TORCH_GLUE_OPS / TORCH_GLUE_MODES (comma lists) narrow the run, e.g. to the compiled norms.
+OPS = os.environ.get("TORCH_GLUE_OPS", "rmsnorm,add_rmsnorm,qnorm_rope_complex,qnorm_rope_real,swiglu,moe_routing,moe_routing_dsv3,cat,cast").split(",")
+MODES = os.environ.get("TORCH_GLUE_MODES", "eager,compiled").split(",")
 BF = torch.bfloat16
 
 
@@ -67,8 +71,12 @@ def cast(x):
 
 
 def time_op(name, fn, args, grads, t, rows):
+    if name not in OPS:
+        return
     compiled = torch.compile(fn, fullgraph=True, dynamic=False)
     for mode, f in (("eager", fn), ("compiled", compiled)):
+        if mode not in MODES:
+            continue
         row = {"op": name, "tokens": t, "mode": mode}
         with torch.no_grad():
             f(*args)

@@ -64,6 +64,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         params.put("dtype", dtype.id());
         params.put("mode", timing.mode().id());
         params.put("warmupSeconds", Double.toString(timing.warmupSeconds()));
+        params.put("coldSampleSeconds", Double.toString(timing.coldSampleSeconds()));
         params.put("minSamples", Integer.toString(timing.stop().minSamples()));
         params.put("minSeconds", Double.toString(timing.stop().minSeconds()));
         params.put("maxNoise", Double.toString(timing.stop().maxNoise()));

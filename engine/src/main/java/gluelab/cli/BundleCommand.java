@@ -49,6 +49,7 @@ public final class BundleCommand implements Callable<Integer> {
         run(jlink, jlinkArgs);
         // javac's symbol table for --release; JShell does not need it.
         Files.deleteIfExists(runtime.resolve("lib/ct.sym"));
+        System.out.println(FallbackFont.install(runtime));
         Path app = Files.createDirectories(runtime.resolve("lib/app"));
         List<Path> others = jars.stream().filter(j -> !isAny(j, "fastutil-", "icu4j-")).toList();
         for (Path j : jars) {

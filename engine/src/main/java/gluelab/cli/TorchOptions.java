@@ -65,6 +65,7 @@ public final class TorchOptions {
         // With --json the rows go to stdout; what only the torch side has goes to stderr.
         out.println("torch side: " + torch.versions().describe());
         out.println(c.table().printAll());
+        if (c.torch().precompile().graphs() > 0) out.println(c.torch().precompile().describe());
         if (!c.torch().compiles().isEmpty()) out.println(c.compiles().printAll());
         Map<String, List<String>> byReason = new LinkedHashMap<>();
         for (Skipped s : c.torch().skipped()) byReason.computeIfAbsent(s.variant() + ": " + s.reason(), k -> new ArrayList<>()).add(s.subject());

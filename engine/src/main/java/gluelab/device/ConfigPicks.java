@@ -21,8 +21,14 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ConfigPicks {
     /** What a pick depends on: the op, pass, dtype, shape (dims, tokens included) and the code (arch, source hash, compiler). */
     public record Key(String op, String pass, String dtype, String shape, String code) {
+        /**
+         * Dims and params in name order: a shape's maps keep the order they were built in, and
+         * Map.of's order changes from one JVM to the next, so an unsorted key missed the pick of a
+         * shape with two params (q-norm: eps, theta) in about every other process.
+         */
         public static Key of(OpInstance in, String code) {
-            return new Key(in.op().name(), in.pass().id(), in.shape().dtype().id(), in.shape().dims().toString() + in.shape().params(), code);
+            return new Key(in.op().name(), in.pass().id(), in.shape().dtype().id(),
+                    new java.util.TreeMap<>(in.shape().dims()).toString() + new java.util.TreeMap<>(in.shape().params()), code);
         }
 
         /** A file name for this key: the SHA-256 of its fields. */

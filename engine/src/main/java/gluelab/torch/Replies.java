@@ -51,12 +51,22 @@ final class Replies {
                 row.path("peakBytes").asLong(), row.path("wall").asDouble(), 0, row.path("noise").asDouble(Double.POSITIVE_INFINITY), timing.stop());
     }
 
+    /** The compile-first step's reply. */
+    static Precompile precompile(JsonNode r, String cacheDir) {
+        List<String> failed = new java.util.ArrayList<>();
+        for (JsonNode f : r.path("failed")) failed.add(f.path("subject").asText() + " (" + f.path("message").asText() + ")");
+        return new Precompile(r.path("jobs").asInt(), r.path("workers").asInt(), r.path("seconds").asDouble(), r.path("compileSeconds").asDouble(),
+                failed, cacheDir);
+    }
+
     /** Compile accounting from the reply; recompiles and their reasons come from dynamo's log, read as compile-log reads files. */
     static CompileReport compile(String subject, JsonNode c) {
         String log = c.path("log").asText();
         GraphBudget budget = GraphBudget.of(CompileLogParser.parse("torch.compile of " + subject, log.lines().toList()));
         int recompiles = budget.entries().stream().mapToInt(e -> e.recompiles()).sum();
-        return new CompileReport(subject, c.path("mode").asText("default"), c.path("seconds").asDouble(c.path("compileSeconds").asDouble()),
+        double own = c.path("seconds").asDouble(c.path("compileSeconds").asDouble());
+        boolean cold = c.has("coldSeconds");
+        return new CompileReport(subject, c.path("mode").asText("default"), cold ? c.path("coldSeconds").asDouble() : own, cold ? own : 0,
                 c.path("graphs").asInt(), c.path("breaks").asInt(), recompiles, c.path("error").asText(), budget);
     }
 }

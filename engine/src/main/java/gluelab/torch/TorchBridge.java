@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * last lines) for error messages. Only torch is needed on the Python side.
  */
 public final class TorchBridge implements AutoCloseable {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Python's json writes Infinity and NaN (a median's noise from one sample): read them as numbers. */
+    private static final ObjectMapper MAPPER = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .enable(com.fasterxml.jackson.core.json.JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
     private static final int STDERR_LINES = 40;
 
     private final Process process;
@@ -50,6 +52,15 @@ public final class TorchBridge implements AutoCloseable {
         drain = new Thread(this::drainStderr, "torch-harness-stderr");
         drain.setDaemon(true);
         drain.start();
+        // A stopped JVM (SIGTERM, a timeout) ends the harness and its compile workers: left running they would use the GPU under the next measurement.
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                process.descendants().forEach(ProcessHandle::destroy);
+                process.destroy();
+            }, "torch-harness-shutdown"));
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is already stopping: the harness ends with its stdin
+        }
         JsonNode hello = readReply("starting the torch harness");
         if (!hello.path("ok").asBoolean()) {
             close();
@@ -68,7 +79,8 @@ public final class TorchBridge implements AutoCloseable {
 
     /**
      * Starts {@code python} (a path or a name on PATH) with the harness on {@code device} ("cpu" or
-     * "cuda"). TORCH_LOGS defaults to recompiles and graph breaks so compile accounting sees them.
+     * "cuda"). TORCH_LOGS defaults to recompiles and graph breaks so compile accounting sees them;
+     * Inductor's cache defaults to {@link #inductorCache()}, so a second run loads compiled graphs.
      */
     public static TorchBridge start(String python, String device) {
         if (!device.equals("cpu") && !device.equals("cuda")) throw new IllegalArgumentException("torch device must be cpu or cuda, got " + device);
@@ -76,6 +88,7 @@ public final class TorchBridge implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(python, "-u", harness.toString(), device);
         Map<String, String> env = pb.environment();
         env.putIfAbsent("TORCH_LOGS", "recompiles,graph_breaks");
+        env.putIfAbsent("TORCHINDUCTOR_CACHE_DIR", inductorCache().toString());
         env.put("PYTHONUNBUFFERED", "1");
         try {
             return new TorchBridge(pb.start(), device);
@@ -87,6 +100,12 @@ public final class TorchBridge implements AutoCloseable {
 
     public TorchVersions versions() { return versions; }
 
+    /** Where torch.compile's Inductor keeps compiled graphs and kernels: $TORCHINDUCTOR_CACHE_DIR, else in gluelab's cache. */
+    public static Path inductorCache() {
+        String env = System.getenv("TORCHINDUCTOR_CACHE_DIR");
+        return env != null && !env.isBlank() ? Path.of(env) : gluelab.files.Locations.cacheDir().resolve("torchinductor");
+    }
+
     public String device() { return device; }
 
     public boolean alive() { return process.isAlive(); }
@@ -95,7 +114,13 @@ public final class TorchBridge implements AutoCloseable {
     Process process() { return process; }
 
     /** Sends one request and returns its reply; a failed reply throws with the Python side's message. */
-    public synchronized JsonNode call(ObjectNode request, String what) {
+    public JsonNode call(ObjectNode request, String what) { return call(request, what, gluelab.progress.Progress.NONE); }
+
+    /**
+     * As {@link #call(ObjectNode, String)}; progress lines the harness writes before the reply
+     * ({@code {"progress": TASK, "done": N, "total": M, "detail": ...}}) go to {@code progress}.
+     */
+    public synchronized JsonNode call(ObjectNode request, String what, gluelab.progress.Progress progress) {
         if (!process.isAlive()) throw crashed(what);
         try {
             toHarness.write(MAPPER.writeValueAsString(request));
@@ -105,6 +130,10 @@ public final class TorchBridge implements AutoCloseable {
             throw crashed(what);
         }
         JsonNode reply = readReply(what);
+        while (reply.has("progress")) {
+            progress.update(reply.path("progress").asText(), reply.path("done").asLong(), reply.path("total").asLong(), reply.path("detail").asText());
+            reply = readReply(what);
+        }
         if (!reply.path("ok").asBoolean()) {
             boolean oom = reply.path("error").asText().equals("oom");
             throw new TorchException(oom ? TorchException.Kind.OOM : TorchException.Kind.FAILED,

@@ -52,12 +52,13 @@ public final class TorchTables {
         Table t = Table.create("torch.compile: cost per subject");
         StringColumn subject = StringColumn.create("subject"), mode = StringColumn.create("mode"), error = StringColumn.create("error"),
                 reasons = StringColumn.create("recompile reasons");
-        DoubleColumn seconds = DoubleColumn.create("compile_s");
+        DoubleColumn seconds = DoubleColumn.create("compile_s"), load = DoubleColumn.create("cache_load_s");
         IntColumn graphs = IntColumn.create("graphs"), breaks = IntColumn.create("graph_breaks"), recompiles = IntColumn.create("recompiles");
         for (CompileReport c : reports) {
             subject.append(c.subject());
             mode.append(c.mode());
             seconds.append(Math.round(c.seconds() * 100) / 100.0);
+            load.append(Math.round(c.loadSeconds() * 100) / 100.0);
             graphs.append(c.graphs());
             breaks.append(c.graphBreaks());
             recompiles.append(c.recompiles());
@@ -66,7 +67,7 @@ public final class TorchTables {
             reasons.append(why.toString());
             error.append(c.error());
         }
-        t.addColumns(subject, mode, seconds, graphs, breaks, recompiles, reasons, error);
+        t.addColumns(subject, mode, seconds, load, graphs, breaks, recompiles, reasons, error);
         return t;
     }
 

@@ -58,8 +58,8 @@ class HarnessTest {
                 new Harness.Subject("x", copy("x", order), 0, ten),
                 new Harness.Subject("y", copy("y", order), 0, thirty),
                 new Harness.Subject("z", copy("z", order), 0, ten)), HOT);
-        // Warm-up runs each subject twice, in order; then round r starts at subject r mod 3.
-        assertEquals(List.of("x", "x", "y", "y", "z", "z"), order.subList(0, 6));
+        // Warm-up runs the group round-robin, twice; then round r starts at subject r mod 3.
+        assertEquals(List.of("x", "y", "z", "x", "y", "z"), order.subList(0, 6));
         assertEquals(List.of("x", "y", "z", "y", "z", "x", "z", "x", "y"), order.subList(6, 15));
         assertEquals(List.of(10, 30, 10), ms.stream().map(m -> m.summary().count()).toList());
         assertEquals(List.of(StopRule.Reason.MAX_SAMPLES, StopRule.Reason.MAX_SAMPLES, StopRule.Reason.MAX_SAMPLES),
@@ -78,6 +78,22 @@ class HarnessTest {
         assertTrue(m.wallSeconds() >= 0.2 && took < 5, m.wallSeconds() + " " + took);
         assertTrue(m.noisy().orElseThrow().contains("timeout"), m.noisy().toString());
         assertSame(impossible, m.rule());
+    }
+
+    @Test
+    void aColdLaunchShorterThanTheColdSampleTimeIsAveragedOverSeveralFlushedLaunches() {
+        StopRule ten = new StopRule(10, 0, 0.9, 30, 10);
+        List<String> order = new ArrayList<>();
+        // A 1 MiB copy takes well under 1 ms: a cold sample of at least 2 ms averages k >= 2 of them.
+        Measurement m = new Harness(cpu).measure(new Harness.Subject("c", copy("c", order), 0, ten),
+                new TimingConfig(Mode.COLD, 0, ten, 1, 0.002));
+        assertEquals(10, m.summary().count());
+        int sampled = order.size() - 3;  // two warm-up runs and the probe that sets k
+        assertEquals(0, sampled % 10, "every sample times the same k launches: " + sampled);
+        assertTrue(sampled / 10 >= 2, "k = " + sampled / 10);
+        List<String> single = new ArrayList<>();
+        new Harness(cpu).measure(new Harness.Subject("c", copy("c", single), 0, ten), new TimingConfig(Mode.COLD, 0, ten, 1, 0));
+        assertEquals(2 + 10, single.size(), "no cold sample time: one launch a sample and no probe");
     }
 
     @Test

@@ -7,6 +7,7 @@ import gluelab.device.cuda.compile.CudaCompiler;
 import gluelab.device.eager.EagerChains;
 import gluelab.files.Locations;
 import gluelab.ops.Variant;
+import gluelab.tensor.DType;
 import gluelab.tensor.Tensor;
 import gluelab.tensor.TensorSpec;
 import jcuda.CudaException;
@@ -180,6 +181,26 @@ public final class CudaDevice implements Device {
     KernelLaunch columnSum(CudaBuffer partial, long parts, long n, CudaBuffer out) {
         return new Args().ptr(partial).i64(parts).i64(n).ptr(out).i32(CudaCodes.dtype(out.spec().dtype()))
                 .launch2d(kernels, "column_sum", (int) ((n + 31) / 32), 32, 32);
+    }
+
+    /** Parts a slice of {@code column_sum_slices} sums: 32 lanes x 8 loads each. */
+    private static final long SLICE_PARTS = 256;
+
+    /**
+     * The fused kernels' weight-gradient reduction: column sums of {@code partial} [parts, n] into
+     * out. More than one slice of parts is first summed slice by slice across many blocks
+     * (column_sum_slices), so a narrow, tall buffer (q-norm's [groups, 128]) is not left to n / 32
+     * blocks with long loops; the slices then go through column_sum.
+     */
+    void columnSum(CudaProgram p, CudaBuffer partial, long parts, long n, CudaBuffer out) {
+        if (parts <= SLICE_PARTS) {
+            p.add(columnSum(partial, parts, n, out));
+            return;
+        }
+        long slices = (parts + SLICE_PARTS - 1) / SLICE_PARTS, tiles = (n + 31) / 32;
+        CudaBuffer sums = p.scratch("dw_slices", DType.FP32, slices, n);
+        p.add(new Args().ptr(partial).i64(parts).i64(n).i64(SLICE_PARTS).ptr(sums).launch2d(kernels, "column_sum_slices", (int) (tiles * slices), 32, 32));
+        p.add(columnSum(sums, slices, n, out));
     }
 
     @Override public String id() { return "cuda:" + ordinal; }

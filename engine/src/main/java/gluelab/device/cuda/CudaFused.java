@@ -7,17 +7,18 @@ import gluelab.device.eager.EagerOps;
 import gluelab.ops.Pass;
 import gluelab.ops.QNormRope;
 import gluelab.tensor.DType;
+import jcuda.driver.JCudaDriver;
 
 import java.util.Map;
 
 /**
  * The FUSED variant of each catalogue op on the GPU: one kernel in one launch configuration (plus
  * a column sum where a weight gradient is reduced). Grids are sized from the config: one resident
- * wave for the kernels that loop (norms, RoPE, routing), one tile per block for the elementwise ones.
+ * wave for the kernels that loop (norms, RoPE, routing: SMs x the blocks of this kernel that fit an SM,
+ * as the driver computes from its registers and shared memory, so no block waits for a second
+ * round), one tile per block for the elementwise ones.
  */
 final class CudaFused {
-    private static final int THREADS_PER_SM = 2048;
-
     private CudaFused() {}
 
     static void build(OpInstance in, Map<String, CudaBuffer> t, CudaProgram p, CudaDevice d, KernelConfig c) {
@@ -30,28 +31,31 @@ final class CudaFused {
             return;
         }
         int threads = c.get("threads");
-        int wave = d.sms() * Math.max(1, THREADS_PER_SM / threads);
         KernelLaunch.Function k = d.kernels().configured(in, c);
+        int wave = d.sms() * residentBlocks(k, threads);
         switch (in.op().name()) {
             case "rmsnorm", "add_rmsnorm" -> {
                 long rows = s.tokens();
                 int n = (int) s.dim("D");
                 float eps = (float) s.param("eps");
                 boolean add = in.op().name().equals("add_rmsnorm");
+                int together = c.params().getOrDefault("rpb", 1);
+                long groups = (rows + together - 1) / together;
+                long blocks = fwd && c.params().getOrDefault("persist", 1) == 0 ? groups : Math.min(groups, wave);
                 if (fwd) {
                     Args a = new Args().ptr(t.get("x"));
                     if (add) a.ptr(t.get("r")); else a.nullPtr();
                     a.ptr(t.get("w"));
                     if (add) a.ptr(t.get("h")); else a.nullPtr();
-                    p.add(a.ptr(t.get("y")).i64(rows).i32(n).f32(eps).launch(k, (int) Math.min(rows, wave), threads));
+                    p.add(a.ptr(t.get("y")).i64(rows).i32(n).f32(eps).launch(k, (int) blocks, threads));
                 } else {
-                    long parts = Math.min(rows, wave), rpb = (rows + parts - 1) / parts;
-                    parts = (rows + rpb - 1) / rpb;
-                    CudaBuffer partial = p.scratch("dw_partial", DType.FP32, parts, n);
+                    // Block b handles rows [b*rpb, (b+1)*rpb), `together` at a time, one dw partial per row group.
+                    long rpb = (rows + blocks - 1) / blocks, parts = (rows + rpb - 1) / rpb;
+                    CudaBuffer partial = p.scratch("dw_partial", DType.FP32, parts * together, n);
                     Args a = new Args().ptr(t.get(add ? "h" : "x")).ptr(t.get("w")).ptr(t.get("dy"));
                     if (add) a.ptr(t.get("dh")); else a.nullPtr();
                     p.add(a.ptr(t.get("dx")).ptr(partial).i64(rows).i32(n).i64(rpb).f32(eps).launch(k, (int) parts, threads));
-                    p.add(d.columnSum(partial, parts, n, t.get("dw")));
+                    d.columnSum(p, partial, parts * together, n, t.get("dw"));
                 }
             }
             case "qnorm_rope_complex", "qnorm_rope_real" -> {
@@ -73,7 +77,7 @@ final class CudaFused {
                     CudaBuffer partial = p.scratch("dw_partial", DType.FP32, groups, hd);
                     p.add(a.ptr(t.get("dy")).ptr(t.get("dq")).ptr(partial).i64(rows).i64(heads).i32(hd).i64(rpg).f32(eps)
                             .launch(k, (int) blocks, threads));
-                    p.add(d.columnSum(partial, groups, hd, t.get("dw")));
+                    d.columnSum(p, partial, groups, hd, t.get("dw"));
                 }
             }
             case "swiglu" -> {
@@ -100,6 +104,13 @@ final class CudaFused {
             }
             default -> throw new IllegalArgumentException("the CUDA device has no fused kernel for op '" + in.op().name() + "'");
         }
+    }
+
+    /** Blocks of this kernel that are resident on one SM at once (at least 1). */
+    private static int residentBlocks(KernelLaunch.Function k, int threads) {
+        int[] blocks = new int[1];
+        JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k.function(), threads, 0);
+        return Math.max(1, blocks[0]);
     }
 
     /** Elementwise kernels: one block per tile of threads x vec x unroll elements. */

@@ -27,8 +27,12 @@ final class FusedConfigs {
             QNR_BWD = "fused_qnorm_rope_bwd", SWIGLU_FWD = "fused_swiglu_fwd", SWIGLU_BWD = "fused_swiglu_bwd", CAST = "fused_cast_bf16_f32",
             CAT = "fused_cat", ROUTING = "fused_routing";
 
-    /** Per-thread register budget of a norm row: elements held per array. */
-    private static final int NORM_ROW_ELEMS = 64, NORM_BWD_PF_ELEMS = 16, NORM_BWD_ELEMS = 32;
+    /**
+     * Per-thread register budgets of the norms, in 32-bit words: the forward's row (x, r when added,
+     * twice with the prefetch) and the backward's row (x, dy, the addend, twice with the prefetch)
+     * plus its fp32 dw partial.
+     */
+    private static final int NORM_FWD_WORDS = 64, NORM_BWD_WORDS = 80, NORM_BWD_DW = 32;
 
     static boolean activation(DType t) { return t == DType.BF16 || t == DType.FP32; }
 
@@ -39,7 +43,10 @@ final class FusedConfigs {
         boolean fwd = in.pass() == Pass.FORWARD;
         int es = s.dtype().bytes();
         return switch (in.op().name()) {
-            case "rmsnorm", "add_rmsnorm" -> fwd ? normForward((int) s.dim("D"), es) : normBackward((int) s.dim("D"), es);
+            case "rmsnorm", "add_rmsnorm" -> {
+                boolean add = in.op().name().equals("add_rmsnorm");
+                yield fwd ? normForward((int) s.dim("D"), es, add) : normBackward((int) s.dim("D"), es, add);
+            }
             case "qnorm_rope_complex", "qnorm_rope_real" -> qnormRope((int) s.dim("HD"), es, fwd);
             case "swiglu" -> elementwise(fwd ? SWIGLU_FWD : SWIGLU_BWD, s.tokens() * s.dim("F"), es, fwd ? 32 : 16);
             case "cast" -> s.dtype() == DType.BF16 ? elementwise(CAST, s.tokens() * s.dim("D"), es, 32) : List.of();
@@ -58,41 +65,84 @@ final class FusedConfigs {
     /** Elements per access for 16, 8 and 4 bytes (bf16: 8, 4, 2; fp32: 4, 2, 1). */
     private static int[] vecs(int es) { return new int[]{16 / es, 8 / es, 4 / es}; }
 
-    private static List<KernelConfig> normForward(int n, int es) {
-        List<KernelConfig> out = new ArrayList<>();
-        for (int vec : vecs(es)) {
-            if (n % vec != 0) continue;
-            int chunks = n / vec;
-            for (int threads : new int[]{256, 128, 512, 64, 1024}) {
-                int cpt = (chunks + threads - 1) / threads;
-                if (cpt * vec > NORM_ROW_ELEMS || (cpt == 1 && threads >= 2 * chunks && threads > 64)) continue;
-                out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt));
-            }
-        }
-        return preferTwoChunks(out);
+    /**
+     * A norm row split over {@code lanes} threads in accesses of {@code vec} elements: accesses per
+     * thread, or 0 when the split leaves threads idle (more than half of them without an access).
+     */
+    private static int accessesPerThread(int n, int vec, int lanes) {
+        int chunks = n / vec, cpt = (chunks + lanes - 1) / lanes;
+        return cpt == 1 && lanes >= 2 * chunks && lanes > 32 ? 0 : cpt;
     }
 
-    private static List<KernelConfig> normBackward(int n, int es) {
+    /**
+     * Threads per block x rows per block (threads per row = threads / rpb, a warp or more) x the
+     * prefetch of the next row (with or without streaming accesses) or a block per rpb rows
+     * (persist=0: no persistent loop, the hardware schedules the blocks), 16-byte accesses; 8-byte
+     * accesses one row per block. Rows are held as raw words (a bf16 pair per word), within
+     * {@link #NORM_FWD_WORDS}.
+     */
+    private static List<KernelConfig> normForward(int n, int es, boolean add) {
         List<KernelConfig> out = new ArrayList<>();
-        for (int vec : vecs(es)) {
+        int[] vecs = vecs(es);
+        for (int v = 0; v < 2; v++) {
+            int vec = vecs[v], words = Math.max(1, vec * es / 4);
             if (n % vec != 0) continue;
-            int chunks = n / vec;
-            for (int threads : new int[]{256, 128, 512, 1024, 64}) {
-                int cpt = (chunks + threads - 1) / threads;
-                if (cpt == 1 && threads >= 2 * chunks && threads > 64) continue;
-                for (int pf : new int[]{1, 0}) {
-                    if (cpt * vec > (pf == 1 ? NORM_BWD_PF_ELEMS : NORM_BWD_ELEMS)) continue;
-                    out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "pf", pf));
+            for (int threads : new int[]{256, 128, 512, 1024}) {
+                for (int rpb : v == 0 ? new int[]{1, 2, 4, 8, 16} : new int[]{1}) {
+                    int lanes = threads / rpb;
+                    if (lanes < 32) continue;
+                    int cpt = accessesPerThread(n, vec, lanes);
+                    if (cpt == 0) continue;
+                    for (int pf : new int[]{0, 1}) {
+                        // 1024 threads leave 64 registers a thread: half the budget.
+                        if (cpt * words * (add ? 2 : 1) * (pf + 1) > (threads == 1024 ? NORM_FWD_WORDS / 2 : NORM_FWD_WORDS)) continue;
+                        out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf));
+                        // Streaming (evict-first) 16-byte loads and stores: every row is touched once.
+                        if (pf == 1 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "cs", 1));
+                        // One block per rpb rows instead of a persistent grid: the hardware balances the last rows.
+                        if (pf == 0 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0));
+                    }
                 }
             }
         }
         return preferTwoChunks(out);
     }
 
-    /** The default: 16-byte accesses, two per thread where the row allows (then one, then more). */
+    /**
+     * As the forward, with at least 128 threads per row (the dw partial is per thread) and, for
+     * the prefetching forms, a variant whose registers are capped at about 80 a thread (more blocks per SM).
+     */
+    private static List<KernelConfig> normBackward(int n, int es, boolean add) {
+        List<KernelConfig> out = new ArrayList<>();
+        int[] vecs = vecs(es);
+        for (int v = 0; v < 2; v++) {
+            int vec = vecs[v], words = Math.max(1, vec * es / 4);
+            if (n % vec != 0) continue;
+            for (int threads : new int[]{256, 128, 512, 1024}) {
+                for (int rpb : v == 0 ? new int[]{1, 2, 4} : new int[]{1}) {
+                    int lanes = threads / rpb;
+                    if (lanes < 128) continue;
+                    int cpt = accessesPerThread(n, vec, lanes);
+                    if (cpt == 0 || cpt * vec > NORM_BWD_DW) continue;
+                    for (int pf : new int[]{1, 0}) {
+                        if (cpt * words * (add ? 3 : 2) * (pf + 1) + cpt * vec > NORM_BWD_WORDS) continue;
+                        out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "minb", 1));
+                        int capped = 65536 / (threads * 80);
+                        if (pf == 1 && capped > 1) {
+                            out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "minb", capped));
+                        }
+                    }
+                }
+            }
+        }
+        return preferTwoChunks(out);
+    }
+
+    /** The default: 16-byte accesses, one row per block, two accesses per thread where the row allows (then one, then more). */
     private static List<KernelConfig> preferTwoChunks(List<KernelConfig> list) {
         List<KernelConfig> sorted = new ArrayList<>(list);
         sorted.sort(java.util.Comparator.comparingInt((KernelConfig c) -> -c.get("vec"))
+                .thenComparingInt(c -> c.get("rpb"))
                 .thenComparingInt(c -> c.get("cpt") == 2 ? 0 : c.get("cpt") == 1 ? 1 : 2 + c.get("cpt")));
         return sorted;
     }
@@ -108,9 +158,17 @@ final class FusedConfigs {
                     for (int rpi : new int[]{2, 1, 4}) {
                         if (vec * rpi > 32) continue;
                         out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi));
+                        // Registers capped at 64 a thread (32 warps an SM): more rows in flight per SM.
+                        if (threads >= 128 && rpi == 2) {
+                            out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "minb", 1024 / threads));
+                        }
                     }
                 } else {
-                    out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec));
+                    for (int pf : new int[]{0, 1}) {
+                        out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf));
+                        // Registers capped at about 80 a thread: more groups in flight per SM.
+                        if (threads >= 128) out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "minb", 65536 / (threads * 80)));
+                    }
                 }
             }
         }

@@ -1,0 +1,39 @@
+package gluelab.device;
+
+import gluelab.ops.Catalogue;
+import gluelab.ops.OpShape;
+import gluelab.ops.Pass;
+import gluelab.ops.Variant;
+import gluelab.tensor.DType;
+import org.junit.jupiter.api.Test;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ConfigPicksTest {
+    static OpInstance qnorm(Map<String, Long> dims, Map<String, Object> params) {
+        return new OpInstance(Catalogue.get("qnorm_rope_complex"), new OpShape("qnorm_rope_complex", dims, DType.BF16, params), Pass.FORWARD, Variant.FUSED);
+    }
+
+    static <V> Map<String, V> ordered(Object... kv) {
+        Map<String, V> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            @SuppressWarnings("unchecked") V v = (V) kv[i + 1];
+            m.put((String) kv[i], v);
+        }
+        return m;
+    }
+
+    @Test
+    void aShapeKeysTheSamePickWhateverOrderItsDimsAndParamsWereBuiltIn() {
+        // Map.of's order differs between JVMs: the same shape built twice must find the same pick.
+        OpInstance a = qnorm(ordered("T", 32768L, "H", 32L, "HD", 128L), ordered("eps", 1e-5, "theta", 500000.0));
+        OpInstance b = qnorm(ordered("HD", 128L, "T", 32768L, "H", 32L), ordered("theta", 500000.0, "eps", 1e-5));
+        assertEquals(ConfigPicks.Key.of(a, "sm_90"), ConfigPicks.Key.of(b, "sm_90"));
+        assertEquals(ConfigPicks.Key.of(a, "sm_90").hash(), ConfigPicks.Key.of(b, "sm_90").hash());
+        OpInstance other = qnorm(ordered("T", 8192L, "H", 32L, "HD", 128L), ordered("eps", 1e-5, "theta", 500000.0));
+        assertNotEquals(ConfigPicks.Key.of(a, "sm_90").hash(), ConfigPicks.Key.of(other, "sm_90").hash(), "tokens are part of the key");
+    }
+}
