@@ -12,7 +12,10 @@ import java.nio.file.Path;
 public sealed interface ShownFile permits ShownFile.Markdown, ShownFile.Png {
     Path file();
 
-    record Markdown(Path file, String text) implements ShownFile {}
+    /** {@code text} as in the file; {@link #inlined()} with its local PNG links as data URIs, for rendering. */
+    record Markdown(Path file, String text) implements ShownFile {
+        public String inlined() { return inlineImages(file, text); }
+    }
 
     record Png(Path file, byte[] bytes) implements ShownFile {}
 
@@ -27,7 +30,7 @@ public sealed interface ShownFile permits ShownFile.Markdown, ShownFile.Png {
     static ShownFile of(Path file) {
         String name = file.getFileName().toString();
         try {
-            if (name.endsWith(".md")) return new Markdown(file, inlineImages(file, Files.readString(file)));
+            if (name.endsWith(".md")) return new Markdown(file, Files.readString(file));
             if (name.endsWith(".png")) return new Png(file, Files.readAllBytes(file));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
@@ -35,7 +38,7 @@ public sealed interface ShownFile permits ShownFile.Markdown, ShownFile.Png {
         throw new IllegalArgumentException(file + " is neither markdown (.md) nor a PNG chart (.png)");
     }
 
-    private static String inlineImages(Path file, String text) {
+    static String inlineImages(Path file, String text) {
         Path dir = file.toAbsolutePath().getParent();
         java.util.regex.Matcher m = LOCAL_PNG.matcher(text);
         StringBuilder out = new StringBuilder();

@@ -64,8 +64,10 @@ class RenderersTest {
         DisplayData image = render(gluelab.lab.Gluelab.show(png));
         assertEquals(java.util.Base64.getEncoder().encodeToString(new byte[]{(byte) 0x89, 'P', 'N', 'G'}), image.getData(MIMEType.IMAGE_PNG));
         var linked = java.nio.file.Files.writeString(dir.resolve("pr.md"), "- a\n![c: before vs after](c.png)\n![gone](missing.png)");
-        String shown = String.valueOf(render(gluelab.lab.Gluelab.show(linked)).getData(MIMEType.TEXT_MARKDOWN));
+        DisplayData shownLinked = render(gluelab.lab.Gluelab.show(linked));
+        String shown = String.valueOf(shownLinked.getData(MIMEType.TEXT_MARKDOWN));
         assertTrue(shown.contains("![c: before vs after](data:image/png;base64,iVBORw==)") && shown.contains("![gone](missing.png)"), shown);
+        assertTrue(String.valueOf(shownLinked.getData(MIMEType.TEXT_PLAIN)).contains("![c: before vs after](c.png)"), "the text keeps the file's own links");
         var other = java.nio.file.Files.writeString(dir.resolve("x.json"), "{}");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> gluelab.lab.Gluelab.show(other)).getMessage().contains("x.json"));
     }

@@ -45,7 +45,7 @@ public final class Renderers {
                     ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> "chart: " + ((Chart<?, ?>) c).getTitle());
                 });
         r.createRegistration(ShownFile.Markdown.class).preferring(MIMEType.TEXT_MARKDOWN).supporting(MIMEType.TEXT_PLAIN).register((f, ctx) -> {
-            ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, f::text);
+            ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, f::inlined);
             ctx.renderIfRequested(MIMEType.TEXT_PLAIN, f::text);
         });
         r.createRegistration(ShownFile.Png.class).preferring(MIMEType.IMAGE_PNG).supporting(MIMEType.TEXT_PLAIN).register((f, ctx) -> {
