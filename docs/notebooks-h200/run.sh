@@ -13,6 +13,7 @@
 set -eu
 gluelab="${1:?usage: run.sh PATH/TO/bundle/bin/gluelab [gluelab run options]}"
 shift
+gluelab="$(cd "$(dirname "$gluelab")" && pwd)/$(basename "$gluelab")"   # the run starts in a scratch folder
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d)

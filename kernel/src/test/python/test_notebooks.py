@@ -65,7 +65,7 @@ class StoryTests(unittest.TestCase):
 
     def test_gluelab_run_runs_the_story_as_one_named_experiment(self):
         with tempfile.TemporaryDirectory() as cwd:
-            run = subprocess.run(gluelab_command("run", *STORY, "--out", os.path.join(cwd, "executed"), "-p", "experiment=ci-story"),
+            run = subprocess.run(gluelab_command("run", *STORY, "--out", os.path.join(cwd, "executed"), "-p", "experiment=ci-story", "-p", "tokens=32,128"),
                                  cwd=cwd, capture_output=True, text=True, timeout=1800)
             self.assertEqual(0, run.returncode, run.stdout[-4000:] + run.stderr[-4000:])
             self.assertIn("all 12 notebooks ok", run.stdout)
