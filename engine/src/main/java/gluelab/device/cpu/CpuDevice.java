@@ -58,6 +58,7 @@ public final class CpuDevice implements Device {
     }
 
     @Override public Launch prepare(OpInstance instance, Map<String, Buffer> args) {
+        if (instance.variant() == Variant.REGION) return gluelab.device.ExpressionVariant.get().prepare(this, instance, args);
         return prepare(instance, args, instance.variant() == Variant.FUSED ? tuning().chosen(instance).orElse(null) : null);
     }
 
