@@ -67,6 +67,12 @@ public final class CudaSource {
         return 4 * floats;
     }
 
+    /** Whether some node of the region goes through shared memory in this configuration (a rearranging read across threads). */
+    public static boolean rowsInShared(RowPlan plan, LaunchConfig c) {
+        for (Expr e : plan.nodes()) if (inShared(plan, c, e)) return true;
+        return false;
+    }
+
     /** A node some rearranging primitive reads at positions other threads own: kept whole per row in shared memory. */
     private static boolean inShared(RowPlan plan, LaunchConfig c, Expr e) {
         if (e.op() == Op.INPUT || plan.role(e) != Role.VECTOR) return false;

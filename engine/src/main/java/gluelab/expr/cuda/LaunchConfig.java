@@ -49,7 +49,25 @@ public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm,
         int len = plan.maxLength();
         int vector = widest(len);
         int tpr = Math.clamp(Integer.highestOneBit(Math.max(1, (len + 15) / 16 - 1)) * 2, 4, 1024);
-        LaunchConfig c = new LaunchConfig(tpr, Math.max(tpr, 256), plan.accumulated().isEmpty() ? 0 : 4, vector);
+        int cap = plan.accumulated().isEmpty() ? 0 : 4;
+        if (CudaSource.rowsInShared(plan, new LaunchConfig(tpr, Math.max(tpr, 256), cap, vector))) {
+            // Fewer threads per row (or shorter runs) where that lets every slice, cat and pair read registers
+            // (e.g. RoPE on 32-element halves of a 192-wide head), as long as a thread holds at most 32 elements.
+            search:
+            for (int v = vector; v >= 2; v /= 2) {
+                if (len % v != 0) continue;
+                for (int t = tpr; t >= 4; t /= 2) {
+                    LaunchConfig x = new LaunchConfig(t, Math.max(t, 256), cap, v);
+                    if (x.perThread(len) > 32) break;
+                    if (!CudaSource.rowsInShared(plan, x)) {
+                        tpr = t;
+                        vector = v;
+                        break search;
+                    }
+                }
+            }
+        }
+        LaunchConfig c = new LaunchConfig(tpr, Math.max(tpr, 256), cap, vector);
         // A block of one row needs no shared row for its partial sums (very long rows).
         return CudaSource.sharedBytes(plan, c) <= CudaSource.MAX_SHARED_BYTES ? c : new LaunchConfig(tpr, tpr, c.blocksPerSm(), vector);
     }
