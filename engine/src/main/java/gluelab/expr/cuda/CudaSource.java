@@ -178,7 +178,14 @@ public final class CudaSource {
             else line("    const long long i%d = rr %% %dLL; rr /= %dLL;", d, sizes[d], sizes[d]);
         }
         if (anyShared) line("    __syncthreads();");
-        for (Expr e : nodes) if (!hoisted(e)) node(e);
+        // Every input of the row is loaded first, all loads in flight together (each masked load is a
+        // branch, which would otherwise keep a later input's loads behind the work on an earlier one),
+        // unless the loaded values would take more than half the registers a thread has at this block size.
+        int loaded = 0;
+        for (Expr e : nodes) if (e.op() == Op.INPUT && !hoisted(e)) loaded += plan.role(e) == Role.VECTOR ? c.perThread(plan.length(e)) : 1;
+        boolean inputsFirst = loaded <= Math.min(255, 65536 / c.blockThreads()) / 2;
+        for (Expr e : nodes) if (inputsFirst && e.op() == Op.INPUT && !hoisted(e)) node(e);
+        for (Expr e : nodes) if (!hoisted(e) && !(inputsFirst && e.op() == Op.INPUT)) node(e);
         line("  }");
         for (Expr e : plan.accumulated()) {
             if (!partials(e)) continue;
