@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from triton.testing import do_bench
 
-from torch_glue import add_rmsnorm, rmsnorm  # the same math as the expressions (fp32 compute, one rounding)
+from torch_glue import add_rmsnorm, backward_call, rmsnorm  # the same math as the expressions (fp32 compute, one rounding)
 
 DEV, BF = "cuda", torch.bfloat16
 D, H, HD, FF = 4096, 32, 128, 14336
@@ -66,19 +66,13 @@ def prepare(name, fn, args, grads, t):
     f = torch.compile(fn, fullgraph=True, dynamic=False)
     with torch.no_grad():
         f(*args)
-    leaves = [a.detach().requires_grad_(i in grads) for i, a in enumerate(args)]
-    out = f(*leaves)
-    outs = list(out) if isinstance(out, tuple) else [out]
-    gout = [torch.randn_like(o) for o in outs]
-    ins = [leaves[i] for i in grads]
-    torch.autograd.grad(outs, ins, gout, retain_graph=True)
-    torch.cuda.synchronize()
+    bwd = backward_call(f, args, grads)
 
     def fwd():
         with torch.no_grad():
             f(*args)
 
-    return fwd, lambda: torch.autograd.grad(outs, ins, gout, retain_graph=True)
+    return fwd, bwd
 
 
 def main():
