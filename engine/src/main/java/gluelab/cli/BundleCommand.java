@@ -16,6 +16,14 @@ import java.util.spi.ToolProvider;
 @Command(name = "bundle", mixinStandardHelpOptions = true,
         description = "Make a self-contained gluelab for GPU hosts: a jlink runtime with only the needed modules, the jars (JCuda natives inside), and a launcher, as a folder and a .tar.gz.")
 public final class BundleCommand implements Callable<Integer> {
+    /**
+     * The commands that time ops on a device, the only ones the launchers start with the Vector API
+     * (the CPU's fused row loops): resolving an incubator module prints a warning on every JVM start,
+     * which JDK 25 cannot turn off. {@code run} is the kernel module's notebook runner. bin/gluelab
+     * holds the same list.
+     */
+    static final List<String> VECTOR_COMMANDS = List.of("demo", "bench", "calibrate", "tune", "sweep", "torch", "run");
+
     /** Modules no jar names statically but gluelab uses: JShell for the notebook kernel, management for test runners. */
     static final List<String> EXTRA_MODULES = List.of("jdk.jshell", "jdk.unsupported", "java.management", "jdk.zipfs", "jdk.crypto.ec", "jdk.incubator.vector");
 
@@ -68,15 +76,7 @@ public final class BundleCommand implements Callable<Integer> {
         }
         Path bin = Files.createDirectories(root.resolve("bin"));
         Path launcher = bin.resolve("gluelab");
-        Files.writeString(launcher, """
-                #!/bin/sh
-                # gluelab from a bundle: its own Java runtime, no build, no JDK needed.
-                here="$(cd "$(dirname "$0")/.." && pwd)"
-                exec "$here/runtime/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-modules jdk.incubator.vector -Djava.awt.headless=true \\
-                  -Dslf4j.internal.verbosity=ERROR --add-opens jdk.jshell/jdk.jshell=ALL-UNNAMED \\
-                  --add-opens jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-opens jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED \\
-                  $GLUELAB_JAVA_OPTS -cp "$here/runtime/lib/app/*" gluelab.cli.Main "$@"
-                """);
+        Files.writeString(launcher, launcherScript());
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
         System.out.println("modules: " + String.join(",", modules));
         System.out.printf("folder: %s (%.1f MB)%n", root, size(root) / 1e6);
@@ -125,5 +125,27 @@ public final class BundleCommand implements Callable<Integer> {
         try (var s = Files.walk(root)) {
             for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
         }
+    }
+
+    /** The bundle's bin/gluelab: its own runtime, the Vector API only for {@link #VECTOR_COMMANDS}. */
+    static String launcherScript() {
+        return """
+                #!/bin/sh
+                # gluelab from a bundle: its own Java runtime, no build, no JDK needed.
+                here="$(cd "$(dirname "$0")/.." && pwd)"
+                # the Vector API only for the commands that time ops on a device (a JVM resolving it warns at start)
+                vector=""
+                for a in "$@"; do
+                  case "$a" in
+                    -*) continue ;;
+                    %s) vector="--add-modules jdk.incubator.vector" ;;
+                  esac
+                  break
+                done
+                exec "$here/runtime/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow $vector -Djava.awt.headless=true \\
+                  -Dslf4j.internal.verbosity=ERROR --add-opens jdk.jshell/jdk.jshell=ALL-UNNAMED \\
+                  --add-opens jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-opens jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED \\
+                  $GLUELAB_JAVA_OPTS -cp "$here/runtime/lib/app/*" gluelab.cli.Main "$@"
+                """.formatted(String.join("|", VECTOR_COMMANDS));
     }
 }
