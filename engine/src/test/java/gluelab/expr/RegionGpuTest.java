@@ -6,11 +6,9 @@ import gluelab.calibrate.Calibrator;
 import gluelab.check.Checker;
 import gluelab.check.Correctness;
 import gluelab.device.Buffer;
-import gluelab.device.Device;
-import gluelab.device.Devices;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
-import gluelab.device.cuda.CudaDeviceProvider;
+import gluelab.device.cuda.GpuTest;
 import gluelab.expr.cuda.LaunchConfig;
 import gluelab.expr.eval.Reference;
 import gluelab.expr.lab.Examples;
@@ -43,7 +41,6 @@ import java.util.Map;
 import java.util.function.BiFunction;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Generated region kernels on a real GPU: eager and fused, fwd and bwd, against fp64 (fused bf16
@@ -55,26 +52,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * half of an H200 in all).
  * Without a GPU (CI) every test is skipped by the assumption.
  */
-@Tag("gpu")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class RegionGpuTest {
-    Device device;
-    java.util.Optional<String> noGpu;
-
-    @BeforeAll
-    void setUp() {
-        noGpu = new CudaDeviceProvider().unavailableReason();
-        if (noGpu.isEmpty()) device = Devices.open("cuda");
-    }
-
-    @BeforeEach
-    void needsAGpu() { assumeTrue(noGpu.isEmpty(), () -> "no usable GPU: " + noGpu.orElse("")); }
-
-    @AfterAll
-    void tearDown() {
-        if (device != null) device.close();
-    }
+class RegionGpuTest extends GpuTest {
 
     static final List<BiFunction<Glue, String, Region>> EXAMPLES = List.of(Examples::rmsnorm, Examples::addRmsnorm, Examples::qnormRopeComplex,
             Examples::qnormRopeReal, Examples::swiglu);
