@@ -33,7 +33,7 @@ public final class TraceReader {
 
     private final Path file;
     private final NameTable names = new NameTable();
-    private final TraceTotals totals;
+    private final TraceTotals totals = new TraceTotals();
     private final Map<String, Integer> unknown = new TreeMap<>();
     private final Map<String, Map<String, String>> unknownKeys = new HashMap<>();
     private final Map<String, Integer> warnings = new TreeMap<>();
@@ -44,16 +44,11 @@ public final class TraceReader {
     private boolean recordShapes;
     private long eventIndex;
 
-    private TraceReader(Path file, TraceTotals totals) {
-        this.file = file;
-        this.totals = totals;
-    }
+    private TraceReader(Path file) { this.file = file; }
 
-    public static Trace read(Path file) { return read(file, new TraceTotals()); }
-
-    static Trace read(Path file, TraceTotals totals) {
+    public static Trace read(Path file) {
         if (!Files.isRegularFile(file)) throw new TraceException("no trace file at " + file);
-        return new TraceReader(file, totals).parse();
+        return new TraceReader(file).parse();
     }
 
     private Trace parse() {

@@ -20,14 +20,10 @@ final class TraceTotals {
     private final List<String> syncNames = new ArrayList<>();
     private double[] syncTs = new double[16];
     private final List<Events.Step> steps = new ArrayList<>();
-    private final GpuIdle idle;
+    private final GpuIdle idle = new GpuIdle();
     private final OpLinks ops = new OpLinks();
     private boolean kernelSeen;
     private int opsAfterKernels;
-
-    TraceTotals() { this(new GpuIdle()); }
-
-    TraceTotals(GpuIdle idle) { this.idle = idle; }
 
     void kernel(String name, double ts, double dur, long externalId, int[] grid, int[] block, int registers) {
         kernels.computeIfAbsent(name, n -> new KernelTotals.Running(n, grid, block, registers)).add(dur, grid, block);
