@@ -70,6 +70,19 @@ def cast(x):
     return x.float()
 
 
+def backward_call(f, args, grads):
+    """The backward of f (gradients of the inputs at positions `grads`, random output gradients),
+    run once (compiling it where f is compiled) and returned as a closure; the graph is kept."""
+    leaves = [a.detach().requires_grad_(i in grads) for i, a in enumerate(args)]
+    out = f(*leaves)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    gout = [torch.randn_like(o) for o in outs]
+    ins = [leaves[i] for i in grads]
+    torch.autograd.grad(outs, ins, gout, retain_graph=True)
+    torch.cuda.synchronize()
+    return lambda: torch.autograd.grad(outs, ins, gout, retain_graph=True)
+
+
 def time_op(name, fn, args, grads, t, rows):
     if name not in OPS:
         return
@@ -83,14 +96,7 @@ def time_op(name, fn, args, grads, t, rows):
             torch.cuda.synchronize()
             row["fwd_us"] = med_us(lambda: f(*args))
         if grads:
-            leaves = [a.detach().requires_grad_(i in grads) for i, a in enumerate(args)]
-            out = f(*leaves)
-            outs = list(out) if isinstance(out, tuple) else [out]
-            gout = [torch.randn_like(o) for o in outs]
-            ins = [leaves[i] for i in grads]
-            torch.autograd.grad(outs, ins, gout, retain_graph=True)
-            torch.cuda.synchronize()
-            row["bwd_us"] = med_us(lambda: torch.autograd.grad(outs, ins, gout, retain_graph=True))
+            row["bwd_us"] = med_us(backward_call(f, args, grads))
         rows.append(row)
         print(json.dumps(row), flush=True)
 

@@ -31,7 +31,7 @@ class PackageLayersTest {
             List.of("trace", "experiment", "writeup"),
             List.of("bench"),
             List.of("torch", "expr.lab", "sweep", "graphbudget"),
-            List.of("sweep.slurm", "correctness", "fix"),
+            List.of("sweep.slurm", "correctness", "fix", "expr.catalogue"),
             List.of("confirm"),
             List.of("lab"),
             List.of("cli"));

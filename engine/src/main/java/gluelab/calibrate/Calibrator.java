@@ -19,8 +19,9 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * Measures copy and triad bandwidth over buffers of at least 4x the last-level cache (so they
- * stream from memory), and peak fp32 FLOP/s; caches the result per device fingerprint.
+ * Measures copy and triad bandwidth over buffers of the size the device asks for
+ * ({@link gluelab.device.Capabilities#calibrationBytes()}: several times its last-level cache, so
+ * they stream from memory), and peak fp32 FLOP/s; caches the result per device fingerprint.
  */
 public final class Calibrator {
     private final Device device;
@@ -47,11 +48,8 @@ public final class Calibrator {
     }
 
     public Calibration measure() {
-        long llc = device.facts().lastLevelCacheBytes();
-        // GPUs get 4 GiB buffers, as the anchors' torch copy (a ~0.5 ms kernel still pays its start
-        // and tail); CPUs 4x the LLC, at least 256 MiB. Both are bounded by free memory below.
-        long bytes = device.facts().kind().equals("cpu") ? Math.max(4 * llc, 256L << 20) : Math.max(16 * llc, 4L << 30);
-        bytes = Math.min(bytes, Math.max(64L << 20, device.availableMemory() / 8));
+        // the size the device asks for, bounded by free memory
+        long bytes = Math.min(device.capabilities().calibrationBytes(), Math.max(64L << 20, device.availableMemory() / 8));
         long elements = bytes / 4;
         TimingConfig cfg = new TimingConfig(Mode.HOT, 0.1, new StopRule(10, 0.3, 0.01, 4, 1000), 1);
         Harness harness = new Harness(device);

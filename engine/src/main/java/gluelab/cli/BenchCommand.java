@@ -30,7 +30,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--tokens", defaultValue = "2048,4096", description = "token counts (default: ${DEFAULT-VALUE}); 4k = 4096")
     String tokens;
 
-    @Option(names = "--variants", defaultValue = "eager,fused", description = "variants (default: ${DEFAULT-VALUE})")
+    @Option(names = "--variants", defaultValue = "eager,fused", description = "variants: eager, fused, region (the op as a generated expression region, where it has one) (default: ${DEFAULT-VALUE})")
     String variants;
 
     @Option(names = "--passes", defaultValue = "fwd", description = "fwd, bwd or fwd,bwd (default: ${DEFAULT-VALUE})")

@@ -48,11 +48,7 @@ final class JarSlimmer {
         }
         while (!work.isEmpty()) scan(classes.get(work.pop()), ref, classes, kept, work);
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(target))) {
-            for (String name : new TreeSet<>(kept)) {
-                out.putNextEntry(new JarEntry(name + ".class"));
-                out.write(classes.get(name));
-                out.closeEntry();
-            }
+            for (String name : new TreeSet<>(kept)) putStored(out, name + ".class", classes.get(name));
         }
         return kept.size();
     }
@@ -71,17 +67,43 @@ final class JarSlimmer {
         }
     }
 
-    /** Copies a jar keeping only entries whose names match {@code keep}. */
+    /** Copies a jar keeping only the files whose names match {@code keep}. */
     static void filter(Path jar, java.util.function.Predicate<String> keep, Path target) throws IOException {
-        try (JarFile jf = new JarFile(jar.toFile()); JarOutputStream out = new JarOutputStream(Files.newOutputStream(target))) {
-            for (JarEntry e : Collections.list(jf.entries())) {
-                if (e.isDirectory() || !keep.test(e.getName())) continue;
-                out.putNextEntry(new JarEntry(e.getName()));
-                try (InputStream in = jf.getInputStream(e)) {
-                    in.transferTo(out);
+        copy(jar, e -> !e.isDirectory() && keep.test(e.getName()), target);
+    }
+
+    /** Copies a jar whole, every entry stored uncompressed (see {@link #putStored}). */
+    static void store(Path jar, Path target) throws IOException {
+        copy(jar, e -> true, target);
+    }
+
+    private static void copy(Path jar, java.util.function.Predicate<JarEntry> keep, Path target) throws IOException {
+        // JarFile reads the manifest itself; JarOutputStream(out) writes entries in the source's order, manifest included
+        try (java.util.zip.ZipFile zf = new java.util.zip.ZipFile(jar.toFile()); JarOutputStream out = new JarOutputStream(Files.newOutputStream(target))) {
+            for (var z : Collections.list(zf.entries())) {
+                JarEntry e = new JarEntry(z);
+                if (!keep.test(e)) continue;
+                try (InputStream in = zf.getInputStream(z)) {
+                    putStored(out, z.getName(), in.readAllBytes());
                 }
-                out.closeEntry();
             }
         }
+    }
+
+    /**
+     * One entry stored, not deflated: the bundle's tarball is xz, which packs raw class files across
+     * the whole jar folder far tighter than it can repack each entry's deflate stream.
+     */
+    private static void putStored(JarOutputStream out, String name, byte[] bytes) throws IOException {
+        JarEntry e = new JarEntry(name);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(bytes);
+        e.setMethod(java.util.zip.ZipEntry.STORED);
+        e.setSize(bytes.length);
+        e.setCompressedSize(bytes.length);
+        e.setCrc(crc.getValue());
+        out.putNextEntry(e);
+        out.write(bytes);
+        out.closeEntry();
     }
 }

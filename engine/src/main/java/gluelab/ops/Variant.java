@@ -6,20 +6,23 @@ import java.util.Locale;
 /**
  * How an op is executed. EAGER runs one pass per primitive and materialises every intermediate in
  * memory, as a framework's eager mode does; FUSED runs the whole op in one pass over its inputs.
- * Both run on gluelab's devices. TORCH_EAGER and TORCH_COMPILE are the user's PyTorch timing the
- * same op (the torch bridge's rows); no device prepares them.
+ * Both run on gluelab's devices. REGION is the op written as a glue expression ({@code gluelab.expr})
+ * and run as its generated fused region, on the ops that have one: beside the hand-written FUSED
+ * kernel it shows where generated code is as fast. TORCH_EAGER and TORCH_COMPILE are the user's
+ * PyTorch timing the same op (the torch bridge's rows); no device prepares them.
  */
 public enum Variant {
-    EAGER("eager"), FUSED("fused"), TORCH_EAGER("torch-eager"), TORCH_COMPILE("torch-compile");
+    EAGER("eager"), FUSED("fused"), REGION("region"), TORCH_EAGER("torch-eager"), TORCH_COMPILE("torch-compile");
 
     private final String id;
 
     Variant(String id) { this.id = id; }
 
-    /** The variants gluelab's devices run. */
+    /** The variants gluelab's devices run for every op. */
     public static final java.util.List<Variant> ON_DEVICES = java.util.List.of(EAGER, FUSED);
 
-    public boolean onDevices() { return ON_DEVICES.contains(this); }
+    /** Whether a gluelab device runs it (REGION too, for the ops written as expressions). */
+    public boolean onDevices() { return ON_DEVICES.contains(this) || this == REGION; }
 
     @com.fasterxml.jackson.annotation.JsonValue public String id() { return id; }
 

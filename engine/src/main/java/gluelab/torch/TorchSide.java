@@ -26,11 +26,12 @@ public final class TorchSide implements AutoCloseable {
     }
 
     public static TorchSide start(String python, Device device) {
+        // gluelab's device kinds are torch's device names; TorchBridge refuses any other
         String kind = device.facts().kind();
-        if (device.facts().ordinal() != 0 && kind.equals("cuda")) {
-            throw new IllegalArgumentException("torch rows run on cuda:0; start gluelab with CUDA_VISIBLE_DEVICES to pick another GPU");
+        if (device.facts().ordinal() != 0) {
+            throw new IllegalArgumentException("torch rows run on " + kind + ":0; start gluelab with CUDA_VISIBLE_DEVICES to pick another GPU");
         }
-        return new TorchSide(TorchBridge.start(python, kind.equals("cuda") ? "cuda" : "cpu"), device);
+        return new TorchSide(TorchBridge.start(python, kind), device);
     }
 
     public static String checkMode(String mode) {

@@ -7,59 +7,24 @@ import java.util.*;
 /**
  * Kernels grouped by name: count, total / mean / min / max time, launch shape, share of GPU time.
  * Kernels with the same name are one row with their count (the merged-name trap: two 7 us kernels
- * are not one 14 us kernel). With ProfilerStep ranges, each kernel is assigned to the step whose
- * range holds its launch call.
+ * are not one 14 us kernel).
  */
 public final class KernelTable {
     /** One row. grid/block/registers are those of the first launch; {@code shapesVary} when later ones differ. */
     public record Entry(String name, String family, int count, double totalUs, double minUs, double maxUs,
-                        String grid, String block, int registers, boolean shapesVary, double share, Map<String, Double> perStepUs) {
+                        String grid, String block, int registers, boolean shapesVary, double share) {
         public double meanUs() { return totalUs / count; }
     }
 
     private KernelTable() {}
 
-    /** One name's running totals while the launches stream by: no allocation per launch. */
-    private static final class Acc {
-        final Events.Kernel first;
-        int count;
-        double total, min = Double.POSITIVE_INFINITY, max = Double.NEGATIVE_INFINITY;
-        boolean vary;
-
-        Acc(Events.Kernel first) { this.first = first; }
-
-        void add(Events.Kernel k) {
-            count++;
-            total += k.dur();
-            min = Math.min(min, k.dur());
-            max = Math.max(max, k.dur());
-            if (!vary && k != first && (!Arrays.equals(k.grid(), first.grid()) || !Arrays.equals(k.block(), first.block()))) vary = true;
-        }
-    }
-
+    /** Rows largest total first; names of equal total in the order they first launched. */
     public static List<Entry> of(Trace t, KernelFamilies families) {
         double total = t.kernelMicros();
-        Map<Long, Double> launchTs = new HashMap<>();
-        if (!t.steps().isEmpty()) for (Events.ApiCall c : t.apiCalls()) if (c.correlation() >= 0) launchTs.putIfAbsent(c.correlation(), c.ts());
-        Map<String, Acc> rows = new LinkedHashMap<>();
-        Map<String, Map<String, Double>> steps = new HashMap<>();
-        for (Events.Kernel k : t.kernels()) {
-            rows.computeIfAbsent(k.name(), n -> new Acc(k)).add(k);
-            if (!t.steps().isEmpty()) {
-                double at = launchTs.getOrDefault(k.correlation(), k.ts());
-                for (Events.Step s : t.steps()) {
-                    if (s.contains(at)) {
-                        steps.computeIfAbsent(k.name(), x -> new TreeMap<>()).merge(s.name(), k.dur(), Double::sum);
-                        break;
-                    }
-                }
-            }
-        }
         List<Entry> out = new ArrayList<>();
-        for (Acc a : rows.values()) {
-            Events.Kernel k = a.first;
-            out.add(new Entry(k.name(), families.of(k.name()), a.count, a.total, a.min, a.max, Arrays.toString(k.grid()), Arrays.toString(k.block()),
-                    k.registers(), a.vary, total > 0 ? a.total / total : 0, steps.getOrDefault(k.name(), Map.of())));
+        for (KernelTotals k : t.kernels()) {
+            out.add(new Entry(k.name(), families.of(k.name()), k.count(), k.totalUs(), k.minUs(), k.maxUs(), Arrays.toString(k.grid()),
+                    Arrays.toString(k.block()), k.registers(), k.shapesVary(), total > 0 ? k.totalUs() / total : 0));
         }
         out.sort(Comparator.comparingDouble(Entry::totalUs).reversed());
         return out;
@@ -68,16 +33,12 @@ public final class KernelTable {
     /** Time and count per family, kernels plus memcpy/memset, largest first. */
     public static Map<String, double[]> families(Trace t, KernelFamilies families) {
         Map<String, double[]> m = new HashMap<>();
-        for (Events.Kernel k : t.kernels()) {
+        for (KernelTotals k : t.kernels()) {
             double[] v = m.computeIfAbsent(families.of(k.name()), x -> new double[2]);
-            v[0] += k.dur();
-            v[1]++;
+            v[0] += k.totalUs();
+            v[1] += k.count();
         }
-        for (Events.GpuMem g : t.gpuMem()) {
-            double[] v = m.computeIfAbsent(KernelFamilies.MEMCPY, x -> new double[2]);
-            v[0] += g.dur();
-            v[1]++;
-        }
+        if (t.gpuMem().count() > 0) m.put(KernelFamilies.MEMCPY, new double[]{t.gpuMem().totalUs(), t.gpuMem().count()});
         Map<String, double[]> sorted = new LinkedHashMap<>();
         m.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue()[0], a.getValue()[0])).forEach(e -> sorted.put(e.getKey(), e.getValue()));
         return sorted;

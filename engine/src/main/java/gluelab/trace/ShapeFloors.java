@@ -6,7 +6,7 @@ import java.util.*;
 
 /**
  * Ideal times from recorded shapes (record_shapes=True): each GPU kernel is linked to the cpu_op
- * that launched it (External id); the op's bytes are its tensor inputs read once plus its outputs
+ * that launched it (External id, {@link OpLinks}); the op's bytes are its tensor inputs read once plus its outputs
  * written once, outputs derived from the op's semantics where gluelab knows them (elementwise with
  * broadcasting, in-place, copies, reductions over the recorded dims, cat, matmuls); elsewhere the
  * output is assumed shaped like the first input and the row says so.
@@ -27,30 +27,18 @@ public final class ShapeFloors {
 
     private ShapeFloors() {}
 
+    /** An op at one set of input shapes as read: its instances with kernels, their kernels, time and bytes. */
+    public record OpTotal(String op, String shapes, int instances, int kernels, @JsonProperty("measured_us") double measuredUs,
+                          long bytes, String outputs) {}
+
+    /** Rows with ideal times at {@code bandwidthBytesPerSecond}, largest gap (measured - ideal) first. */
     public static List<OpFloor> of(Trace t, double bandwidthBytesPerSecond) {
-        Map<Long, Events.CpuOp> ops = new HashMap<>();
-        for (Events.CpuOp o : t.cpuOps()) if (o.hasShapes() && o.externalId() >= 0) ops.putIfAbsent(o.externalId(), o);
-        Map<Long, double[]> perOp = new LinkedHashMap<>();
-        for (Events.Kernel k : t.kernels()) {
-            if (!ops.containsKey(k.externalId())) continue;
-            double[] v = perOp.computeIfAbsent(k.externalId(), x -> new double[2]);
-            v[0] += k.dur();
-            v[1]++;
+        List<OpFloor> out = new ArrayList<>();
+        for (OpTotal o : t.ops()) {
+            double ideal = o.bytes() / bandwidthBytesPerSecond * 1e6;
+            out.add(new OpFloor(o.op(), o.shapes(), o.instances(), o.kernels(), o.measuredUs(), o.bytes(), ideal,
+                    o.measuredUs() > 0 ? 100 * ideal / o.measuredUs() : 0, o.outputs()));
         }
-        Map<String, OpFloor> rows = new LinkedHashMap<>();
-        for (var e : perOp.entrySet()) {
-            Events.CpuOp op = ops.get(e.getKey());
-            Bytes b = bytes(op);
-            String key = op.name() + " " + b.shapes;
-            OpFloor prev = rows.get(key);
-            int instances = prev == null ? 1 : prev.instances() + 1;
-            int kernels = (prev == null ? 0 : prev.kernels()) + (int) e.getValue()[1];
-            double measured = (prev == null ? 0 : prev.measuredUs()) + e.getValue()[0];
-            long bytes = (prev == null ? 0 : prev.bytes()) + b.total();
-            double ideal = bytes / bandwidthBytesPerSecond * 1e6;
-            rows.put(key, new OpFloor(op.name(), b.shapes, instances, kernels, measured, bytes, ideal, measured > 0 ? 100 * ideal / measured : 0, b.outputs));
-        }
-        List<OpFloor> out = new ArrayList<>(rows.values());
         out.sort(Comparator.comparingDouble((OpFloor f) -> f.measuredUs() - f.idealUs()).reversed());
         return out;
     }

@@ -38,7 +38,7 @@ public final class Symptoms {
                 tinyUs += k.totalUs();
             }
         }
-        int all = t.kernels().size();
+        int all = t.kernelCount();
         if (all >= 50 && tiny >= 0.3 * all) {
             out.add(new Symptom("tiny-kernels", "Many tiny kernels", String.format("%d of %d kernels average under 5 us (%.1f us in all)", tiny, all, tinyUs),
                     "a loop over a small tensor, or unfused glue", "per-entry unroll or a region around the loop",

@@ -5,20 +5,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A parsed profiler trace. {@code cpuOps} holds the CPU operators with recorded input shapes
- * (record_shapes=True), the ones shape floors use; the others are not kept (they are most of a
- * trace's events), {@code backward} says whether any of them was a backward op. {@code unknownKinds} counts events of kinds gluelab does not use;
- * {@code warnings} counts problems in otherwise sound data (an event without a name, a
- * non-positive duration), each with its first example, so nothing is silently dropped.
+ * A profiler trace as totals: per distinct kernel name ({@code kernels}, in the order each first
+ * launched), copies and sets, the host side and GPU idle gaps ({@code host}), and per op and input
+ * shapes for ideal times ({@code ops}, record_shapes=True only). No launch is kept, so its size
+ * follows the distinct kernels, ops and steps, not the launches. {@code backward} says whether any
+ * CPU op was a backward op. {@code unknownKinds} counts events of kinds gluelab does not use;
+ * {@code warnings} counts problems in otherwise sound data (an event without a name, a negative
+ * duration), each with its first example, so nothing is silently dropped.
  */
-public record Trace(Path file, long bytesRead, String device, boolean recordShapes, List<Events.Kernel> kernels,
-                    List<Events.GpuMem> gpuMem, List<Events.ApiCall> apiCalls, List<Events.CpuOp> cpuOps,
-                    boolean backward, List<Events.Step> steps, Map<String, Integer> unknownKinds, Map<String, Integer> warnings,
-                    Map<String, String> warningExamples) {
-    public double kernelMicros() {
-        double s = 0;
-        for (Events.Kernel k : kernels) s += k.dur();
-        return s;
+public record Trace(Path file, long bytesRead, String device, boolean recordShapes, boolean backward, int kernelCount,
+                    double kernelMicros, List<KernelTotals> kernels, GpuMem gpuMem, HostAnalysis host,
+                    List<ShapeFloors.OpTotal> ops, List<Events.Step> steps, Map<String, Integer> unknownKinds,
+                    Map<String, Integer> warnings, Map<String, String> warningExamples) {
+
+    /** Copies and sets on the GPU: count and total time of each. */
+    public record GpuMem(int memcpyCount, double memcpyUs, int memsetCount, double memsetUs) {
+        public int count() { return memcpyCount + memsetCount; }
+
+        public double totalUs() { return memcpyUs + memsetUs; }
     }
 
     public String name() { return file.getFileName().toString(); }

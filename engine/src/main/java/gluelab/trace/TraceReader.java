@@ -15,7 +15,8 @@ import java.util.zip.ZipException;
 
 /**
  * Streams a Chrome trace ({@code export_chrome_trace}, .json or .json.gz) event by event with
- * Jackson's token parser: memory grows with the events kept, not with the file's size. Structure
+ * Jackson's token parser into running totals ({@link TraceTotals}): memory grows with the distinct
+ * kernels, ops and steps, not with the file's size or its launches. Structure
  * errors (invalid JSON, a truncated gzip) fail with the file and position; problems confined to an
  * event are counted as warnings and the event is left out, so totals are never silently wrong.
  */
@@ -32,11 +33,7 @@ public final class TraceReader {
 
     private final Path file;
     private final NameTable names = new NameTable();
-    private final List<Events.Kernel> kernels = new ArrayList<>();
-    private final List<Events.GpuMem> gpuMem = new ArrayList<>();
-    private final List<Events.ApiCall> apiCalls = new ArrayList<>();
-    private final List<Events.CpuOp> cpuOps = new ArrayList<>();
-    private final List<Events.Step> steps = new ArrayList<>();
+    private final TraceTotals totals = new TraceTotals();
     private final Map<String, Integer> unknown = new TreeMap<>();
     private final Map<String, Map<String, String>> unknownKeys = new HashMap<>();
     private final Map<String, Integer> warnings = new TreeMap<>();
@@ -82,8 +79,7 @@ public final class TraceReader {
             }
             throw new TraceException(file + ": cannot read: " + m, e);
         }
-        return new Trace(file, counted.count, device, recordShapes, List.copyOf(kernels), List.copyOf(gpuMem), List.copyOf(apiCalls),
-                List.copyOf(cpuOps), backward, List.copyOf(steps), Map.copyOf(unknown), Map.copyOf(warnings), Map.copyOf(examples));
+        return totals.finish(file, counted.count, device, recordShapes, backward, unknown, warnings, examples);
     }
 
     private static String where(JsonLocation loc) {
@@ -132,8 +128,8 @@ public final class TraceReader {
     private static final class Raw {
         String ph, cat, name;
         double ts = Double.NaN, dur = Double.NaN;
-        long correlation = -1, externalId = -1, bytes = -1;
-        int stream = -1, registers = -1, shared = -1;
+        long externalId = -1;
+        int registers = -1;
         int[] grid, block;
         List<long[]> dims;
         List<List<long[]>> lists;
@@ -142,8 +138,8 @@ public final class TraceReader {
         void reset() {
             ph = cat = name = null;
             ts = dur = Double.NaN;
-            correlation = externalId = bytes = -1;
-            stream = registers = shared = -1;
+            externalId = -1;
+            registers = -1;
             grid = block = null;
             dims = null;
             lists = null;
@@ -221,11 +217,7 @@ public final class TraceReader {
             JsonToken a = p.nextToken();
             switch (f) {
                 case "External id" -> e.externalId = integer(p, a);
-                case "correlation" -> e.correlation = integer(p, a);
-                case "stream" -> e.stream = (int) integer(p, a);
-                case "bytes" -> e.bytes = integer(p, a);
                 case "registers per thread" -> e.registers = (int) integer(p, a);
-                case "shared memory" -> e.shared = (int) integer(p, a);
                 case "grid" -> e.grid = ints(p, a);
                 case "block" -> e.block = ints(p, a);
                 case "Input Dims" -> readDims(p, a, e);
@@ -358,20 +350,19 @@ public final class TraceReader {
         }
         String name = e.name;
         if (step) {
-            steps.add(new Events.Step(name, e.ts, e.dur));
+            totals.step(new Events.Step(name, e.ts, e.dur));
             return;
         }
         switch (cat) {
-            case "kernel" -> kernels.add(new Events.Kernel(name, e.ts, e.dur, e.stream, e.correlation, e.externalId,
-                    canonical(e.grid), canonical(e.block), e.registers, e.shared));
-            case "gpu_memcpy", "gpu_memset" -> gpuMem.add(new Events.GpuMem(cat.equals("gpu_memset"), name, e.ts, e.dur, e.bytes, e.correlation, e.externalId));
-            case "cuda_runtime", "cuda_driver" -> apiCalls.add(new Events.ApiCall(name, e.ts, e.dur, e.correlation, e.externalId, cat.equals("cuda_driver")));
+            case "kernel" -> totals.kernel(name, e.ts, e.dur, e.externalId, canonical(e.grid), canonical(e.block), e.registers);
+            case "gpu_memcpy", "gpu_memset" -> totals.gpuMem(cat.equals("gpu_memset"), e.ts, e.dur);
+            case "cuda_runtime", "cuda_driver" -> totals.apiCall(name, e.ts);
             case "cpu_op" -> {
                 if (!backward && (name.contains("Backward") || name.startsWith("autograd::"))) backward = true;
                 List<long[]> dims = e.dims == null ? List.of() : e.dims;
                 if (dims.isEmpty()) return; // only shape floors read ops, and only those with shapes
                 recordShapes = true;
-                cpuOps.add(new Events.CpuOp(name, e.ts, e.dur, e.externalId, dims, e.types == null ? List.of() : e.types,
+                totals.cpuOp(new Events.CpuOp(name, e.ts, e.dur, e.externalId, dims, e.types == null ? List.of() : e.types,
                         e.concrete == null ? List.of() : e.concrete, e.lists == null ? List.of() : e.lists));
             }
             default -> unknownKind(null, cat);

@@ -31,20 +31,16 @@ public record TraceSummary(
     /** Summarises a trace; {@code bandwidth} (bytes/s) adds ideal times from shapes, null skips them. */
     public static TraceSummary of(Trace t, double parseSeconds, KernelFamilies families, Double bandwidth) {
         List<KernelTable.Entry> table = KernelTable.of(t, families);
-        HostAnalysis host = HostAnalysis.of(t);
+        HostAnalysis host = t.host();
         Map<String, FamilyTotal> fams = new LinkedHashMap<>();
         KernelTable.families(t, families).forEach((k, v) -> fams.put(k, new FamilyTotal(round(v[0]), (int) v[1])));
-        double memcpy = 0, memset = 0;
-        int nMemcpy = 0, nMemset = 0;
-        for (Events.GpuMem g : t.gpuMem()) {
-            if (g.memset()) { memset += g.dur(); nMemset++; } else { memcpy += g.dur(); nMemcpy++; }
-        }
+        Trace.GpuMem mem = t.gpuMem();
         List<KernelRow> rows = table.stream().map(e -> new KernelRow(e.name(), e.family(), e.count(), round(e.totalUs()), round(e.meanUs()),
                 round(100 * e.share()))).toList();
         List<ShapeFloors.OpFloor> floors = bandwidth == null || !t.recordShapes() ? List.of() : ShapeFloors.of(t, bandwidth);
-        return new TraceSummary(t.file().toString(), t.device(), t.bytesRead(), parseSeconds, round(t.kernelMicros()), t.kernels().size(),
-                round(memcpy), nMemcpy, round(memset), nMemset, fams, rows, Symptoms.of(t, table, host), host, t.steps().size(),
-                t.recordShapes(), bandwidth == null ? null : bandwidth / 1e9, floors, t.unknownKinds(), t.warnings(), t.warningExamples());
+        return new TraceSummary(t.file().toString(), t.device(), t.bytesRead(), parseSeconds, round(t.kernelMicros()), t.kernelCount(),
+                round(mem.memcpyUs()), mem.memcpyCount(), round(mem.memsetUs()), mem.memsetCount(), fams, rows, Symptoms.of(t, table, host), host,
+                t.steps().size(), t.recordShapes(), bandwidth == null ? null : bandwidth / 1e9, floors, t.unknownKinds(), t.warnings(), t.warningExamples());
     }
 
     /** Microseconds to 3 decimals: trace timestamps carry nanoseconds, no more. */

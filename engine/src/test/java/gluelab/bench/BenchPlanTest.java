@@ -53,7 +53,7 @@ class BenchPlanTest {
     void aDtypeTheDeviceLacksIsRefusedBeforeAnythingRuns() {
         try (CpuDevice cpu = new CpuDevice(1)) {
             var bf16Only = new DelegatingDevice(cpu) {
-                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16, DType.FP32), true, 0); }
+                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16, DType.FP32), true, 0, 256L << 20); }
             };
             BenchPlan fp16 = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).dtype("fp16").build();
             var e = assertThrows(IllegalArgumentException.class, () -> fp16.checkRuns(bf16Only));

@@ -41,9 +41,10 @@ public final class CpuDevice implements Device {
 
     @Override public DeviceFacts facts() { return facts; }
 
-    /** Every floating dtype; no graphs; peak FLOP/s unknown (the calibrator measures it). */
+    /** Every floating dtype; no graphs; peak FLOP/s unknown (the calibrator measures it); calibration buffers 4x the LLC, at least 256 MiB. */
     @Override public gluelab.device.Capabilities capabilities() {
-        return new gluelab.device.Capabilities(java.util.EnumSet.of(DType.BF16, DType.FP16, DType.FP32, DType.FP64), false, 0);
+        return new gluelab.device.Capabilities(java.util.EnumSet.of(DType.BF16, DType.FP16, DType.FP32, DType.FP64), false, 0,
+                Math.max(4 * facts.lastLevelCacheBytes(), 256L << 20));
     }
 
     @Override public Buffer allocate(TensorSpec spec) { return new CpuBuffer(Tensor.allocate(spec)); }
@@ -58,6 +59,7 @@ public final class CpuDevice implements Device {
     }
 
     @Override public Launch prepare(OpInstance instance, Map<String, Buffer> args) {
+        if (instance.variant() == Variant.REGION) return gluelab.device.ExpressionVariant.get().prepare(this, instance, args);
         return prepare(instance, args, instance.variant() == Variant.FUSED ? tuning().chosen(instance).orElse(null) : null);
     }
 

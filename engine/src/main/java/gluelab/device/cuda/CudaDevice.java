@@ -208,8 +208,9 @@ public final class CudaDevice implements Device {
     @Override public DeviceFacts facts() { return facts; }
 
     @Override public gluelab.device.Capabilities capabilities() {
+        // 4 GiB buffers (16x L2 where that is more), as the anchors' torch copy: a ~0.5 ms kernel still pays its start and tail
         return new gluelab.device.Capabilities(java.util.EnumSet.of(gluelab.tensor.DType.BF16, gluelab.tensor.DType.FP32), true,
-                Double.parseDouble(facts.extras().get("peak_bf16_flops")));
+                Double.parseDouble(facts.extras().get("peak_bf16_flops")), Math.max(16 * facts.lastLevelCacheBytes(), 4L << 30));
     }
 
     @Override public Buffer allocate(TensorSpec spec) {
@@ -271,6 +272,7 @@ public final class CudaDevice implements Device {
     }
 
     @Override public Launch prepare(OpInstance instance, Map<String, Buffer> args) {
+        if (instance.variant() == Variant.REGION) return gluelab.device.ExpressionVariant.get().prepare(this, instance, args);
         return prepare(instance, args, instance.variant() == Variant.FUSED ? tuning().chosen(instance).orElse(null) : null);
     }
 

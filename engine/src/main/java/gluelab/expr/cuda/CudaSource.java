@@ -12,20 +12,29 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Generated CUDA C for one fused region. A group of threads works on one row: each thread holds
- * its elements of every vector node in registers (element j of a row belongs to thread j mod
- * threadsPerRow), row reductions go through warp shuffles and shared memory, and a node that a
- * rearranging primitive reads at other positions (slice, cat, pairs) is kept whole in shared memory.
- * Inputs are read once and outputs written once per row; sums over rows (weight gradients)
- * gather in registers over the rows a block visits, then in an fp32 workspace by atomics, and a
- * second small kernel stores them in the output's dtype.
+ * Generated CUDA C for one fused region. A group of threads works on one row (4 to 1024 threads,
+ * several rows per block when rows are short): each thread holds its elements of every vector node
+ * in registers, in runs of VEC neighbours moved as 4-16 byte accesses (element j of a row belongs to
+ * thread (j / VEC) mod threadsPerRow), so a row is read once and stays in registers through its
+ * reductions (warp shuffles, shared memory across warps) and its pointwise tail. A rearranging
+ * primitive (slice, cat, scatter, complex pairs) reads registers when the positions it reads belong
+ * to the same thread (aligned shifts, even runs); otherwise the node it reads is kept whole in
+ * shared memory. Sums over rows into a vector (weight gradients) gather in registers over the rows
+ * a block visits, then one fp32 partial row per block, summed by a second small kernel in a fixed
+ * order: no atomics, the same bits every run.
  */
 public final class CudaSource {
     public static final int MAX_SHARED_BYTES = 48 * 1024;
     public static final String MAIN = "region_main", ZERO = "region_zero", FINALIZE = "region_finalize";
 
-    /** The source and the kernels in it; workspaces are one fp32 buffer per accumulated output. */
+    /**
+     * The source and the kernels in it; workspaces are one fp32 buffer per accumulated output:
+     * grid x length partials for a vector (summed by {@link #FINALIZE}), the target itself otherwise (atomics, zeroed by {@link #ZERO}).
+     */
     public record Generated(String source, LaunchConfig config, int accumulated, int sharedBytes) {}
+
+    /** Rows of fp32 partial sums one block writes per accumulated vector output: one per block of the grid. */
+    public static boolean usesPartials(Expr accumulated) { return partials(accumulated); }
 
     private final RowPlan plan;
     private final LaunchConfig c;
@@ -53,11 +62,51 @@ public final class CudaSource {
     /** Shared memory one block needs: whole rows of the nodes read across, and the reduction scratch. */
     public static int sharedBytes(RowPlan plan, LaunchConfig c) {
         int floats = c.rowsPerBlock() * Math.max(1, c.threadsPerRow() / 32);
-        for (Expr e : plan.nodes()) if (inShared(plan, e)) floats += c.rowsPerBlock() * plan.length(e);
+        for (Expr e : plan.nodes()) if (inShared(plan, c, e)) floats += c.rowsPerBlock() * plan.length(e);
+        if (c.rowsPerBlock() > 1) for (Expr e : plan.accumulated()) if (partials(e)) floats += plan.length(e);
         return 4 * floats;
     }
 
-    private static boolean inShared(RowPlan plan, Expr e) { return e.op() != Op.INPUT && plan.role(e) == Role.VECTOR && plan.readsAcross(e); }
+    /** Whether some node of the region goes through shared memory in this configuration (a rearranging read across threads). */
+    public static boolean rowsInShared(RowPlan plan, LaunchConfig c) {
+        for (Expr e : plan.nodes()) if (inShared(plan, c, e)) return true;
+        return false;
+    }
+
+    /** A node some rearranging primitive reads at positions other threads own: kept whole per row in shared memory. */
+    private static boolean inShared(RowPlan plan, LaunchConfig c, Expr e) {
+        if (e.op() == Op.INPUT || plan.role(e) != Role.VECTOR) return false;
+        for (Expr user : plan.nodes()) {
+            if (user.op().kind() == Op.Kind.REMAP && user.args().contains(e) && !inRegisters(plan, c, user)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether a rearranging node finds every element it reads in the reading thread's own registers:
+     * a shift by whole multiples of TPR*VEC (slices, cat, scatter at aligned offsets) stays in the
+     * thread, a different register; a complex pair stays within a run when runs are even.
+     */
+    static boolean inRegisters(RowPlan plan, LaunchConfig c, Expr e) {
+        int span = c.threadsPerRow() * c.vector();
+        return switch (e.op()) {
+            case SLICE, SCATTER -> e.step() == 1 && e.start() % span == 0;
+            case CAT -> {
+                int at = 0;
+                for (Expr p : e.args()) {
+                    if (at % span != 0) yield false;
+                    at += plan.length(p);
+                }
+                yield true;
+            }
+            case CMUL -> c.vector() % 2 == 0 && plan.length(e.arg(0)) == plan.length(e) && plan.length(e.arg(1)) == plan.length(e);
+            case CONJ -> plan.length(e.arg(0)) == plan.length(e);
+            default -> false;
+        };
+    }
+
+    /** Sums over rows into a vector (a weight's gradient) go through per-block partials, summed by the finalize kernel in a fixed order. */
+    static boolean partials(Expr e) { return e.shape().rank() == 1; }
 
     private String emit() {
         Region r = plan.region();
@@ -68,15 +117,23 @@ public final class CudaSource {
         line("// gluelab generated region (%d nodes)", nodes.size());
         line("typedef unsigned short u16;");
         line("__device__ __forceinline__ float bf2f(u16 b) { return __uint_as_float(((unsigned)b) << 16); }");
+        // Rounding to bf16 (to nearest even) is one instruction on sm_80 and later, two values at once for a packed store.
+        line("#if __CUDA_ARCH__ >= 800");
+        line("__device__ __forceinline__ u16 f2bf(float f) { u16 h; asm(\"cvt.rn.bf16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f)); return h; }");
+        line("__device__ __forceinline__ unsigned bf2x(float lo, float hi) { unsigned w; asm(\"cvt.rn.bf16x2.f32 %%0, %%1, %%2;\" : \"=r\"(w) : \"f\"(hi), \"f\"(lo)); return w; }");
+        line("#else");
         line("__device__ __forceinline__ u16 f2bf(float f) { unsigned u = __float_as_uint(f); if ((u & 0x7fffffffu) > 0x7f800000u) return (u16)((u >> 16) | 0x40u); return (u16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); }");
+        line("__device__ __forceinline__ unsigned bf2x(float lo, float hi) { return (unsigned)f2bf(lo) | ((unsigned)f2bf(hi) << 16); }");
+        line("#endif");
         line("__device__ __forceinline__ float h2f(u16 h) { float f; asm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(h)); return f; }");
         line("__device__ __forceinline__ u16 f2h(float f) { u16 h; asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f)); return h; }");
-        line("__device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + __expf(-x)); }");
+        line("__device__ __forceinline__ float sigm(float x) { return __frcp_rn(1.f + __expf(-x)); }");
         line("__device__ __forceinline__ float inf_() { return __int_as_float(0x7f800000); }");
         line("static constexpr int TPR = %d;", tpr);
         line("static constexpr int RPB = %d;", rpb);
         line("static constexpr int WPR = %d;", wpr);
         line("static constexpr int VEC = %d;", c.vector());
+        line("__device__ __forceinline__ constexpr int cl(int i, int n) { return i < 0 ? 0 : i >= n ? n - 1 : i; }");
         line("__device__ __forceinline__ float row_sum(float v, float (*red)[WPR], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);");
         line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = 0.f; for (int w = 0; w < WPR; w++) v += red[rib][w]; __syncthreads(); }");
@@ -100,7 +157,7 @@ public final class CudaSource {
         line("  __shared__ float red[RPB][WPR];");
         boolean anyShared = false;
         for (Expr e : nodes) {
-            if (inShared(plan, e)) {
+            if (inShared(plan, c, e)) {
                 line("  __shared__ float sm%d[RPB][%d];", plan.index(e), plan.length(e));
                 anyShared = true;
             }
@@ -121,12 +178,32 @@ public final class CudaSource {
             else line("    const long long i%d = rr %% %dLL; rr /= %dLL;", d, sizes[d], sizes[d]);
         }
         if (anyShared) line("    __syncthreads();");
-        for (Expr e : nodes) if (!hoisted(e)) node(e);
+        // Every input of the row is loaded first, all loads in flight together (each masked load is a
+        // branch, which would otherwise keep a later input's loads behind the work on an earlier one),
+        // unless the loaded values would take more than half the registers a thread has at this block size.
+        int loaded = 0;
+        for (Expr e : nodes) if (e.op() == Op.INPUT && !hoisted(e)) loaded += plan.role(e) == Role.VECTOR ? c.perThread(plan.length(e)) : 1;
+        boolean inputsFirst = loaded <= Math.min(255, 65536 / c.blockThreads()) / 2;
+        for (Expr e : nodes) if (inputsFirst && e.op() == Op.INPUT && !hoisted(e)) node(e);
+        for (Expr e : nodes) if (!hoisted(e) && !(inputsFirst && e.op() == Op.INPUT)) node(e);
         line("  }");
         for (Expr e : plan.accumulated()) {
-            if (e.shape().rank() != 1) continue;
-            int i = plan.index(e);
-            forEach(e, "if (j < %d) atomicAdd(&ws%d[j], acc%d[kk]);".formatted(plan.length(e), i, i));
+            if (!partials(e)) continue;
+            int i = plan.index(e), len = plan.length(e);
+            // One partial row per block: the block's rows summed in a fixed order (deterministic), no atomics.
+            if (rpb == 1) {
+                forEach(e, "if (j < %d) ws%d[(long long)blockIdx.x * %d + j] = acc%d[kk];".formatted(len, i, len, i));
+            } else {
+                // The block's row groups add into one shared row in turn.
+                line("  __shared__ float part%d[%d];", i, len);
+                line("  for (int r = 0; r < RPB; r++) {");
+                line("    if (rib == r) {");
+                forEach(e, "if (j < %d) part%d[j] = r == 0 ? acc%d[kk] : part%d[j] + acc%d[kk];".formatted(len, i, i, i, i));
+                line("    }");
+                line("    __syncthreads();");
+                line("  }");
+                line("  for (int j = threadIdx.x; j < %d; j += blockDim.x) ws%d[(long long)blockIdx.x * %d + j] = part%d[j];", len, i, len, i);
+            }
         }
         line("}");
         finalizeKernels();
@@ -156,6 +233,65 @@ public final class CudaSource {
                 line("    s%d = %s(s%d, red, rib, t);", i, max ? "row_max" : "row_sum", i);
                 if (e.op() == Op.MEAN) line("    s%d *= %s;", i, literal(1.0 / n));
             }
+            case SLICE, SCATTER, CAT, CMUL, CONJ -> {
+                if (inRegisters(plan, c, e)) inRegisters(e);
+                else acrossThreads(e);
+            }
+            case INTERLEAVE -> acrossThreads(e);
+            case SUM_TO -> {
+                Expr a = e.arg(0);
+                if (role == Role.VECTOR) vector(e, at(a));
+                else if (e.shape().rank() == 1) forEach(a, "acc%d[kk] += act ? %s : 0.f;".formatted(i, at(a)));
+                else forEach(a, "if (act && j < %d) atomicAdd(&ws%d[o%d + j], %s);".formatted(len, i, i, at(a)));
+            }
+            case CAST -> pointwise(e, round(e.dtype(), at(e.arg(0))));
+            case BROADCAST -> pointwise(e, at(e.arg(0)));
+            default -> pointwise(e, math(e));
+        }
+        if (inShared(plan, c, e)) {
+            forEach(e, "if (j < %d) sm%d[rib][j] = v%d[kk];".formatted(len, i, i));
+            line("    __syncthreads();");
+        }
+        if (out && role == Role.VECTOR && wide(e)) vectorStore(e);
+        else if (out && role == Role.VECTOR) forEach(e, "if (act && j < %d) %s;".formatted(len, store(e, "o" + i + " + j", "v" + i + "[kk]")));
+        if (out && role == Role.ROW) line("    if (act && t == 0) %s;", store(e, "o" + i, "s" + i));
+    }
+
+    /** A rearranging node whose reads all stay in this thread: registers at indices fixed once the loops unroll. */
+    private void inRegisters(Expr e) {
+        int len = plan.length(e), span = c.threadsPerRow() * c.vector();
+        switch (e.op()) {
+            case SLICE -> vector(e, "j < %d ? %s : 0.f".formatted(len, reg(e.arg(0), "kk + " + (e.start() / span) * c.vector())));
+            case SCATTER -> {
+                int m = e.start() / span, n = plan.length(e.arg(0));
+                vector(e, "(k >= %d && j < %d) ? %s : 0.f".formatted(m, e.start() + n, reg(e.arg(0), "kk - " + m * c.vector())));
+            }
+            case CAT -> {
+                StringBuilder x = new StringBuilder();
+                int at = 0;
+                for (Expr p : e.args()) {
+                    int n = plan.length(p);
+                    x.append("j < ").append(at + n).append(" ? ").append(reg(p, "kk - " + (at / span) * c.vector())).append(" : ");
+                    at += n;
+                }
+                vector(e, x + "0.f");
+            }
+            case CMUL -> {
+                String ar = reg(e.arg(0), "kk & ~1"), ai = reg(e.arg(0), "kk | 1"), br = reg(e.arg(1), "kk & ~1"), bi = reg(e.arg(1), "kk | 1");
+                vector(e, "j < %d ? ((kk & 1) ? %s * %s + %s * %s : %s * %s - %s * %s) : 0.f".formatted(len, ar, bi, ai, br, ar, br, ai, bi));
+            }
+            case CONJ -> vector(e, "j < %d ? ((j & 1) ? -%s : %s) : 0.f".formatted(len, at(e.arg(0)), at(e.arg(0))));
+            default -> throw new IllegalStateException("no register form for " + e.describe());
+        }
+    }
+
+    /** Register {@code idx} of a vector node, clamped into its array (out-of-range only in branches the row's length masks). */
+    private String reg(Expr a, String idx) { return "v" + plan.index(a) + "[cl(" + idx + ", " + c.perThread(plan.length(a)) + ")]"; }
+
+    /** A rearranging node reading positions other threads own: through shared memory (or global memory for inputs). */
+    private void acrossThreads(Expr e) {
+        int len = plan.length(e);
+        switch (e.op()) {
             case SLICE -> vector(e, "j < %d ? %s : 0.f".formatted(len, read(e.arg(0), e.start() + " + " + e.step() + " * j")));
             case SCATTER -> {
                 int n = plan.length(e.arg(0));
@@ -180,23 +316,8 @@ public final class CudaSource {
                         read(a, "(j & ~1)"), read(bb, "(j & ~1)"), read(a, "(j | 1)"), read(bb, "(j | 1)")));
             }
             case CONJ -> vector(e, "j < %d ? ((j & 1) ? -%s : %s) : 0.f".formatted(len, read(e.arg(0), "j"), read(e.arg(0), "j")));
-            case SUM_TO -> {
-                Expr a = e.arg(0);
-                if (role == Role.VECTOR) vector(e, at(a));
-                else if (e.shape().rank() == 1) forEach(a, "acc%d[kk] += act ? %s : 0.f;".formatted(i, at(a)));
-                else forEach(a, "if (act && j < %d) atomicAdd(&ws%d[o%d + j], %s);".formatted(len, i, i, at(a)));
-            }
-            case CAST -> pointwise(e, round(e.dtype(), at(e.arg(0))));
-            case BROADCAST -> pointwise(e, at(e.arg(0)));
-            default -> pointwise(e, math(e));
+            default -> throw new IllegalStateException("not a rearranging node: " + e.describe());
         }
-        if (inShared(plan, e)) {
-            forEach(e, "if (j < %d) sm%d[rib][j] = v%d[kk];".formatted(len, i, i));
-            line("    __syncthreads();");
-        }
-        if (out && role == Role.VECTOR && wide(e)) vectorStore(e);
-        else if (out && role == Role.VECTOR) forEach(e, "if (act && j < %d) %s;".formatted(len, store(e, "o" + i + " + j", "v" + i + "[kk]")));
-        if (out && role == Role.ROW) line("    if (act && t == 0) %s;", store(e, "o" + i, "s" + i));
     }
 
     private boolean hoisted(Expr e) {
@@ -285,7 +406,7 @@ public final class CudaSource {
         line("      const int j0 = (k * TPR + t) * VEC; unsigned w[%d];", words);
         line("      #pragma unroll");
         line("      for (int x = 0; x < %d; x++) w[x] = %s;", words, switch (e.dtype()) {
-            case BF16 -> "(unsigned)f2bf(v%d[k * VEC + 2 * x]) | ((unsigned)f2bf(v%d[k * VEC + 2 * x + 1]) << 16)".formatted(i, i);
+            case BF16 -> "bf2x(v%d[k * VEC + 2 * x], v%d[k * VEC + 2 * x + 1])".formatted(i, i);
             case FP16 -> "(unsigned)f2h(v%d[k * VEC + 2 * x]) | ((unsigned)f2h(v%d[k * VEC + 2 * x + 1]) << 16)".formatted(i, i);
             default -> "__float_as_uint(v%d[k * VEC + x])".formatted(i);
         });
@@ -379,7 +500,11 @@ public final class CudaSource {
         return String.format(Locale.ROOT, "%.9ef", (float) v);
     }
 
-    /** Zeroing the workspaces before, and storing them in the outputs' dtypes after, the main kernel. */
+    /**
+     * Zeroing the atomic workspaces before the main kernel, and after it storing every workspace in
+     * its output's dtype: partial rows summed over the grid's blocks by 32 lanes per column in a
+     * fixed order (the same bits every run), atomic targets copied.
+     */
     private void finalizeKernels() {
         List<Expr> acc = plan.accumulated();
         if (acc.isEmpty()) return;
@@ -388,15 +513,28 @@ public final class CudaSource {
             ws.append("float* ws").append(plan.index(e)).append(", ");
             outs.append(ctype(e.dtype())).append("* out").append(plan.index(e)).append(", ");
         }
-        line("extern \"C\" __global__ void %s(%slong long unused) {", ZERO, ws);
-        line("  const long long step = (long long)gridDim.x * blockDim.x; const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
-        for (Expr e : acc) line("  for (long long i = first; i < %dLL; i += step) ws%d[i] = 0.f;", e.shape().elements(), plan.index(e));
-        line("}");
-        line("extern \"C\" __global__ void %s(%s%slong long unused) {", FINALIZE, ws, outs);
-        line("  const long long step = (long long)gridDim.x * blockDim.x; const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+        if (!acc.stream().allMatch(CudaSource::partials)) {
+            line("extern \"C\" __global__ void %s(%slong long unused) {", ZERO, ws);
+            line("  const long long step = (long long)gridDim.x * blockDim.x; const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+            for (Expr e : acc) if (!partials(e)) line("  for (long long i = first; i < %dLL; i += step) ws%d[i] = 0.f;", e.shape().elements(), plan.index(e));
+            line("}");
+        }
+        // Launched with 32 x 32 threads per block and one block per 32 columns of the longest output.
+        line("extern \"C\" __global__ void __launch_bounds__(1024) %s(%s%slong long parts) {", FINALIZE, ws, outs);
+        line("  __shared__ float lane[32][33];");
+        line("  const int x = threadIdx.x & 31, y = threadIdx.x >> 5; const long long col = (long long)blockIdx.x * 32 + x;");
         for (Expr e : acc) {
             int i = plan.index(e);
-            line("  for (long long i = first; i < %dLL; i += step) %s;", e.shape().elements(), store(e, "i", "ws" + i + "[i]"));
+            long n = e.shape().elements();
+            if (partials(e)) {
+                line("  { float s = 0.f; if (col < %dLL) for (long long g = y; g < parts; g += 32) s += ws%d[g * %dLL + col];", n, i, n);
+                line("    lane[y][x] = s; __syncthreads();");
+                line("    if (y == 0 && col < %dLL) { float t = 0.f; for (int r = 0; r < 32; r++) t += lane[r][x]; %s; }", n, store(e, "col", "t"));
+                line("    __syncthreads(); }");
+            } else {
+                line("  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < %dLL; i += (long long)gridDim.x * blockDim.x) %s;",
+                        n, store(e, "i", "ws" + i + "[i]"));
+            }
         }
         line("}");
     }

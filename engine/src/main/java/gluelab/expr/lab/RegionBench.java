@@ -57,7 +57,12 @@ public final class RegionBench {
 
     /** The fused region with a given launch configuration (null: the device's default). */
     public static Row bench(Device d, Calibration cal, Region r, Pass pass, Lowering l, LaunchConfig config, TimingConfig timing) {
-        return bench(d, cal, new Chain(r.name(), pass.id(), l.id() + (config == null ? "" : " " + config.id()), List.of(r), List.of(l), r, signatures(r, l), config), timing);
+        return bench(d, cal, r, pass, l, config, timing, null);
+    }
+
+    /** The same over buffers kept in {@code pool} (by tensor name; missing ones are allocated, filled and added; the caller closes them). */
+    public static Row bench(Device d, Calibration cal, Region r, Pass pass, Lowering l, LaunchConfig config, TimingConfig timing, Map<String, Buffer> pool) {
+        return bench(d, cal, new Chain(r.name(), pass.id(), l.id() + (config == null ? "" : " " + config.id()), List.of(r), List.of(l), r, signatures(r, l), config), timing, pool);
     }
 
     /** Every candidate configuration of the fused region timed quickly; the fastest (what an autotuner would pick). */
@@ -66,11 +71,17 @@ public final class RegionBench {
     }
 
     public static LaunchConfig fastestConfig(Device d, Calibration cal, Region r, Pass pass, List<LaunchConfig> configs, TimingConfig timing) {
+        return fastestConfig(d, cal, r, pass, configs, timing, null);
+    }
+
+    /** The sweep over buffers kept in {@code pool} (see {@link #bench(Device, Calibration, Region, Pass, Lowering, LaunchConfig, TimingConfig, Map)}). */
+    public static LaunchConfig fastestConfig(Device d, Calibration cal, Region r, Pass pass, List<LaunchConfig> configs, TimingConfig timing, Map<String, Buffer> pool) {
         if (configs.isEmpty()) throw new IllegalArgumentException("region '" + r.name() + "': no launch configurations to choose from");
+        RegionCompiler.of(d).compileAll(r, configs);
         LaunchConfig best = null;
         double bestUs = Double.POSITIVE_INFINITY;
         for (LaunchConfig c : configs) {
-            double us = bench(d, cal, r, pass, Lowering.FUSED, c, timing).measuredUs();
+            double us = bench(d, cal, r, pass, Lowering.FUSED, c, timing, pool).measuredUs();
             if (us < bestUs) {
                 bestUs = us;
                 best = c;
@@ -86,7 +97,12 @@ public final class RegionBench {
     }
 
     public static Row bench(Device d, Calibration cal, Chain c, TimingConfig timing) {
-        Map<String, Buffer> buffers = new LinkedHashMap<>();
+        return bench(d, cal, c, timing, null);
+    }
+
+    /** A chain timed over buffers kept in {@code pool} (null: its own, closed after). */
+    public static Row bench(Device d, Calibration cal, Chain c, TimingConfig timing, Map<String, Buffer> pool) {
+        Map<String, Buffer> buffers = pool != null ? pool : new LinkedHashMap<>();
         List<Launch> steps = new ArrayList<>();
         try {
             long seed = 1;
@@ -122,7 +138,7 @@ public final class RegionBench {
             }
         } finally {
             steps.forEach(Launch::close);
-            buffers.values().forEach(Buffer::close);
+            if (pool == null) buffers.values().forEach(Buffer::close);
         }
     }
 

@@ -21,7 +21,7 @@ import java.util.SplittableRandom;
 /**
  * Correctness of a region and its backward: eager and fused outputs on a device against the fp64
  * evaluation of the same expression (fused within {@code fusedUlps} units in the last place of the
- * output dtype), and the backward's gradients against central finite differences of the forward.
+ * output dtype, one more where the region rounds inside itself: {@link #roundsInside}), and the backward's gradients against central finite differences of the forward.
  */
 public final class RegionCheck {
     /** One output of one lowering compared with fp64. */
@@ -62,15 +62,31 @@ public final class RegionCheck {
             String pass = r == forward ? "fwd" : "bwd";
             Map<String, double[]> in = randomInputs(r, seed);
             Map<String, double[]> ref = Reference.of(r).run(in);
+            double fused = fusedUlps + (roundsInside(r) ? 1 : 0);
             for (Lowering l : Lowering.values()) {
                 Map<String, double[]> got = RegionLaunches.run(d, r, l, config, in, Map.of());
                 for (Map.Entry<String, Expr> o : r.outputs().entrySet()) {
                     double[] e = ref.get(o.getKey()), a = got.get(o.getKey());
-                    out.add(compare(forward.name(), pass, l.id(), o.getKey(), o.getValue().dtype(), a, e, l == Lowering.FUSED ? fusedUlps : eagerUlps));
+                    out.add(compare(forward.name(), pass, l.id(), o.getKey(), o.getValue().dtype(), a, e, l == Lowering.FUSED ? fused : eagerUlps));
                 }
             }
         }
         return out;
+    }
+
+    /**
+     * Whether the region rounds inside itself: a cast to a 16-bit float dtype that is not an
+     * output (q-norm's bf16 result before RoPE; a gradient rounded to its bf16 input's dtype, as
+     * PyTorch keeps it). The fused region computes that value in fp32 and fp64 computes it exactly;
+     * where the two fall on either side of a rounding boundary (about one element in 10^5) the
+     * intermediate differs by one of its ulps, which reaches the output: a fused region with such
+     * a cast is allowed one ulp more ({@link #check}).
+     */
+    public static boolean roundsInside(Region r) {
+        for (Expr e : r.nodes()) {
+            if (e.op() == gluelab.expr.Op.CAST && e.dtype().bytes() < 4 && !r.outputs().containsValue(e)) return true;
+        }
+        return false;
     }
 
     /**

@@ -25,39 +25,45 @@ record CudaRegion(Signature signature, RowPlan plan, CudaSource.Generated genera
 
     @Override public Launch bind(List<Buffer> inputs, List<Buffer> outputs, float[] params) {
         LaunchConfig c = generated.config();
+        long rows = plan.rows();
+        long groups = (rows + c.rowsPerBlock() - 1) / c.rowsPerBlock();
+        int grid = (int) Math.max(1, Math.min(groups, c.blocksPerSm() > 0 ? (long) c.blocksPerSm() * module.sms() : Integer.MAX_VALUE));
         List<Expr> outs = List.copyOf(plan.region().outputs().values());
         List<Buffer> workspaces = new ArrayList<>();
         List<Object> main = new ArrayList<>(inputs);
-        List<Object> ws = new ArrayList<>(), finals = new ArrayList<>();
+        List<Object> ws = new ArrayList<>(), finals = new ArrayList<>(), zeroed = new ArrayList<>();
+        long columns = 0;
         for (int i = 0; i < outs.size(); i++) {
             Expr o = outs.get(i);
             if (plan.role(o) == Role.ACCUMULATE) {
-                Buffer w = device.allocate(TensorSpec.of("ws" + i, DType.FP32, o.shape().elements()));
+                boolean partial = CudaSource.usesPartials(o);
+                // A vector sum keeps one fp32 partial row per block; other sums add into their target by atomics.
+                Buffer w = device.allocate(TensorSpec.of("ws" + i, DType.FP32, (partial ? grid : 1) * o.shape().elements()));
                 workspaces.add(w);
                 main.add(w);
                 ws.add(w);
                 finals.add(outputs.get(i));
+                if (partial) columns = Math.max(columns, o.shape().elements());
+                else zeroed.add(w);
             } else {
                 main.add(outputs.get(i));
             }
         }
         for (float p : params) main.add(p);
-        long rows = plan.rows();
         main.add(rows);
-        long groups = (rows + c.rowsPerBlock() - 1) / c.rowsPerBlock();
-        int grid = (int) Math.min(groups, c.blocksPerSm() > 0 ? (long) c.blocksPerSm() * module.sms() : Integer.MAX_VALUE);
         List<Launch> steps = new ArrayList<>();
         if (!ws.isEmpty()) {
             List<Object> zero = new ArrayList<>(ws);
             zero.add(0L);
-            steps.add(module.launch(CudaSource.ZERO, module.sms() * 2, 256, zero));
+            if (!zeroed.isEmpty()) steps.add(module.launch(CudaSource.ZERO, module.sms() * 2, 256, zero));
         }
         steps.add(module.launch(CudaSource.MAIN, grid, c.blockThreads(), main));
         if (!ws.isEmpty()) {
             List<Object> fin = new ArrayList<>(ws);
             fin.addAll(finals);
-            fin.add(0L);
-            steps.add(module.launch(CudaSource.FINALIZE, module.sms() * 2, 256, fin));
+            fin.add((long) grid);
+            int blocks = (int) Math.max((columns + 31) / 32, zeroed.isEmpty() ? 1 : module.sms() * 2L);
+            steps.add(module.launch(CudaSource.FINALIZE, blocks, 1024, fin));
         }
         return new Sequence(List.copyOf(steps), List.copyOf(workspaces));
     }

@@ -5,6 +5,7 @@ import gluelab.device.cpu.CpuDevice;
 import gluelab.expr.Region;
 import gluelab.expr.Signature;
 import gluelab.expr.cuda.LaunchConfig;
+import gluelab.expr.lower.EagerTree;
 import gluelab.expr.lower.RowPlan;
 
 import java.util.ArrayList;
@@ -12,7 +13,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Compiled regions of one device, keyed by signature (structure, shapes, dtypes) plus launch
@@ -23,7 +30,7 @@ public final class RegionCompiler {
     private static final Map<Device, RegionCompiler> BY_DEVICE = Collections.synchronizedMap(new WeakHashMap<>());
 
     private final Device device;
-    private final Map<String, CompiledRegion> cache = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<CompiledRegion>> cache = new ConcurrentHashMap<>();
     private final List<String> compiled = Collections.synchronizedList(new ArrayList<>());
 
     private RegionCompiler(Device device) { this.device = device; }
@@ -40,10 +47,69 @@ public final class RegionCompiler {
         RowPlan plan = RowPlan.of(r);
         LaunchConfig c = config != null ? config : isCpu() ? LaunchConfig.CPU : LaunchConfig.defaultFor(plan);
         Signature sig = r.signature().with(c.id());
-        return cache.computeIfAbsent(sig.key(), k -> {
-            compiled.add(k);
-            return isCpu() ? new CpuRegion(sig, plan, ((CpuDevice) device).parallel()) : CudaRegion.compile(device, sig, plan, c);
-        });
+        // The first caller of a key compiles it; others (other threads) wait for that result: one compile per key.
+        CompletableFuture<CompiledRegion> mine = new CompletableFuture<>();
+        CompletableFuture<CompiledRegion> first = cache.putIfAbsent(sig.key(), mine);
+        if (first != null) return await(first);
+        compiled.add(sig.key());
+        try {
+            mine.complete(isCpu() ? new CpuRegion(sig, plan, ((CpuDevice) device).parallel()) : CudaRegion.compile(device, sig, plan, c));
+        } catch (RuntimeException | Error e) {
+            cache.remove(sig.key(), mine);
+            mine.completeExceptionally(e);
+            throw e;
+        }
+        return mine.join();
+    }
+
+    private static CompiledRegion await(CompletableFuture<CompiledRegion> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            throw e;
+        }
+    }
+
+    /** Compiles the region in each configuration on all cores (NVRTC runs in parallel), before any of them is timed. */
+    public void compileAll(Region r, List<LaunchConfig> configs) {
+        parallel(configs.stream().<Runnable>map(c -> () -> compile(r, c)).toList());
+    }
+
+    /** Compiles every kernel a lowering of each region needs (the eager tree's primitives, or the fused default) on all cores. */
+    public void compileAll(List<Region> regions, Lowering lowering) {
+        List<Runnable> work = new ArrayList<>();
+        for (Region r : regions) {
+            if (lowering == Lowering.FUSED) work.add(() -> compile(r));
+            else for (EagerTree.Kernel k : EagerTree.of(r).kernels()) work.add(() -> compile(k.region()));
+        }
+        parallel(work);
+    }
+
+    private static void parallel(List<Runnable> work) {
+        if (work.size() <= 1) {
+            work.forEach(Runnable::run);
+            return;
+        }
+        int threads = Math.min(work.size(), Runtime.getRuntime().availableProcessors());
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "region-compile");
+            t.setDaemon(true);
+            return t;
+        })) {
+            List<Future<?>> done = work.stream().<Future<?>>map(pool::submit).toList();
+            for (Future<?> f : done) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException r) throw r;
+                    throw new IllegalStateException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while compiling regions", e);
+                }
+            }
+        }
     }
 
     /** The configurations worth trying for a region on this device (what an autotuner sweeps). */

@@ -7,8 +7,6 @@ import gluelab.calibrate.Calibrator;
 import gluelab.check.Checker;
 import gluelab.check.Correctness;
 import gluelab.device.Buffer;
-import gluelab.device.Device;
-import gluelab.device.Devices;
 import gluelab.device.Launch;
 import gluelab.device.cuda.compile.CompileCache;
 import gluelab.device.cuda.compile.CompileException;
@@ -38,35 +36,12 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The CUDA device on a real GPU. Without one (CI) every test is skipped by the assumption in
- * setUp; docs/development.md gives the command that runs them on the GPU host.
+ * {@link GpuTest}; docs/development.md gives the command that runs them on the GPU host.
  */
-@Tag("gpu")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class CudaDeviceTest {
-    Device device;
-
-    java.util.Optional<String> noGpu;
-
-    @BeforeAll
-    void setUp() {
-        noGpu = new CudaDeviceProvider().unavailableReason();
-        if (noGpu.isEmpty()) device = Devices.open("cuda");
-    }
-
-    /** Each test is reported as skipped, with the reason, where no GPU is usable (CI). */
-    @BeforeEach
-    void needsAGpu() {
-        assumeTrue(noGpu.isEmpty(), () -> "no usable GPU: " + noGpu.orElse(""));
-    }
-
-    @AfterAll
-    void tearDown() {
-        if (device != null) device.close();
-    }
+class CudaDeviceTest extends GpuTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
