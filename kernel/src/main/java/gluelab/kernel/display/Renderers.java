@@ -136,7 +136,10 @@ public final class Renderers {
 
     static String escape(String s) { return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"); }
 
-    private static String pct(double f) { return String.format("%.1f%%", 100 * f); }
+    /** Two significant digits, so a CPU's 0.02% stop rule does not print as 0.0%. */
+    private static String pct(double f) {
+        return new java.math.BigDecimal(100 * f).round(new java.math.MathContext(2)).stripTrailingZeros().toPlainString() + "%";
+    }
 
     /** Renders a value; a renderer that throws falls back to text and the cell still succeeds. */
     public static DisplayData render(Renderer renderer, Object value) {
