@@ -247,12 +247,14 @@ public final class Gluelab implements AutoCloseable {
 
     /**
      * Step 04 on an experiment: ranks the record step 01 published (its rows, the plan's stop rule
-     * as recorded), draws the charts into the experiment's charts folder and marks the step done.
+     * as recorded), draws the charts into the experiment's charts folder (04-*.png) with a summary in
+     * steps/04-rank/ranking.md, and marks the step done.
      */
     public gluelab.rank.Ranking rank(gluelab.experiment.ExperimentFolder ex) {
         var record = ex.record(gluelab.experiment.Step.BASELINES);
         var report = new RunReport(record);
-        Path findings = report.render(ex.chartsDir());
+        Path findings = report.render(ex.stepDir(gluelab.experiment.Step.RANK).resolve("ranking.md"), ex.chartsDir(),
+                gluelab.experiment.Step.RANK.number() + "-");
         var ranking = report.ranking();
         var worth = ranking.worthFixing();
         ex.devlog().decision("ranking of " + record.id() + ": " + worth.size() + " of " + ranking.ranked().size()

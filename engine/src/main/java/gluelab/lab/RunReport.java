@@ -33,41 +33,57 @@ public final class RunReport {
     private Ranking rank() { return gluelab.report.RecordRanking.of(r); }
 
     /**
-     * Writes charts (PNG + SVG) and findings.md into {@code dir}; returns the findings path. A chart
-     * that cannot be drawn (a host without fonts) is left out and named in the findings; it never
-     * fails the run, whose record is already saved.
+     * Writes charts (PNG + SVG) into {@code dir/charts} and findings.md into {@code dir}; returns the
+     * findings path. A chart that cannot be drawn (a host without fonts) is left out and named in the
+     * findings; it never fails the run, whose record is already saved.
      */
-    public Path render(Path dir) {
+    public Path render(Path dir) { return render(dir.resolve("findings.md"), dir.resolve("charts"), ""); }
+
+    /**
+     * Writes the summary to {@code summary} and the charts into {@code chartsDir}, each chart's file
+     * name starting with {@code chartPrefix} (an experiment keeps every step's charts in one folder);
+     * the summary links them relative to itself. Returns the summary's path.
+     */
+    public Path render(Path summary, Path chartsDir, String chartPrefix) {
         Ranking ranking = ranking();
-        Map<String, String> charts = new LinkedHashMap<>();
-        List<String> skipped = new ArrayList<>();
+        Path from = summary.toAbsolutePath().getParent();
+        Charting charting = new Charting(from, chartsDir, chartPrefix);
         String device = r.environment().device() == null ? null : r.environment().device().name();
-        if (!ranking.ranked().isEmpty()) draw(charts, skipped, "ranked", dir, () -> Charts.ranked(ranking, device, r.spec().name()));
+        if (!ranking.ranked().isEmpty()) charting.draw("ranked", () -> Charts.ranked(ranking, device, r.spec().name()));
         for (Pass pass : Pass.values()) {
             if (r.rows().stream().anyMatch(x -> x.pass() == pass)) {
-                draw(charts, skipped, "baselines_" + pass.id(), dir, () -> Charts.baselines(r.rows(), pass.id(), device));
+                charting.draw("baselines_" + pass.id(), () -> Charts.baselines(r.rows(), pass.id(), device));
             }
         }
         long largest = r.rows().stream().mapToLong(Row::tokens).max().orElse(0);
-        draw(charts, skipped, "pct_of_floor", dir, () -> Charts.percentOfFloor(r.rows(), largest, device));
-        Path findings = dir.resolve("findings.md");
-        String md = Findings.markdown(r, ranking, charts);
-        if (!skipped.isEmpty()) {
-            md += "\n## Charts not drawn here\n\n" + String.join("\n", skipped)
+        charting.draw("pct_of_floor", () -> Charts.percentOfFloor(r.rows(), largest, device));
+        String md = Findings.markdown(r, ranking, charting.links);
+        if (!charting.skipped.isEmpty()) {
+            md += "\n## Charts not drawn here\n\n" + String.join("\n", charting.skipped)
                     + "\n\nRe-render them from the record on a machine with fonts: `gluelab report OUT/" + r.id() + "`.\n";
         }
-        AtomicFiles.write(findings, md);
-        return findings;
+        AtomicFiles.write(summary, md);
+        return summary;
     }
 
-    private static void draw(Map<String, String> charts, List<String> skipped, String name, Path dir,
-                             java.util.function.Supplier<org.knowm.xchart.internal.chartpart.Chart<?, ?>> chart) {
-        try {
-            Charts.save(chart.get(), dir.resolve("charts/" + name));
-            charts.put(name, "charts/" + name + ".png");
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vm) throw vm;
-            skipped.add("- " + name + ": " + e.getMessage());
+    /** The charts of one summary: their links (by chart name) and the ones that could not be drawn. */
+    private static final class Charting {
+        final Map<String, String> links = new LinkedHashMap<>();
+        final List<String> skipped = new ArrayList<>();
+        private final Path from, dir;
+        private final String prefix;
+
+        Charting(Path from, Path dir, String prefix) { this.from = from; this.dir = dir.toAbsolutePath(); this.prefix = prefix; }
+
+        void draw(String name, java.util.function.Supplier<org.knowm.xchart.internal.chartpart.Chart<?, ?>> chart) {
+            try {
+                Path file = dir.resolve(prefix + name);
+                Charts.save(chart.get(), file);
+                links.put(name, from.relativize(file).toString().replace(java.io.File.separatorChar, '/') + ".png");
+            } catch (RuntimeException | Error e) {
+                if (e instanceof VirtualMachineError vm) throw vm;
+                skipped.add("- " + name + ": " + e.getMessage());
+            }
         }
     }
 }

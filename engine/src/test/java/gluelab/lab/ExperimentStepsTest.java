@@ -21,7 +21,7 @@ class ExperimentStepsTest {
     static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
 
     @Test
-    void planBaselinesAndRankingLandInOneExperiment(@TempDir Path root) {
+    void planBaselinesAndRankingLandInOneExperiment(@TempDir Path root) throws Exception {
         try (Gluelab lab = Gluelab.open("cpu").assumeBandwidth(Bandwidth.gbPerSecond(50), 1e11)) {
             ExperimentFolder ex = lab.experiment("story", root);
             assertThrows(IllegalStateException.class, () -> lab.rank(ex), "no baselines yet");
@@ -35,7 +35,11 @@ class ExperimentStepsTest {
 
             var ranking = lab.rank(ex);
             assertEquals(ranking.ranked().size(), ex.ranking().ranked().size());
-            assertTrue(ex.file(Step.RANK, "summary").toString().endsWith(".md"));
+            Path summary = ex.file(Step.RANK, "summary");
+            assertEquals(ex.stepDir(Step.RANK).resolve("ranking.md"), summary);
+            assertTrue(java.nio.file.Files.exists(ex.chartsDir().resolve("04-ranked.png")), "charts beside the other steps' charts");
+            assertFalse(java.nio.file.Files.exists(ex.chartsDir().resolve("charts")), "no charts folder inside charts/");
+            assertTrue(java.nio.file.Files.readString(summary).contains("../../charts/04-ranked.png"), "linked relative to the summary");
             assertTrue(ex.devlog().read().stream().anyMatch(e -> e.text().startsWith("ranking of " + base.record().id())));
 
             // Steps 05-08 through the facade, each reading the plan and ranking the steps before left.
