@@ -20,6 +20,13 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
     /** A process using more than this share of one core during the sample is busy. */
     static final double BUSY_CORE_SHARE = 0.5;
     static final int UTILIZATION_BUSY_PERCENT = 10;
+    /**
+     * NVML's utilisation is the share of its last sample period (up to 1 s) that a kernel ran, so
+     * right after our own work (a screen before a confirmation) it reads busy: read again after
+     * this long, at most {@link #UTILIZATION_READS} times, before calling the device busy.
+     */
+    static final Duration UTILIZATION_SETTLE = Duration.ofMillis(1200);
+    static final int UTILIZATION_READS = 3;
 
     public QuietCheck {
         findings = List.copyOf(findings);
@@ -37,12 +44,18 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
 
     /** Reads the device and the host now; {@code ignore} are pids of our own processes. */
     public static QuietCheck of(Device device, String when, Set<Long> ignore) {
-        Map<String, String> r = new LinkedHashMap<>(deviceReadings(device));
+        Map<String, String> r = when.equals("before")
+                ? settled(() -> deviceReadings(device), UTILIZATION_SETTLE, UTILIZATION_READS)
+                : new LinkedHashMap<>(deviceReadings(device));
+        int util = parseInt(r.get("gpu_utilization_percent"));
         List<String> findings = new ArrayList<>();
         List<Long> foreign = foreign(r.get("other_gpu_processes"), ignore);
         if (!foreign.isEmpty()) findings.add("other processes on " + device.id() + ": " + foreign);
-        int util = parseInt(r.get("gpu_utilization_percent"));
-        if (when.equals("before") && util > UTILIZATION_BUSY_PERCENT) findings.add(device.id() + " busy: " + util + "% utilisation");
+        if (when.equals("before") && util > UTILIZATION_BUSY_PERCENT) {
+            findings.add(device.id() + " busy: " + util + "% utilisation"
+                    + (r.containsKey("utilization_reads") ? " (still, " + r.get("utilization_reads") + " reads over "
+                    + UTILIZATION_SETTLE.multipliedBy(UTILIZATION_READS - 1).toMillis() / 1000.0 + " s)" : ""));
+        }
         throttled(r).ifPresent(findings::add);
 
         int cpus = Runtime.getRuntime().availableProcessors();
@@ -93,6 +106,30 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
         if ((bits & 0x40L) != 0) why.add("HW thermal");
         if ((bits & 0x80L) != 0) why.add("HW power brake");
         return Optional.of("clocks throttled (" + String.join(", ", why) + ", reasons " + reasons + ")");
+    }
+
+    /**
+     * Readings once utilisation has settled: read again after {@code settle} while it reads busy, at
+     * most {@code reads} reads in all; a reading taken more than once says how many times.
+     */
+    static Map<String, String> settled(java.util.function.Supplier<Map<String, String>> read, Duration settle, int reads) {
+        Map<String, String> r = new LinkedHashMap<>(read.get());
+        for (int n = 2; n <= reads && parseInt(r.get("gpu_utilization_percent")) > UTILIZATION_BUSY_PERCENT; n++) {
+            if (!sleep(settle)) break;
+            r = new LinkedHashMap<>(read.get());
+            r.put("utilization_reads", Integer.toString(n));
+        }
+        return r;
+    }
+
+    private static boolean sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static int parseInt(String s) {
