@@ -48,24 +48,65 @@ class HarnessTest {
         };
     }
 
+    /** A launch that replays {@code n} copies per run, as a CUDA graph does. */
+    Launch replayed(String name, List<String> order, int n) {
+        Launch inner = cpu.copyKernel(a, b);
+        return new Launch() {
+            @Override public void run() { order.add(name); for (int i = 0; i < n; i++) inner.run(); }
+
+            @Override public int kernels() { return 1; }
+
+            @Override public int repeats() { return n; }
+
+            @Override public long scratchBytes() { return 0; }
+        };
+    }
+
     static final TimingConfig HOT = new TimingConfig(Mode.HOT, 0, StopRule.standard(), 1);
 
     @Test
-    void subjectsAreSampledInRotatingOrderAndEachStopsOnItsOwnRule() {
+    void subjectsAreSampledInRotatingOrderAndEachStopsOnItsOwnRuleWithItsNeighboursKept() {
         List<String> order = new ArrayList<>();
         StopRule ten = new StopRule(10, 0, 0.9, 5, 10), thirty = new StopRule(30, 0, 0.9, 5, 30);
         List<Measurement> ms = new Harness(cpu).interleave(List.of(
                 new Harness.Subject("x", copy("x", order), 0, ten),
                 new Harness.Subject("y", copy("y", order), 0, thirty),
                 new Harness.Subject("z", copy("z", order), 0, ten)), HOT);
-        // Warm-up runs the group round-robin, twice; then round r starts at subject r mod 3.
+        // Each runs twice first, round-robin (no warm-up asked); then round r starts at subject r mod 3.
         assertEquals(List.of("x", "y", "z", "x", "y", "z"), order.subList(0, 6));
         assertEquals(List.of("x", "y", "z", "y", "z", "x", "z", "x", "y"), order.subList(6, 15));
         assertEquals(List.of(10, 30, 10), ms.stream().map(m -> m.summary().count()).toList());
         assertEquals(List.of(StopRule.Reason.MAX_SAMPLES, StopRule.Reason.MAX_SAMPLES, StopRule.Reason.MAX_SAMPLES),
                 ms.stream().map(Measurement::stopReason).toList());
-        // After x and z stopped, only y is sampled.
-        assertEquals(List.of("y", "y", "y"), order.subList(order.size() - 3, order.size()));
+        // x and z stopped after 10 samples but kept running, unrecorded, until y had its 30: y's neighbours never changed.
+        assertEquals(List.of("x", "y", "z"), order.subList(order.size() - 3, order.size()).stream().sorted().toList());
+        assertEquals(2 + 30, order.stream().filter("x"::equals).count());
+    }
+
+    @Test
+    void graphReplaysAreSampledAfterTheDirectLaunchesAndStopOnTheirOwn() {
+        List<String> order = new ArrayList<>();
+        StopRule ten = new StopRule(10, 0, 0.9, 5, 10), twenty = new StopRule(20, 0, 0.9, 5, 20);
+        List<Measurement> ms = new Harness(cpu).interleave(List.of(
+                new Harness.Subject("d", copy("d", order), 0, ten),
+                new Harness.Subject("g", replayed("g", order, 2), 0, ten),
+                new Harness.Subject("h", replayed("h", order, 2), 0, twenty)), HOT);
+        assertEquals(List.of(10, 10, 20), ms.stream().map(m -> m.summary().count()).toList());
+        int lastDirect = order.lastIndexOf("d"), firstGraph = order.subList(6, order.size()).indexOf("g") + 6;
+        assertTrue(lastDirect < firstGraph, "the direct launch's samples all come before the replays': " + order);
+        // g stopped at 10 and was not run again while h took its last 10.
+        assertEquals(List.of("h", "h", "h", "h"), order.subList(order.size() - 4, order.size()));
+    }
+
+    @Test
+    void aColdWarmUpTakesFlushedSamplesThatAreNotKept() {
+        List<String> order = new ArrayList<>();
+        StopRule ten = new StopRule(10, 0, 0.9, 30, 10);
+        Measurement m = new Harness(cpu).measure(new Harness.Subject("c", copy("c", order), 0, ten),
+                new TimingConfig(Mode.COLD, 0.02, ten, 1, 0));
+        assertEquals(10, m.summary().count());
+        // Two runs first, then at least 0.02 s and 4 samples of warm-up, then the 10 kept samples.
+        assertTrue(order.size() >= 2 + WarmupRule.MIN_SAMPLES + 10, order.size() + " runs");
     }
 
     @Test
