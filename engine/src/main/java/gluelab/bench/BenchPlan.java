@@ -64,6 +64,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         params.put("dtype", dtype.id());
         params.put("mode", timing.mode().id());
         params.put("warmupSeconds", Double.toString(timing.warmupSeconds()));
+        params.put("warmupMaxSeconds", Double.toString(gluelab.timing.WarmupRule.of(timing).maxSeconds()));
         params.put("coldSampleSeconds", Double.toString(timing.coldSampleSeconds()));
         params.put("minSamples", Integer.toString(timing.stop().minSamples()));
         params.put("minSeconds", Double.toString(timing.stop().minSeconds()));
@@ -85,6 +86,15 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
     public static BenchPlan demo(ModelSpec spec, List<Long> tokens) {
         return new BenchPlan(spec, Catalogue.all(), tokens, List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD, Pass.BACKWARD),
                 DType.BF16, TimingConfig.quick(), DEFAULT_CHECK_TOKENS);
+    }
+
+    /**
+     * This plan with stop-rule overrides (the demo's {@code --min-time}, {@code --timeout},
+     * {@code --max-noise}); any may be null (keep), each checked by option name as the builder does.
+     */
+    public BenchPlan withStop(Double timeoutSeconds, Double minSeconds, Double maxNoisePercent) {
+        return new BenchPlan(spec, ops, tokens, variants, passes, dtype,
+                timing.withStop(Builder.overridden(timing.stop(), timeoutSeconds, minSeconds, maxNoisePercent)), checkTokens);
     }
 
     /**
@@ -140,7 +150,12 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
 
         /** Stop-rule overrides; any may be null (keep the current value). Each is checked here, by name. */
         public Builder stop(Double timeoutSeconds, Double minSeconds, Double maxNoisePercent) {
-            StopRule s = timing.stop();
+            timing = timing.withStop(overridden(timing.stop(), timeoutSeconds, minSeconds, maxNoisePercent));
+            return this;
+        }
+
+        /** {@code s} with the overrides that are not null, each checked by its option's name. */
+        public static StopRule overridden(StopRule s, Double timeoutSeconds, Double minSeconds, Double maxNoisePercent) {
             if (timeoutSeconds != null) s = s.withTimeout(option("--timeout", timeoutSeconds, false));
             if (minSeconds != null) s = s.withMinSeconds(option("--min-time", minSeconds, true));
             if (maxNoisePercent != null) {
@@ -148,8 +163,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
                 if (pct >= 100) throw new IllegalArgumentException("--max-noise is a percentage under 100, got " + maxNoisePercent);
                 s = s.withMaxNoise(pct / 100);
             }
-            timing = timing.withStop(s);
-            return this;
+            return s;
         }
 
         public Builder check(long tokensForCheck) {

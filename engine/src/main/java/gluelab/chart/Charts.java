@@ -39,13 +39,20 @@ public final class Charts {
         return c;
     }
 
-    /** Eager vs fused time for every (op, tokens) of one pass, log scale. */
+    /** Each variant's time for every (op, tokens) of one pass, log scale. */
     public static CategoryChart baselines(List<Row> rows, String pass) { return baselines(rows, pass, null); }
 
-    /** Eager vs fused time for every (op, tokens) of one pass, log scale; {@code device} goes into the title. */
+    /**
+     * Each variant's time for every (op, tokens) of one pass, log scale; the title names the variants
+     * charted ("eager vs fused vs ideal", "fused vs torch-eager vs torch-compile vs ideal") and
+     * {@code device}.
+     */
     public static CategoryChart baselines(List<Row> rows, String pass, String device) {
         List<Row> these = rows.stream().filter(r -> r.pass().id().equals(pass)).toList();
-        CategoryChart c = base("Baselines (" + pass + "): eager vs fused vs ideal" + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()),
+        String variants = these.stream().map(Row::variant).distinct().sorted().map(gluelab.ops.Variant::id)
+                .collect(java.util.stream.Collectors.joining(" vs "));
+        CategoryChart c = base("Baselines (" + pass + "): " + (variants.isEmpty() ? "" : variants + " vs ") + "ideal"
+                + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()),
                 "op @ tokens", "median time (us, log scale)");
         // A dot plot: XChart cannot draw bars on a log axis, and times span four decades here.
         c.getStyler().setYAxisLogarithmic(true);

@@ -42,14 +42,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--mode", defaultValue = "cold", description = "cold (cache flushed per sample) or hot (back to back) (default: ${DEFAULT-VALUE})")
     String mode;
 
-    @Option(names = "--timeout", description = "seconds per measurement at most (default: 15)")
-    Double timeout;
-
-    @Option(names = "--min-time", description = "seconds of device time sampled at least (default: 0.1)")
-    Double minTime;
-
-    @Option(names = "--max-noise", description = "stop once the median's noise is under this percentage (default: 0.5)")
-    Double maxNoise;
+    @Mixin StopOptions stopOptions = new StopOptions();
 
     @Option(names = "--check", defaultValue = "16", description = "tokens for the correctness check vs fp64; 0 skips (default: ${DEFAULT-VALUE})")
     long check;
@@ -62,8 +55,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The plan these options describe, every option checked (the notebook's %bench magic parses the same options). */
     public BenchPlan plan(SpecRegistry specs) {
-        return BenchPlan.builder(specs).ops(ops).model(model).tokens(tokens).variants(variants).passes(passes).dtype(dtype)
-                .mode(mode).stop(timeout, minTime, maxNoise).check(check).build();
+        return stopOptions.applyTo(BenchPlan.builder(specs).ops(ops).model(model).tokens(tokens).variants(variants).passes(passes).dtype(dtype)
+                .mode(mode)).check(check).build();
     }
 
     /** The --device option as given (auto when absent). */

@@ -7,7 +7,7 @@ import java.util.ServiceLoader;
 
 @Command(name = "gluelab", mixinStandardHelpOptions = true, version = "gluelab 0.1.0",
         description = "Time the glue ops of a transformer layer against their bandwidth floor and rank what is worth fixing.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CalibrateCommand.class, ReportCommand.class,
+        subcommands = {DemoCommand.class, BenchCommand.class, CalibrateCommand.class, ReportCommand.class, CompareCommand.class,
                 SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class, BundleCommand.class, TraceCommand.class, NcuCommand.class,
                 CompileLogCommand.class, TorchCommand.class, TuneCommand.class, MergeCommand.class, SweepCommand.class,
                 ExperimentCommand.class, ConfirmCommand.class,

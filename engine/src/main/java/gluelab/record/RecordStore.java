@@ -91,6 +91,48 @@ public final class RecordStore {
         return read(file);
     }
 
+    /**
+     * The rows of a run, from what people have at hand: a run folder or its record.json, an output
+     * folder holding exactly one run (the demo's {@code --out}), or the rows {@code bench --json}
+     * printed (a JSON list). Errors name the file.
+     */
+    public static List<Row> loadRows(Path path) {
+        if (Files.isDirectory(path) && !Files.exists(path.resolve(RECORD_FILE))) {
+            List<Path> runs = new ArrayList<>();
+            try (Stream<Path> s = Files.list(path)) {
+                s.filter(d -> Files.isRegularFile(d.resolve(RECORD_FILE)) && !d.getFileName().toString().startsWith(".")).sorted().forEach(runs::add);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot list " + path + ": " + e.getMessage(), e);
+            }
+            if (runs.size() != 1) {
+                throw new IllegalArgumentException(runs.isEmpty() ? "no experiment record in " + path + " or its run folders"
+                        : path + " holds " + runs.size() + " runs; name one: " + runs.stream().map(r -> r.getFileName().toString()).toList());
+            }
+            return load(runs.getFirst()).rows();
+        }
+        if (Files.isRegularFile(path) && startsWithList(path)) {
+            try {
+                return List.of(Json.MAPPER.readValue(path.toFile(), Row[].class));
+            } catch (JsonProcessingException e) {
+                String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? Json.fieldPath(m) : "";
+                throw new IllegalArgumentException("rows file " + path + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": " + e.getOriginalMessage(), e);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read rows file " + path + ": " + e.getMessage(), e);
+            }
+        }
+        return load(path).rows();
+    }
+
+    private static boolean startsWithList(Path file) {
+        try (var in = Files.newBufferedReader(file)) {
+            int c;
+            while ((c = in.read()) != -1 && Character.isWhitespace(c)) { }
+            return c == '[';
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     private static ExperimentRecord read(Path file) {
         JsonNode tree;
         try {

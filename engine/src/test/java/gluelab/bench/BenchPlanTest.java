@@ -44,6 +44,21 @@ class BenchPlanTest {
     }
 
     @Test
+    void theDemosPlanTakesStopOverridesAndKeepsTheRestOfItsTiming() {
+        BenchPlan demo = BenchPlan.demo(SPECS.get(BenchPlan.DEFAULT_MODEL), List.of(2048L));
+        BenchPlan tenX = demo.withStop(5.0, 10 * demo.timing().stop().minSeconds(), null);
+        assertEquals(0.2, tenX.timing().stop().minSeconds(), 1e-12);
+        assertEquals(5.0, tenX.timing().stop().timeoutSeconds());
+        assertEquals(demo.timing().stop().maxNoise(), tenX.timing().stop().maxNoise());
+        assertEquals(demo.timing().warmupSeconds(), tenX.timing().warmupSeconds(), "the same warm-up: only the sampling is longer");
+        assertEquals(demo.groups(), tenX.groups());
+        assertEquals("0.2", tenX.parameters().get("minSeconds"));
+        assertEquals("0.25", tenX.parameters().get("warmupMaxSeconds"));
+        var e = assertThrows(IllegalArgumentException.class, () -> demo.withStop(null, -1.0, null));
+        assertTrue(e.getMessage().startsWith("--min-time must be a finite number >= 0"), e.getMessage());
+    }
+
+    @Test
     void aPlanThatSelectsNothingSaysWhy() {
         var e = assertThrows(IllegalArgumentException.class, () -> BenchPlan.builder(SPECS).ops(List.of("cat", "cast")).passes("bwd").build());
         assertEquals("nothing to measure: passes [bwd] select no rows (cat has [fwd], cast has [fwd])", e.getMessage());

@@ -73,6 +73,16 @@ class ChartsTest {
     }
 
     @Test
+    void theBaselinesTitleNamesTheVariantsCharted() {
+        List<Row> withTorch = new ArrayList<>();
+        for (String v : List.of("torch-compile", "fused", "torch-eager")) withTorch.add(row("rmsnorm", "fwd", v, 8192, 40, 32));
+        withTorch.add(row("rmsnorm", "bwd", "eager", 8192, 400, 48));
+        assertEquals("Baselines (fwd): fused vs torch-eager vs torch-compile vs ideal (llama-3-8b, 8,192 tokens)",
+                Charts.baselines(withTorch, "fwd").getTitle());
+        assertEquals("Baselines (bwd): eager vs ideal (llama-3-8b, 8,192 tokens)", Charts.baselines(withTorch, "bwd").getTitle());
+    }
+
+    @Test
     void valueAxisShowsPlainNumbersAndDotsSitOnTheirCategory() {
         CategoryChart c = Charts.baselines(rows(), "bwd", null);
         // 7E5 on a log axis is what XChart writes without a pattern

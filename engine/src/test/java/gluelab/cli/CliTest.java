@@ -85,9 +85,44 @@ class CliTest {
     }
 
     @Test
+    void compareListsTheRowsOverTheBoundAndExitsOneWhenAny(@TempDir Path dir) throws Exception {
+        // A: a demo's --out folder holding one run (the H200 demo record); B: bench --json rows, one row 3% slower.
+        Path run = java.nio.file.Files.createDirectories(dir.resolve("demo1/demo-20261130-000000-abc"));
+        java.nio.file.Files.copy(Path.of("src/test/resources/records/h200-demo/record.json"), run.resolve("record.json"));
+        var rows = new java.util.ArrayList<>(gluelab.record.RecordStore.loadRows(dir.resolve("demo1")));
+        var first = rows.getFirst();
+        var m = first.measurement();
+        double[] slower = java.util.Arrays.stream(m.samples()).map(x -> x * 1.03).toArray();
+        var s = m.summary();
+        var slowerSummary = new gluelab.timing.Summary(s.count(), s.min() * 1.03, s.p20() * 1.03, s.median() * 1.03, s.mean() * 1.03,
+                s.p80() * 1.03, s.max() * 1.03, s.relStdev());
+        rows.set(0, new gluelab.record.Row(first.key(), first.model(), first.bytes(), first.flops(), first.idealUs(), first.bound(),
+                new gluelab.timing.Measurement(m.label(), m.mode(), slower, slowerSummary, m.stopReason(), m.kernels(),
+                        m.peakBytes(), m.wallSeconds(), m.discarded(), m.noise(), m.rule()), first.correctness()));
+        Path bench = dir.resolve("bench.json");
+        java.nio.file.Files.writeString(bench, Json.write(rows));
+
+        Result over = run("compare", bench.toString(), dir.resolve("demo1").toString(), "--bound", "2");
+        assertEquals(1, over.code(), over.toString());
+        assertTrue(over.out().startsWith(rows.size() + " rows in both; median |diff| 0.00%, max 3.00% (" + first.key() + "); 1 over 2.00%"), over.out());
+        assertTrue(over.out().contains(first.op()) && over.out().contains("3.0"), over.out());
+        Result same = run("compare", run.toString(), run.resolve("record.json").toString(), "--bound", "1");
+        assertEquals(0, same.code(), same.toString());
+        assertTrue(same.out().contains("0 over 1.00%"), same.out());
+        java.nio.file.Files.createDirectories(dir.resolve("demo1/demo-2"));
+        java.nio.file.Files.copy(run.resolve("record.json"), dir.resolve("demo1/demo-2/record.json"));
+        assertBadInput(run("compare", dir.resolve("demo1").toString(), bench.toString()), "holds 2 runs; name one");
+        java.nio.file.Files.writeString(dir.resolve("bad.json"), "[{\"key\": 3}]");
+        assertBadInput(run("compare", dir.resolve("bad.json").toString(), bench.toString()), "rows file", "bad.json");
+    }
+
+    @Test
     void everyOptionIsCheckedBeforeAnyWork() {
         long t0 = System.nanoTime();
         assertBadInput(run("demo", "--device", "cpu", "--stop-fraction", "-1"), "--stop-fraction must be in (0, 1), got -1");
+        assertBadInput(run("demo", "--device", "cpu", "--min-time", "-1"), "--min-time must be a finite number >= 0");
+        assertBadInput(run("demo", "--device", "cpu", "--timeout", "0"), "--timeout must be a finite number > 0");
+        assertBadInput(run("compare", "a", "b", "--bound", "0"), "--bound must be a percentage > 0");
         assertBadInput(run("floor", "rmsnorm", "--tokens", ","), "empty entry");
         assertBadInput(run("bench", "cat", "--passes", "bwd", "--device", "cpu"), "nothing to measure", "cat has [fwd]");
         assertBadInput(run("bench", "rmsnorm", "--min-time", "NaN", "--device", "cpu"), "--min-time must be a finite number");
