@@ -1,14 +1,21 @@
 #!/bin/bash
-# The H200 run behind docs/benchmarks.md's "bench --with torch vs do_bench" section, in one call. Run from
-# a folder holding the gpu kit (bin/gpu-kit's .gpu/ contents) and this folder's scripts; everything
-# lands in $OUT/results.tgz, the comparison is printed. Steps (default: bench replay tests):
-#   bench:   gluelab bench of the whole catalogue at 8k and 32k, fwd and bwd, with torch (chart included)
-#   replay:  the same requests through a plain triton.testing.do_bench, then compare_do_bench.py
-#   tests:   the gpu-tagged tests of gluelab.torch
-#   compare: compare-compile of llama16.py (16 blocks, whole model vs per block; needs llama16.py here)
+# The H200 run behind docs/benchmarks.md's "bench --with torch vs do_bench" and "run-to-run precision"
+# sections, in one call. Run from a folder holding the gpu kit (bin/gpu-kit's .gpu/ contents) and this
+# folder's scripts; everything lands in $OUT/results.tgz, figures are printed as they come. Steps
+# (default: precision bench replay):
+#   precision: two demos, a demo of the 2k rows with 10x the min-time, `gluelab compare` of them
+#              (bounds 2% and 1%), and the plain bench of the whole catalogue at 8k,32k (walls timed)
+#   bench:     gluelab bench of the whole catalogue at 8k and 32k, fwd and bwd, with torch (chart included)
+#   replay:    the same requests through a plain triton.testing.do_bench (do_bench_cudagraph where
+#              do_bench is host-bound, and a probe of the cache clear on cat), then compare_do_bench.py
+#   tests:     the gpu-tagged tests of gluelab.torch
+#   compare:   compare-compile of llama16.py (16 blocks, whole model vs per block; needs llama16.py here)
+# BUDGET (seconds, default 380): a step that would start too late to finish is skipped; the replay gets what is left.
 set -u
 K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}; R=/tmp/res; mkdir -p $R $OUT /tmp/h
-steps=" ${*:-bench replay tests} "
+steps=" ${*:-precision bench replay} "
+BUDGET=${BUDGET:-380}
+go() { if [ $SECONDS -le $((BUDGET - $1)) ]; then echo "== $2 ($SECONDS s)"; return 0; fi; echo "== SKIP $2 ($SECONDS s)"; return 1; }
 cd "$K" && { [ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.xz; }
 G=$K/gluelab/bin/gluelab
 export GLUELAB_CACHE=/tmp/glcache PYTHONUNBUFFERED=1
@@ -17,18 +24,50 @@ export TORCHINDUCTOR_CACHE_DIR=$GLUELAB_CACHE/torchinductor   # what gluelab use
 python3 -c "import zipfile,glob; z=zipfile.ZipFile(glob.glob('gluelab/runtime/lib/app/gluelab-engine-*.jar')[0]); open('/tmp/h/harness.py','wb').write(z.read('gluelab/torch/harness.py'))"
 ALL="rmsnorm add_rmsnorm qnorm_rope_complex qnorm_rope_real swiglu moe_routing cat cast"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader; nproc
+# SM and memory clocks, power, temperature every 100 ms for the whole run (was any row timed at another clock?)
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv,noheader -lms 100 > $R/clocks.csv 2>&1 &
+SMI=$!
+# timed NAME CMD...: runs CMD (its stdout/stderr as redirected by the caller), then prints NAME, its exit status and wall time
+timed() { local name=$1 a; shift; a=$(date +%s.%N); "$@"; local rc=$?; echo "$name: rc=$rc, wall $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $a}") s" >&2; return $rc; }
+if [[ $steps == *" precision "* ]]; then
+  go 45 "demo 1 (cold: compiles glue.cu, calibrates)" && { timed demo1 timeout 100 $G demo --device cuda --out $R/demo1 > $R/demo1.out 2> $R/demo1.err; tail -1 $R/demo1.err; }
+  go 40 "demo 2 (warm)" && { timed demo2 timeout 100 $G demo --device cuda --out $R/demo2 > $R/demo2.out 2> $R/demo2.err; tail -1 $R/demo2.err; }
+  go 40 "demo of the 2k rows, 10x the min-time" && { timed tenx timeout 100 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --out $R/tenx > $R/tenx.out 2> $R/tenx.err; tail -1 $R/tenx.err; }
+  for pair in "demo2 demo1 2" "demo1 tenx 1" "demo2 tenx 1"; do
+    set -- $pair; echo "-- compare $1 $2 --bound $3"; $G compare $R/$1 $R/$2 --bound $3 | tee $R/compare_$1_$2.txt | head -14
+  done
+  go 45 "bench, whole catalogue, 8k+32k, fwd+bwd" && { timed bench timeout 90 $G bench $ALL --device cuda --tokens 8k,32k --passes fwd,bwd --no-tune --json > $R/bench_plain.json 2> $R/bench_plain.err; tail -1 $R/bench_plain.err; }
+  python3 - $R <<'PY'
+import json, glob, sys, collections
+R = sys.argv[1]
+for name in ("demo1", "demo2", "tenx"):
+    f = glob.glob(f"{R}/{name}/demo-*/record.json")
+    if not f:
+        print(name, "no record"); continue
+    rows = json.load(open(f[0]))["rows"]
+    stops = collections.Counter(r["measurement"]["stopReason"] for r in rows)
+    print(f"{name}: {len(rows)} rows, stops {dict(stops)}, sampling wall {sum(r['measurement']['wallSeconds'] for r in rows):.1f} s")
+try:
+    rows = json.load(open(f"{R}/bench_plain.json"))
+    print(f"bench 8k,32k: {len(rows)} rows, stops {dict(collections.Counter(r['measurement']['stopReason'] for r in rows))}")
+except Exception as e:
+    print("bench 8k,32k:", e)
+PY
+fi
 if [[ $steps == *" bench "* ]]; then
-  echo "== bench with torch ($SECONDS s)"
-  GLUELAB_TORCH_REQUESTS=$R/requests.jsonl timeout ${BENCH_CAP:-240} $G bench $ALL --device cuda --model anchor-h200 --tokens 8k,32k \
+  go 150 "bench with torch" && {
+  export GLUELAB_TORCH_REQUESTS=$R/requests.jsonl
+  timed "bench with torch" timeout ${BENCH_CAP:-200} $G bench $ALL --device cuda --model anchor-h200 --tokens 8k,32k \
     --passes fwd,bwd --variants fused --with torch --no-tune --check 0 --min-time 0.05 --timeout 1 --chart $R/sbs --json > $R/bench.json 2> $R/bench.err
-  echo "rc=$? ($SECONDS s)"; grep -v "^\(bench\|torch\|torch compile\|check\) \[" $R/bench.err | head -80
-  grep "^torch compile \[" $R/bench.err | tail -3
+  echo "rc=$? ($SECONDS s)"; grep -E "^(chart|torch side|torch.compile:|bench with torch)" $R/bench.err | cut -c1-200; }
 fi
 if [[ $steps == *" replay "* ]]; then
-  echo "== do_bench replay ($SECONDS s)"
-  timeout ${REPLAY_CAP:-100} python3 do_bench_check.py $R/requests.jsonl /tmp/h > $R/do_bench.json 2> $R/do_bench.err
-  echo "rc=$? ($SECONDS s)"; tail -3 $R/do_bench.err
-  python3 compare_do_bench.py $R/bench.json $R/do_bench.json | tee $R/compare.md
+  left=$((BUDGET - SECONDS)); [ $left -lt 20 ] && left=20
+  echo "== do_bench replay, $left s at most ($SECONDS s)"
+  timeout $left python3 do_bench_check.py $R/requests.jsonl /tmp/h ${REP_MS:-100} > $R/do_bench.json 2> $R/do_bench.err
+  echo "rc=$? ($SECONDS s)"; tail -2 $R/do_bench.err
+  python3 compare_do_bench.py $R/bench.json $R/do_bench.json > $R/compare.md 2>&1
+  grep -E "^(all rows|rows where)" $R/compare.md; sed -n '/^Against/,$p' $R/compare.md | cut -c1-220
 fi
 if [[ $steps == *" compare "* ]]; then
   echo "== compare-compile ($SECONDS s)"
@@ -40,5 +79,7 @@ if [[ $steps == *" tests "* ]]; then
   timeout ${TESTS_CAP:-75} ./run-gpu-tests --include-classname 'gluelab.torch.*' > $R/gpu_tests.txt 2>&1
   echo "rc=$? ($SECONDS s)"; grep -E "tests (successful|failed|skipped)|MethodSource|=>|precompile|graphs compiled" $R/gpu_tests.txt | head -30
 fi
+kill $SMI 2>/dev/null
+awk -F', ' '{print $2}' $R/clocks.csv | sort | uniq -c | sort -rn | head -5 | sed 's/^/SM clock samples: /'
 echo "== done ($SECONDS s)"
-tar czf $OUT/results.tgz -C $R .
+tar czf $OUT/results.tgz -C $R --exclude='*.svg' .
