@@ -10,7 +10,7 @@
 # (the calls captured in one CUDA graph and replayed: no host time, no cache clear; cudagraph_us).
 # cat rows also get a probe of the cache clear's after-effects (probe: see probe() below).
 # Killed by SIGTERM (a `timeout`), it still writes the rows done so far.
-import json, signal, sys, time
+import contextlib, json, signal, sys, time
 sys.path.insert(0, sys.argv[2])
 import harness  # gluelab's harness, as shipped in the jar
 out = harness.PROTOCOL  # the harness moved stdout aside on import: the JSON goes to the original stdout
@@ -145,10 +145,7 @@ try:
                 fn = torch.compile(fn, **harness.compile_kwargs(req))
             if pass_ == "fwd":
                 def build():
-                    def call():
-                        with torch.no_grad():
-                            return fn(*args)
-                    return call
+                    return lambda: fn(*args)
             else:
                 def build():
                     leaves = [t.detach().requires_grad_(n in grad) for n, t in inputs.items()]
@@ -157,21 +154,24 @@ try:
                     g = torch.Generator(device="cpu").manual_seed(7)
                     gos = [(torch.rand(y.shape, generator=g) * 2 - 1).to(dtype=y.dtype, device="cuda") for y in ys]
                     return lambda: torch.autograd.grad(ys, ins, gos, retain_graph=True)
-            call = build()
-            call()
-            torch.cuda.synchronize()
-            ms = do_bench(call, warmup=25, rep=int(sys.argv[3]) if len(sys.argv) > 3 else 200, return_mode="median")
-            h = host_us(call)
-            us = ms * 1e3
-            row = {"op": name, "pass": pass_, "tokens": req["inputs"][0]["shape"][0], "variant": variant, "do_bench_us": us,
-                   "host_us": h, "host_bound": h > clear_us + us}
-            if h > 0.5 * (clear_us + us) or name == "cat":  # host-bound, or near it
-                try:
-                    row["cudagraph_us"] = cudagraph_us(build)
-                except Exception as ex:  # a capture that fails is reported, not fatal
-                    row["cudagraph_error"] = "%s: %s" % (type(ex).__name__, str(ex)[:200])
-            if name == "cat":
-                row["probe"] = probe(call)
+            # The forward runs under no_grad entered once around all its timing (a context entered per
+            # call adds host time: the 2026-11-30 r10 run did that, and compiled cat 8k turned host-bound).
+            with torch.no_grad() if pass_ == "fwd" else contextlib.nullcontext():
+                call = build()
+                call()
+                torch.cuda.synchronize()
+                ms = do_bench(call, warmup=25, rep=int(sys.argv[3]) if len(sys.argv) > 3 else 200, return_mode="median")
+                h = host_us(call)
+                us = ms * 1e3
+                row = {"op": name, "pass": pass_, "tokens": req["inputs"][0]["shape"][0], "variant": variant, "do_bench_us": us,
+                       "host_us": h, "host_bound": h > clear_us + us}
+                if h > 0.5 * (clear_us + us) or name == "cat":  # host-bound, or near it
+                    try:
+                        row["cudagraph_us"] = cudagraph_us(build)
+                    except Exception as ex:  # a capture that fails is reported, not fatal
+                        row["cudagraph_error"] = "%s: %s" % (type(ex).__name__, str(ex)[:200])
+                if name == "cat":
+                    row["probe"] = probe(call)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
             del fn, call
