@@ -473,6 +473,9 @@ extern "C" __global__ void hold_stream(volatile int* flag, i64 timeout_ns) {
 //   CFG_LANES    threads per row (q-norm + RoPE) or per token (routing); a power of 2 up to 32
 //   CFG_PF       prefetch the next row while reducing this one (norms, q-norm + RoPE backward)
 //   CFG_CS       streaming (evict-first) loads and stores for data touched once
+//   CFG_L2PF     16-byte loads ask L2 to fetch 256-byte blocks (.L2::256B: fewer, longer DRAM bursts)
+//   CFG_STAGES   norms: rows staged in shared memory by cp.async, STAGES - 1 rows in flight ahead of
+//                the one being reduced, without the registers a prefetch into registers costs
 //   CFG_RPB      rows a norm block handles at once (THREADS / RPB threads per row; 32 = a warp per row)
 //   CFG_MINB     blocks per SM the compiler must fit (caps registers; 1 = no cap)
 #ifdef GLUE_CONFIG
@@ -486,6 +489,9 @@ extern "C" __global__ void hold_stream(volatile int* flag, i64 timeout_ns) {
 #ifndef CFG_CS
 #define CFG_CS 0
 #endif
+#ifndef CFG_L2PF
+#define CFG_L2PF 0
+#endif
 
 // CFG_MINB: blocks per SM the row kernels ask the compiler to fit (a register cap); 1 = no cap.
 #ifndef CFG_MINB
@@ -493,10 +499,17 @@ extern "C" __global__ void hold_stream(volatile int* flag, i64 timeout_ns) {
 #endif
 #define ROW_BOUNDS __launch_bounds__(CFG_THREADS, CFG_MINB)
 
-// 16, 8 or 4 raw bytes; streaming forms when CFG_CS.
+// 16 raw bytes; streaming forms when CFG_CS, 256-byte L2 fetches when CFG_L2PF.
+#if CFG_CS && CFG_L2PF
+#define LD16_OP "ld.global.cs.L2::256B.v4.u32"
+#elif CFG_CS
+#define LD16_OP "ld.global.cs.v4.u32"
+#elif CFG_L2PF
+#define LD16_OP "ld.global.L2::256B.v4.u32"
+#endif
 __device__ __forceinline__ uint4 ld16(const void* p) {
-#if CFG_CS
-    uint4 v; asm volatile("ld.global.cs.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v;
+#ifdef LD16_OP
+    uint4 v; asm volatile(LD16_OP " {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v;
 #else
     return *(const uint4*)p;
 #endif
@@ -508,6 +521,21 @@ __device__ __forceinline__ void st16(void* p, uint4 v) {
     *(uint4*)p = v;
 #endif
 }
+
+// 16 bytes global -> shared without passing through registers (cp.async, sm_80+), completed per
+// commit group: wait<N> returns once at most N of this thread's groups are still in flight.
+__device__ __forceinline__ void cp_async16(void* smem, const void* g) {
+    unsigned s;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(s) : "l"(smem));
+#if CFG_L2PF
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" :: "r"(s), "l"(g) : "memory");
+#else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g) : "memory");
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
 
 // Raw bytes in accesses of A bytes (16, 8, 4 or 2: the widest that divides the span, so every
 // access is aligned when the span's start is a multiple of its size).
@@ -681,6 +709,16 @@ __device__ __forceinline__ float group_sum(float v) {
 #define NORM_L (CFG_THREADS / CFG_RPB)
 #define NORM_WD (Words<CFG_VEC>::N)
 #define NORM_WREG (CFG_CPT * NORM_WD <= 16)
+#ifndef CFG_STAGES
+#define CFG_STAGES 0
+#endif
+#if CFG_STAGES
+static_assert(NORM_WD == 4, "staged norm rows move 16-byte accesses");
+// A staged access (16 bytes, 4 raw words) from the ring back into registers. The ring is
+// [stage][tensor][access][thread]: a thread reads back only what it copied itself, so waiting for its
+// own copies (cp.async.wait_group) is all the ordering it needs, no barrier.
+__device__ __forceinline__ void norm_take(const uint4& s, unsigned* w) { w[0] = s.x; w[1] = s.y; w[2] = s.z; w[3] = s.w; }
+#endif
 
 // w's access c as floats (from the registers, or loaded).
 __device__ __forceinline__ void norm_w(const void* w, const unsigned (*wr)[NORM_WD], int c, int q, float* o) {
@@ -716,7 +754,30 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const voi
     };
     const i64 step = (i64)gridDim.x * RPB;
     i64 row = (i64)blockIdx.x * RPB + threadIdx.x / L;
-#if CFG_PF
+#if CFG_STAGES
+    constexpr int S = CFG_STAGES, NT = 1 + CFG_ADD;
+    // Dynamic shared memory of S * NT * C * T * 16 bytes (the engine sizes it: CudaFused.stagedBytes).
+    extern __shared__ uint4 ring_mem[];
+    uint4 (*ring)[NT][C][T] = reinterpret_cast<uint4 (*)[NT][C][T]>(ring_mem);
+    // One commit group per stage, also where this group has no row left (the groups stay counted).
+    auto issue = [&](i64 rw, int slot) {
+        if (rw < rows) {
+            #pragma unroll
+            for (int c = 0; c < C; c++) {
+                int q = lane + c * L;
+                if (q >= chunks) continue;
+                cp_async16(&ring[slot][0][c][threadIdx.x], (const char*)x + (rw * n + (i64)q * V) * ES);
+#if CFG_ADD
+                cp_async16(&ring[slot][NT - 1][c][threadIdx.x], (const char*)r + (rw * n + (i64)q * V) * ES);
+#endif
+            }
+        }
+        cp_async_commit();
+    };
+    #pragma unroll
+    for (int s = 0; s < S - 1; s++) issue(row + s * step, s);
+    int slot = 0;
+#elif CFG_PF
     unsigned xn[C][WD], rn[C][WD];
     if (row < rows) load(row, xr, rr);
 #endif
@@ -724,7 +785,21 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const voi
     // The loop's bounds are the block's (every thread reaches the barrier); `row` is this group's.
     for (i64 base = (i64)blockIdx.x * RPB; base < rows; base += step, row += step, parity ^= 1) {
         const bool live = row < rows;
-#if CFG_PF
+#if CFG_STAGES
+        issue(row + (S - 1) * step, slot == 0 ? S - 1 : slot - 1);
+        cp_async_wait<S - 1>();
+        if (live) {
+            #pragma unroll
+            for (int c = 0; c < C; c++) {
+                if (lane + c * L >= chunks) continue;
+                norm_take(ring[slot][0][c][threadIdx.x], xr[c]);
+#if CFG_ADD
+                norm_take(ring[slot][NT - 1][c][threadIdx.x], rr[c]);
+#endif
+            }
+        }
+        slot = slot + 1 == S ? 0 : slot + 1;
+#elif CFG_PF
         if (row + step < rows) load(row + step, xn, rn);
 #else
         if (live) load(row, xr, rr);
@@ -760,7 +835,7 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const voi
             for (int k = 0; k < V; k++) a[k] = a[k] * rs * wf[k];
             stv<V>(y, row * n + (i64)q * V, a);
         }
-#if CFG_PF
+#if CFG_PF && !CFG_STAGES
         #pragma unroll
         for (int c = 0; c < C; c++) {
             #pragma unroll
@@ -805,14 +880,54 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
     };
     const i64 r0 = (i64)blockIdx.x * rpb, r1 = min(rows, r0 + rpb);
     i64 row = r0 + grp;
-#if CFG_PF
+#if CFG_STAGES
+    constexpr int S = CFG_STAGES, NT = 2 + CFG_ADD;
+    // Dynamic shared memory of S * NT * C * T * 16 bytes (the engine sizes it: CudaFused.stagedBytes).
+    extern __shared__ uint4 ring_mem[];
+    uint4 (*ring)[NT][C][T] = reinterpret_cast<uint4 (*)[NT][C][T]>(ring_mem);
+    // One commit group per stage, also where this group has no row left (the groups stay counted).
+    auto issue = [&](i64 rw, int slot) {
+        if (rw < r1) {
+            #pragma unroll
+            for (int c = 0; c < C; c++) {
+                int q = lane + c * L;
+                if (q >= chunks) continue;
+                const i64 e = (rw * n + (i64)q * V) * ES;
+                cp_async16(&ring[slot][0][c][threadIdx.x], (const char*)x + e);
+                cp_async16(&ring[slot][1][c][threadIdx.x], (const char*)dy + e);
+#if CFG_ADD
+                cp_async16(&ring[slot][2][c][threadIdx.x], (const char*)addend + e);
+#endif
+            }
+        }
+        cp_async_commit();
+    };
+    #pragma unroll
+    for (int s = 0; s < S - 1; s++) issue(row + s * RPB, s);
+    int slot = 0;
+#elif CFG_PF
     unsigned xn[C][WD], gn[C][WD], an[C][WD];
     if (row < r1) load(row, xr, gr, ar);
 #endif
     int parity = 0;
     for (i64 base = r0; base < r1; base += RPB, row += RPB, parity ^= 1) {
         const bool live = row < r1;
-#if CFG_PF
+#if CFG_STAGES
+        issue(row + (S - 1) * RPB, slot == 0 ? S - 1 : slot - 1);
+        cp_async_wait<S - 1>();
+        if (live) {
+            #pragma unroll
+            for (int c = 0; c < C; c++) {
+                if (lane + c * L >= chunks) continue;
+                norm_take(ring[slot][0][c][threadIdx.x], xr[c]);
+                norm_take(ring[slot][1][c][threadIdx.x], gr[c]);
+#if CFG_ADD
+                norm_take(ring[slot][2][c][threadIdx.x], ar[c]);
+#endif
+            }
+        }
+        slot = slot + 1 == S ? 0 : slot + 1;
+#elif CFG_PF
         if (row + RPB < r1) load(row + RPB, xn, gn, an);
 #else
         if (live) load(row, xr, gr, ar);
@@ -854,7 +969,7 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
             }
             stv<V>(dx, row * n + (i64)q * V, o);
         }
-#if CFG_PF
+#if CFG_PF && !CFG_STAGES
         #pragma unroll
         for (int c = 0; c < C; c++) {
             #pragma unroll
@@ -1006,7 +1121,25 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
         for (int k = 0; k < QP; k++) { c[k] = cn[k]; s[k] = sn[k]; }
 #endif
     }
-    stf<QV>(partial, group * hd + sub * QV, dw);
+    // The block's row groups' dw in a fixed order (deterministic): across the warp's groups by
+    // shuffles (lanes of one sub position), then across the warps through shared memory. One partial
+    // per block: the partial buffer is blocks x hd instead of groups x hd.
+    #pragma unroll
+    for (int k = 0; k < QV; k++) {
+        #pragma unroll
+        for (int o = QL; o < 32; o <<= 1) dw[k] += __shfl_xor_sync(0xffffffffu, dw[k], o);
+    }
+    constexpr int W = CFG_THREADS / 32;
+    __shared__ __align__(16) float red[W][QL * QV];
+    if ((threadIdx.x & 31) < QL) stf<QV>(red[threadIdx.x >> 5], sub * QV, dw);
+    __syncthreads();
+    for (int j = threadIdx.x; j < QL * QV; j += CFG_THREADS) {
+        float t = 0.f;
+        #pragma unroll
+        for (int k = 0; k < W; k++) t += red[k][j];
+        partial[(i64)blockIdx.x * hd + j] = t;
+    }
+    (void)group;
 }
 #endif
 
@@ -1083,6 +1216,41 @@ template <> struct Piece<8> { typedef uint2 t; };
 template <> struct Piece<4> { typedef unsigned t; };
 template <> struct Piece<2> { typedef u16 t; };
 
+#ifndef CFG_FLAT
+#define CFG_FLAT 0
+#endif
+#if CFG_FLAT
+// CFG_FLAT: the output's pieces end to end (rows * pieces per row); block b copies pieces
+// [b * THREADS * UNROLL, ...), all loads before the first store, then exits (as a copy kernel).
+template <int B>
+__device__ __forceinline__ typename Piece<B>::t ld_piece(const typename Piece<B>::t* p) {
+    if constexpr (B == 16) return ld16(p); else return *p;
+}
+template <int B>
+__device__ __forceinline__ void st_piece(typename Piece<B>::t* p, typename Piece<B>::t v) {
+    if constexpr (B == 16) st16(p, v); else *p = v;
+}
+extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_cat(const void* a, const void* b, void* out, i64 rows, i64 ha_bytes, i64 hb_bytes) {
+    typedef typename Piece<CFG_CHUNK>::t piece;
+    constexpr int U = CFG_UNROLL;
+    const i64 ca = ha_bytes / CFG_CHUNK, cb = hb_bytes / CFG_CHUNK, cr = ca + cb, total = rows * cr;
+    const bool narrow = total <= 0xffffffffLL;  // 32-bit division by cr while the index fits
+    const i64 base = (i64)blockIdx.x * (CFG_THREADS * U) + threadIdx.x;
+    piece v[U];
+    #pragma unroll
+    for (int j = 0; j < U; j++) {
+        const i64 i = base + (i64)j * CFG_THREADS;
+        if (i >= total) continue;
+        const i64 row = narrow ? (i64)((unsigned)i / (unsigned)cr) : i / cr, c = i - row * cr;
+        v[j] = c < ca ? ld_piece<CFG_CHUNK>((const piece*)a + row * ca + c) : ld_piece<CFG_CHUNK>((const piece*)b + row * cb + (c - ca));
+    }
+    #pragma unroll
+    for (int j = 0; j < U; j++) {
+        const i64 i = base + (i64)j * CFG_THREADS;
+        if (i < total) st_piece<CFG_CHUNK>((piece*)out + i, v[j]);
+    }
+}
+#else
 extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_cat(const void* a, const void* b, void* out, i64 rows, i64 ha_bytes, i64 hb_bytes) {
     typedef typename Piece<CFG_CHUNK>::t piece;
     constexpr int U = CFG_UNROLL;
@@ -1100,6 +1268,7 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_cat(const void* 
         }
     }
 }
+#endif  // CFG_FLAT
 #endif
 
 #ifdef GLUE_FUSED_ROUTING

@@ -7,6 +7,7 @@ import gluelab.device.eager.EagerOps;
 import gluelab.ops.Pass;
 import gluelab.ops.QNormRope;
 import gluelab.tensor.DType;
+import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.JCudaDriver;
 
 import java.util.Map;
@@ -32,7 +33,9 @@ final class CudaFused {
         }
         int threads = c.get("threads");
         KernelLaunch.Function k = d.kernels().configured(in, c);
-        int wave = d.sms() * residentBlocks(k, threads);
+        int smem = FusedConfigs.stagedBytes(in, c);
+        if (smem > 0) JCudaDriver.cuFuncSetAttribute(k.function(), CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+        int wave = d.sms() * residentBlocks(k, threads, smem);
         switch (in.op().name()) {
             case "rmsnorm", "add_rmsnorm" -> {
                 long rows = s.tokens();
@@ -47,14 +50,14 @@ final class CudaFused {
                     if (add) a.ptr(t.get("r")); else a.nullPtr();
                     a.ptr(t.get("w"));
                     if (add) a.ptr(t.get("h")); else a.nullPtr();
-                    p.add(a.ptr(t.get("y")).i64(rows).i32(n).f32(eps).launch(k, (int) blocks, threads));
+                    p.add(a.ptr(t.get("y")).i64(rows).i32(n).f32(eps).launch(k, (int) blocks, threads, smem));
                 } else {
                     // Block b handles rows [b*rpb, (b+1)*rpb), `together` at a time, one dw partial per row group.
                     long rpb = (rows + blocks - 1) / blocks, parts = (rows + rpb - 1) / rpb;
                     CudaBuffer partial = p.scratch("dw_partial", DType.FP32, parts * together, n);
                     Args a = new Args().ptr(t.get(add ? "h" : "x")).ptr(t.get("w")).ptr(t.get("dy"));
                     if (add) a.ptr(t.get("dh")); else a.nullPtr();
-                    p.add(a.ptr(t.get("dx")).ptr(partial).i64(rows).i32(n).i64(rpb).f32(eps).launch(k, (int) parts, threads));
+                    p.add(a.ptr(t.get("dx")).ptr(partial).i64(rows).i32(n).i64(rpb).f32(eps).launch(k, (int) parts, threads, smem));
                     d.columnSum(p, partial, parts * together, n, t.get("dw"));
                 }
             }
@@ -73,11 +76,12 @@ final class CudaFused {
                     p.add(a.ptr(t.get("out")).i64(rows).i64(heads).i32(hd).f32(eps).launch(k, grid, threads));
                 } else {
                     long groups0 = Math.min(rows, (long) wave * groupsPerBlock), rpg = (rows + groups0 - 1) / groups0;
-                    long blocks = ((rows + rpg - 1) / rpg + groupsPerBlock - 1) / groupsPerBlock, groups = blocks * groupsPerBlock;
-                    CudaBuffer partial = p.scratch("dw_partial", DType.FP32, groups, hd);
+                    long blocks = ((rows + rpg - 1) / rpg + groupsPerBlock - 1) / groupsPerBlock;
+                    // One dw partial per block: the kernel sums its row groups' partials first.
+                    CudaBuffer partial = p.scratch("dw_partial", DType.FP32, blocks, hd);
                     p.add(a.ptr(t.get("dy")).ptr(t.get("dq")).ptr(partial).i64(rows).i64(heads).i32(hd).i64(rpg).f32(eps)
                             .launch(k, (int) blocks, threads));
-                    d.columnSum(p, partial, groups, hd, t.get("dw"));
+                    d.columnSum(p, partial, blocks, hd, t.get("dw"));
                 }
             }
             case "swiglu" -> {
@@ -95,8 +99,11 @@ final class CudaFused {
             }
             case "cat" -> {
                 long dd = s.dim("D"), ha = dd / 2, hb = dd - ha, es = s.dtype().bytes(), rows = s.tokens();
+                // flat=1: a block per tile of the output's pieces (rows end to end); else blocks loop over rows.
+                long pieces = rows * dd * es / c.get("chunk"), tile = (long) threads * c.get("unroll");
+                int grid = c.params().getOrDefault("flat", 0) == 1 ? (int) ((pieces + tile - 1) / tile) : (int) Math.min(rows, wave * 4L);
                 p.add(new Args().ptr(t.get("a")).ptr(t.get("b")).ptr(t.get("out")).i64(rows).i64(ha * es).i64(hb * es)
-                        .launch(k, (int) Math.min(rows, wave * 4L), threads));
+                        .launch(k, grid, threads));
             }
             case "cast" -> {
                 long n = t.get("x").spec().elements();
@@ -107,9 +114,9 @@ final class CudaFused {
     }
 
     /** Blocks of this kernel that are resident on one SM at once (at least 1). */
-    private static int residentBlocks(KernelLaunch.Function k, int threads) {
+    private static int residentBlocks(KernelLaunch.Function k, int threads, int sharedBytes) {
         int[] blocks = new int[1];
-        JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k.function(), threads, 0);
+        JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k.function(), threads, sharedBytes);
         return Math.max(1, blocks[0]);
     }
 

@@ -99,13 +99,44 @@ final class FusedConfigs {
                         out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf));
                         // Streaming (evict-first) 16-byte loads and stores: every row is touched once.
                         if (pf == 1 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "cs", 1));
-                        // One block per rpb rows instead of a persistent grid: the hardware balances the last rows.
-                        if (pf == 0 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0));
+                        // One block per rpb rows instead of a persistent grid: the hardware balances the last rows
+                        // (plain, streaming, and with 256-byte L2 fetches).
+                        if (pf == 0 && v == 0) {
+                            out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0));
+                            if (rpb <= 2 && (threads == 256 || threads == 512)) {
+                                out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0, "cs", 1));
+                                out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0, "l2pf", 1));
+                            }
+                        }
+                    }
+                    // Rows staged in shared memory (cp.async), stages - 1 rows ahead, persistent grid.
+                    if (v == 0 && rpb <= 2 && threads >= 256 && cpt * words * (add ? 2 : 1) <= NORM_FWD_WORDS / 2) {
+                        for (int stages : new int[]{2, 3, 4}) {
+                            if (stagedBytes(stages, add ? 2 : 1, cpt, threads) > STAGED_BYTES) continue;
+                            out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "stages", stages));
+                            if (stages == 3) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "stages", stages, "l2pf", 1));
+                        }
                     }
                 }
             }
         }
         return preferTwoChunks(out);
+    }
+
+    /** Most dynamic shared memory a staged norm config may ask for (two blocks an SM still fit 228 KB). */
+    private static final int STAGED_BYTES = 100 * 1024;
+
+    private static int stagedBytes(int stages, int tensors, int cpt, int threads) { return stages * tensors * cpt * threads * 16; }
+
+    /**
+     * Dynamic shared memory of a staged norm config ({@code stages}: the ring of 16-byte accesses,
+     * [stage][tensor][access][thread]); 0 for every other config.
+     */
+    static int stagedBytes(OpInstance in, KernelConfig c) {
+        int stages = c.params().getOrDefault("stages", 0);
+        if (stages == 0) return 0;
+        int tensors = (in.pass() == Pass.FORWARD ? 1 : 2) + (in.op().name().equals("add_rmsnorm") ? 1 : 0);
+        return stagedBytes(stages, tensors, c.get("cpt"), c.get("threads"));
     }
 
     /**
@@ -130,6 +161,16 @@ final class FusedConfigs {
                         int capped = 65536 / (threads * 80);
                         if (pf == 1 && capped > 1) {
                             out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "minb", capped));
+                        }
+                    }
+                    // Rows staged in shared memory (cp.async), stages - 1 rows ahead; registers uncapped, or
+                    // capped at 64 a thread where that fits (more blocks an SM).
+                    if (v == 0 && rpb <= 2 && threads <= 512 && cpt * words * (add ? 3 : 2) + cpt * vec <= NORM_BWD_WORDS) {
+                        for (int stages : new int[]{2, 3, 4}) {
+                            if (stagedBytes(stages, add ? 3 : 2, cpt, threads) > STAGED_BYTES) continue;
+                            out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "minb", 1, "stages", stages));
+                            int capped = 65536 / (threads * 64);
+                            if (capped > 1 && !add && cpt <= 2) out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "minb", capped, "stages", stages));
                         }
                     }
                 }
@@ -162,12 +203,15 @@ final class FusedConfigs {
                         if (threads >= 128 && rpi == 2) {
                             out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "minb", 1024 / threads));
                         }
+                        // 256-byte L2 fetches (a row is 2 x 128 bytes in bf16).
+                        if (rpi == 1 && threads <= 128 && vec * es >= 16) out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "l2pf", 1));
                     }
                 } else {
                     for (int pf : new int[]{0, 1}) {
                         out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf));
                         // Registers capped at about 80 a thread: more groups in flight per SM.
                         if (threads >= 128) out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "minb", 65536 / (threads * 80)));
+                        if (pf == 0 && threads <= 128 && vec * es >= 16) out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "l2pf", 1));
                     }
                 }
             }
@@ -183,7 +227,11 @@ final class FusedConfigs {
             for (int unroll : new int[]{2, 1, 4}) {
                 if (vec * unroll > maxElems) continue;
                 for (int threads : new int[]{256, 512, 128}) {
-                    for (int cs : new int[]{0, 1}) out.add(config(kernel, "threads", threads, "vec", vec, "unroll", unroll, "cs", cs));
+                    for (int cs : new int[]{0, 1}) {
+                        out.add(config(kernel, "threads", threads, "vec", vec, "unroll", unroll, "cs", cs));
+                        // 256-byte L2 fetches on the 16-byte loads.
+                        if (vecBytes >= 16 && threads == 256) out.add(config(kernel, "threads", threads, "vec", vec, "unroll", unroll, "cs", cs, "l2pf", 1));
+                    }
                 }
             }
         }
@@ -197,6 +245,18 @@ final class FusedConfigs {
             if ((ha * es) % chunk != 0 || (hb * es) % chunk != 0) continue;
             for (int threads : new int[]{256, 128, 512}) {
                 for (int unroll : new int[]{2, 1, 4}) out.add(config(CAT, "threads", threads, "chunk", chunk, "unroll", unroll));
+            }
+        }
+        // The output's pieces end to end, a tile per block (as a copy kernel), 16-byte pieces: plain,
+        // streaming, 256-byte L2 fetches.
+        if ((ha * es) % 16 == 0 && (hb * es) % 16 == 0) {
+            for (int threads : new int[]{256, 128, 512}) {
+                for (int unroll : new int[]{2, 1, 4}) {
+                    out.add(config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1));
+                    if (threads == 128) continue;
+                    out.add(config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1, "cs", 1));
+                    out.add(config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1, "l2pf", 1));
+                }
             }
         }
         return out;

@@ -1,0 +1,36 @@
+"""Prints the picks of `gluelab tune --json` (per op, pass, tokens) and the best config of each
+config family (the parameters that name a kernel form: stages, persist, cs, l2pf, flat, pf, minb),
+so one tuning shows which forms win.   python3 tune_summary.py tune.json"""
+import json
+import re
+import sys
+
+FORM_KEYS = ("stages", "persist", "cs", "l2pf", "flat", "pf", "minb", "rpb")
+
+
+def family(config):
+    params = dict(re.findall(r"(\w+)=(\d+)", config))
+    return " ".join(f"{k}={params[k]}" for k in FORM_KEYS if k in params) or "-"
+
+
+def main():
+    results = json.load(open(sys.argv[1]))
+    for r in results:
+        valid = [c for c in r["results"] if c.get("skipped") is None]
+        skipped = len(r["results"]) - len(valid)
+        print(f"{r['op']} {r['pass']} T={r['tokens']}: pick {r['pickUs']:.1f} us  {r['pick']}  "
+              f"(runner-up {r['runnerUpUs']:.1f}; {len(valid)} timed, {skipped} skipped; check ulp {r['checkMaxUlp']:.2f})")
+        best = {}
+        for c in valid:
+            f = family(c["config"])
+            if f not in best or c["medianUs"] < best[f]["medianUs"]:
+                best[f] = c
+        for f, c in sorted(best.items(), key=lambda kv: kv[1]["medianUs"])[:6]:
+            print(f"    {c['medianUs']:8.1f}  [{f}]  {c['config']}")
+        for c in r["results"]:
+            if c.get("skipped") is not None:
+                print(f"    skipped {c['config']}: {c['skipped'][:160]}")
+
+
+if __name__ == "__main__":
+    main()
