@@ -584,13 +584,22 @@ __device__ __forceinline__ void cvt(const unsigned* w, float* o) {
 #endif
 }
 
+// Two floats to a bf16 pair (lo in the low half), rounded to nearest even by one instruction
+// (sm_80+) where f2bf takes about six: the glue kernels that compute per element (SwiGLU, q-norm
+// + RoPE) issue enough instructions for this to show. A NaN becomes the canonical bf16 NaN.
+__device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
+    unsigned w;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+    return w;
+}
+
 template <int V>
 __device__ __forceinline__ void pack(const float* o, unsigned* w) {
 #if CFG_DT == DT_BF16
-    if constexpr (V == 1) { w[0] = f2bf(o[0]); }
+    if constexpr (V == 1) { w[0] = pack_bf16x2(o[0], 0.f); }
     else {
         #pragma unroll
-        for (int k = 0; k < V / 2; k++) w[k] = (unsigned)f2bf(o[2 * k]) | ((unsigned)f2bf(o[2 * k + 1]) << 16);
+        for (int k = 0; k < V / 2; k++) w[k] = pack_bf16x2(o[2 * k], o[2 * k + 1]);
     }
 #else
     #pragma unroll
@@ -650,7 +659,7 @@ __device__ __forceinline__ void stf(float* p, i64 e, const float* o) {
 
 __device__ __forceinline__ float round_act(float v) {
 #if CFG_DT == DT_BF16
-    return bf2f(f2bf(v));
+    return __uint_as_float(pack_bf16x2(0.f, v));
 #else
     return v;
 #endif
@@ -1151,6 +1160,12 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
 #define ELEM(u) (t0 + ((i64)(u) * CFG_THREADS + threadIdx.x) * CFG_VEC)
 #endif
 
+#if defined(GLUE_FUSED_SWIGLU_FWD) || defined(GLUE_FUSED_SWIGLU_BWD)
+// Sigmoid with the approximate division (__fdividef: 2 ulp in fp32, far below a bf16 rounding):
+// the IEEE division is a call-like sequence per element, and SwiGLU is one element per 2-3 bytes.
+__device__ __forceinline__ float sigmoid_fast(float x) { return __fdividef(1.f, 1.f + __expf(-x)); }
+#endif
+
 #ifdef GLUE_FUSED_SWIGLU_FWD
 extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_swiglu_fwd(const void* g, const void* u, void* out, i64 n) {
     constexpr int V = CFG_VEC, U = CFG_UNROLL;
@@ -1162,7 +1177,7 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_swiglu_fwd(const
         for (int j = 0; j < U; j++) {
             if (ELEM(j) >= n) continue;
             #pragma unroll
-            for (int k = 0; k < V; k++) a[j][k] = a[j][k] * sigmoidf_(a[j][k]) * b[j][k];
+            for (int k = 0; k < V; k++) a[j][k] = a[j][k] * sigmoid_fast(a[j][k]) * b[j][k];
             stv<V>(out, ELEM(j), a[j]);
         }
     }
@@ -1182,7 +1197,7 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_swiglu_bwd(const
             float oa[V], ob[V];
             #pragma unroll
             for (int k = 0; k < V; k++) {
-                float sg = sigmoidf_(a[j][k]);
+                float sg = sigmoid_fast(a[j][k]);
                 ob[k] = d[j][k] * a[j][k] * sg;
                 oa[k] = d[j][k] * b[j][k] * sg * (1.f + a[j][k] * (1.f - sg));
             }
@@ -1235,13 +1250,15 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_cat(const void* 
     constexpr int U = CFG_UNROLL;
     const i64 ca = ha_bytes / CFG_CHUNK, cb = hb_bytes / CFG_CHUNK, cr = ca + cb, total = rows * cr;
     const bool narrow = total <= 0xffffffffLL;  // 32-bit division by cr while the index fits
+    const bool pow2 = (cr & (cr - 1)) == 0;       // a shift where pieces per row are a power of 2
+    const int shift = __ffsll(cr) - 1;
     const i64 base = (i64)blockIdx.x * (CFG_THREADS * U) + threadIdx.x;
     piece v[U];
     #pragma unroll
     for (int j = 0; j < U; j++) {
         const i64 i = base + (i64)j * CFG_THREADS;
         if (i >= total) continue;
-        const i64 row = narrow ? (i64)((unsigned)i / (unsigned)cr) : i / cr, c = i - row * cr;
+        const i64 row = pow2 ? i >> shift : narrow ? (i64)((unsigned)i / (unsigned)cr) : i / cr, c = i - row * cr;
         v[j] = c < ca ? ld_piece<CFG_CHUNK>((const piece*)a + row * ca + c) : ld_piece<CFG_CHUNK>((const piece*)b + row * cb + (c - ca));
     }
     #pragma unroll

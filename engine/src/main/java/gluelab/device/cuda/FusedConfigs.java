@@ -87,7 +87,7 @@ final class FusedConfigs {
         for (int v = 0; v < 2; v++) {
             int vec = vecs[v], words = Math.max(1, vec * es / 4);
             if (n % vec != 0) continue;
-            for (int threads : new int[]{256, 128, 512, 1024}) {
+            for (int threads : new int[]{256, 128, 512, 1024, 64}) {
                 for (int rpb : v == 0 ? new int[]{1, 2, 4, 8, 16} : new int[]{1}) {
                     int lanes = threads / rpb;
                     if (lanes < 32) continue;
@@ -99,23 +99,16 @@ final class FusedConfigs {
                         out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf));
                         // Streaming (evict-first) 16-byte loads and stores: every row is touched once.
                         if (pf == 1 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "cs", 1));
-                        // One block per rpb rows instead of a persistent grid: the hardware balances the last rows
-                        // (plain, streaming, and with 256-byte L2 fetches).
-                        if (pf == 0 && v == 0) {
-                            out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0));
-                            if (rpb <= 2 && (threads == 256 || threads == 512)) {
-                                out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0, "cs", 1));
-                                out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0, "l2pf", 1));
-                            }
-                        }
+                        // One block per rpb rows instead of a persistent grid: the hardware balances the last
+                        // rows, and few threads a row with several 16-byte accesses each keep the most bytes in
+                        // flight (the H200's picks at 32k; streaming and 256-byte-L2-fetch forms of these lost).
+                        if (pf == 0 && v == 0) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "persist", 0));
                     }
-                    // Rows staged in shared memory (cp.async), stages - 1 rows ahead, persistent grid.
-                    if (v == 0 && rpb <= 2 && threads >= 256 && cpt * words * (add ? 2 : 1) <= NORM_FWD_WORDS / 2) {
-                        for (int stages : new int[]{2, 3, 4}) {
-                            if (stagedBytes(stages, add ? 2 : 1, cpt, threads) > STAGED_BYTES) continue;
-                            out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "stages", stages));
-                            if (stages == 3) out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "stages", stages, "l2pf", 1));
-                        }
+                    // Rows staged in shared memory (cp.async), two rows ahead, persistent grid (the backward's
+                    // winner at 32k; in the forward 1-4% behind the one-block forms on the H200).
+                    if (v == 0 && rpb <= 2 && threads >= 512 && cpt * words * (add ? 2 : 1) <= NORM_FWD_WORDS / 2
+                            && stagedBytes(3, add ? 2 : 1, cpt, threads) <= STAGED_BYTES) {
+                        out.add(config(RMSNORM_FWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "stages", 3));
                     }
                 }
             }
@@ -163,14 +156,12 @@ final class FusedConfigs {
                             out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "minb", capped));
                         }
                     }
-                    // Rows staged in shared memory (cp.async), stages - 1 rows ahead; registers uncapped, or
-                    // capped at 64 a thread where that fits (more blocks an SM).
+                    // Rows staged in shared memory (cp.async), stages - 1 rows ahead (registers capped at 64 a
+                    // thread lost on the H200: 3-10% behind).
                     if (v == 0 && rpb <= 2 && threads <= 512 && cpt * words * (add ? 3 : 2) + cpt * vec <= NORM_BWD_WORDS) {
                         for (int stages : new int[]{2, 3, 4}) {
                             if (stagedBytes(stages, add ? 3 : 2, cpt, threads) > STAGED_BYTES) continue;
                             out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "minb", 1, "stages", stages));
-                            int capped = 65536 / (threads * 64);
-                            if (capped > 1 && !add && cpt <= 2) out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "minb", capped, "stages", stages));
                         }
                     }
                 }
@@ -203,8 +194,7 @@ final class FusedConfigs {
                         if (threads >= 128 && rpi == 2) {
                             out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "minb", 1024 / threads));
                         }
-                        // 256-byte L2 fetches (a row is 2 x 128 bytes in bf16).
-                        if (rpi == 1 && threads <= 128 && vec * es >= 16) out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "l2pf", 1));
+
                     }
                 } else {
                     for (int pf : new int[]{0, 1}) {
@@ -227,11 +217,7 @@ final class FusedConfigs {
             for (int unroll : new int[]{2, 1, 4}) {
                 if (vec * unroll > maxElems) continue;
                 for (int threads : new int[]{256, 512, 128}) {
-                    for (int cs : new int[]{0, 1}) {
-                        out.add(config(kernel, "threads", threads, "vec", vec, "unroll", unroll, "cs", cs));
-                        // 256-byte L2 fetches on the 16-byte loads.
-                        if (vecBytes >= 16 && threads == 256) out.add(config(kernel, "threads", threads, "vec", vec, "unroll", unroll, "cs", cs, "l2pf", 1));
-                    }
+                    for (int cs : new int[]{0, 1}) out.add(config(kernel, "threads", threads, "vec", vec, "unroll", unroll, "cs", cs));
                 }
             }
         }
@@ -247,16 +233,10 @@ final class FusedConfigs {
                 for (int unroll : new int[]{2, 1, 4}) out.add(config(CAT, "threads", threads, "chunk", chunk, "unroll", unroll));
             }
         }
-        // The output's pieces end to end, a tile per block (as a copy kernel), 16-byte pieces: plain,
-        // streaming, 256-byte L2 fetches.
+        // The output's pieces end to end, a tile per block (as a copy kernel), 16-byte pieces.
         if ((ha * es) % 16 == 0 && (hb * es) % 16 == 0) {
             for (int threads : new int[]{256, 128, 512}) {
-                for (int unroll : new int[]{2, 1, 4}) {
-                    out.add(config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1));
-                    if (threads == 128) continue;
-                    out.add(config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1, "cs", 1));
-                    out.add(config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1, "l2pf", 1));
-                }
+                for (int unroll : new int[]{2, 1, 4}) out.add(config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1));
             }
         }
         return out;
