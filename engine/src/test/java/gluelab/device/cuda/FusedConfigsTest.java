@@ -101,6 +101,28 @@ class FusedConfigsTest {
     }
 
     @Test
+    void stagedNormConfigsMoveSixteenByteAccessesWithinTheirSharedMemory() {
+        int staged = 0;
+        for (OpInstance in : catalogue(Presets.ANCHOR_H200, 8192)) {
+            if (!in.op().name().endsWith("rmsnorm")) continue;
+            for (KernelConfig c : FusedConfigs.configs(in)) {
+                int bytes = FusedConfigs.stagedBytes(in, c);
+                if (!c.params().containsKey("stages")) {
+                    assertEquals(0, bytes, c + " has no ring");
+                    continue;
+                }
+                staged++;
+                assertEquals(16, c.get("vec") * in.shape().dtype().bytes(), c + ": cp.async moves 16 bytes");
+                // the ring holds stages x tensors x accesses x threads 16-byte slots, within the dynamic limit the configs allow
+                int tensors = (in.pass() == Pass.FORWARD ? 1 : 2) + (in.op().name().equals("add_rmsnorm") ? 1 : 0);
+                assertEquals(c.get("stages") * tensors * c.get("cpt") * c.get("threads") * 16, bytes, c.toString());
+                assertTrue(bytes <= 100 * 1024, c + ": " + bytes + " bytes");
+            }
+        }
+        assertTrue(staged >= 8, staged + " staged configs");
+    }
+
+    @Test
     void aConfigThatDoesNotCompileIsReportedWithItsReason() {
         NvccCompiler nvcc = NvccCompilerTest.nvcc();
         // A kernel source whose routing section no longer compiles: its configs are rejected, with the compiler's line.
