@@ -727,6 +727,35 @@ static_assert(NORM_WD == 4, "staged norm rows move 16-byte accesses");
 // [stage][tensor][access][thread]: a thread reads back only what it copied itself, so waiting for its
 // own copies (cp.async.wait_group) is all the ordering it needs, no barrier.
 __device__ __forceinline__ void norm_take(const uint4& s, unsigned* w) { w[0] = s.x; w[1] = s.y; w[2] = s.z; w[3] = s.w; }
+
+// The ring of NT tensors in dynamic shared memory (STAGES * NT * CPT * THREADS * 16 bytes: the
+// engine sizes it, CudaFused / FusedConfigs.stagedBytes).
+template <int NT>
+using NormRing = uint4 (*)[NT][CFG_CPT][CFG_THREADS];
+
+template <int NT>
+__device__ __forceinline__ NormRing<NT> norm_ring() {
+    extern __shared__ uint4 ring_mem[];
+    return reinterpret_cast<NormRing<NT>>(ring_mem);
+}
+
+// Copies this thread's accesses of row rw of the NT tensors src into `slot` when `has` (the row is
+// this group's), and commits one group either way, so the groups stay counted.
+template <int NT>
+__device__ __forceinline__ void norm_issue(NormRing<NT> ring, int slot, const void* const (&src)[NT], i64 rw, bool has, int lane,
+                                           int chunks, int n) {
+    if (has) {
+        #pragma unroll
+        for (int c = 0; c < CFG_CPT; c++) {
+            const int q = lane + c * NORM_L;
+            if (q >= chunks) continue;
+            const i64 e = (rw * n + (i64)q * CFG_VEC) * ES;
+            #pragma unroll
+            for (int t = 0; t < NT; t++) cp_async16(&ring[slot][t][c][threadIdx.x], (const char*)src[t] + e);
+        }
+    }
+    cp_async_commit();
+}
 #endif
 
 // w's access c as floats (from the registers, or loaded).
@@ -765,24 +794,13 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const voi
     i64 row = (i64)blockIdx.x * RPB + threadIdx.x / L;
 #if CFG_STAGES
     constexpr int S = CFG_STAGES, NT = 1 + CFG_ADD;
-    // Dynamic shared memory of S * NT * C * T * 16 bytes (the engine sizes it: CudaFused.stagedBytes).
-    extern __shared__ uint4 ring_mem[];
-    uint4 (*ring)[NT][C][T] = reinterpret_cast<uint4 (*)[NT][C][T]>(ring_mem);
-    // One commit group per stage, also where this group has no row left (the groups stay counted).
-    auto issue = [&](i64 rw, int slot) {
-        if (rw < rows) {
-            #pragma unroll
-            for (int c = 0; c < C; c++) {
-                int q = lane + c * L;
-                if (q >= chunks) continue;
-                cp_async16(&ring[slot][0][c][threadIdx.x], (const char*)x + (rw * n + (i64)q * V) * ES);
+    const NormRing<NT> ring = norm_ring<NT>();
 #if CFG_ADD
-                cp_async16(&ring[slot][NT - 1][c][threadIdx.x], (const char*)r + (rw * n + (i64)q * V) * ES);
+    const void* const src[NT] = {x, r};
+#else
+    const void* const src[NT] = {x};
 #endif
-            }
-        }
-        cp_async_commit();
-    };
+    auto issue = [&](i64 rw, int slot) { norm_issue<NT>(ring, slot, src, rw, rw < rows, lane, chunks, n); };
     #pragma unroll
     for (int s = 0; s < S - 1; s++) issue(row + s * step, s);
     int slot = 0;
@@ -891,26 +909,13 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
     i64 row = r0 + grp;
 #if CFG_STAGES
     constexpr int S = CFG_STAGES, NT = 2 + CFG_ADD;
-    // Dynamic shared memory of S * NT * C * T * 16 bytes (the engine sizes it: CudaFused.stagedBytes).
-    extern __shared__ uint4 ring_mem[];
-    uint4 (*ring)[NT][C][T] = reinterpret_cast<uint4 (*)[NT][C][T]>(ring_mem);
-    // One commit group per stage, also where this group has no row left (the groups stay counted).
-    auto issue = [&](i64 rw, int slot) {
-        if (rw < r1) {
-            #pragma unroll
-            for (int c = 0; c < C; c++) {
-                int q = lane + c * L;
-                if (q >= chunks) continue;
-                const i64 e = (rw * n + (i64)q * V) * ES;
-                cp_async16(&ring[slot][0][c][threadIdx.x], (const char*)x + e);
-                cp_async16(&ring[slot][1][c][threadIdx.x], (const char*)dy + e);
+    const NormRing<NT> ring = norm_ring<NT>();
 #if CFG_ADD
-                cp_async16(&ring[slot][2][c][threadIdx.x], (const char*)addend + e);
+    const void* const src[NT] = {x, dy, addend};
+#else
+    const void* const src[NT] = {x, dy};
 #endif
-            }
-        }
-        cp_async_commit();
-    };
+    auto issue = [&](i64 rw, int slot) { norm_issue<NT>(ring, slot, src, rw, rw < r1, lane, chunks, n); };
     #pragma unroll
     for (int s = 0; s < S - 1; s++) issue(row + s * RPB, s);
     int slot = 0;
