@@ -756,6 +756,21 @@ __device__ __forceinline__ void norm_issue(NormRing<NT> ring, int slot, const vo
     }
     cp_async_commit();
 }
+
+// Waits for the row in `slot` (the oldest in flight: S - 1 newer groups may still be) and moves
+// this thread's accesses of it from the ring to the registers dst (one array per tensor).
+template <int NT, int S>
+__device__ __forceinline__ void norm_take_row(NormRing<NT> ring, int slot, unsigned (*const (&dst)[NT])[NORM_WD], bool live, int lane,
+                                              int chunks) {
+    cp_async_wait<S - 1>();
+    if (!live) return;
+    #pragma unroll
+    for (int c = 0; c < CFG_CPT; c++) {
+        if (lane + c * NORM_L >= chunks) continue;
+        #pragma unroll
+        for (int t = 0; t < NT; t++) norm_take(ring[slot][t][c][threadIdx.x], dst[t][c]);
+    }
+}
 #endif
 
 // w's access c as floats (from the registers, or loaded).
@@ -797,8 +812,10 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const voi
     const NormRing<NT> ring = norm_ring<NT>();
 #if CFG_ADD
     const void* const src[NT] = {x, r};
+    unsigned (*const dst[NT])[WD] = {xr, rr};
 #else
     const void* const src[NT] = {x};
+    unsigned (*const dst[NT])[WD] = {xr};
 #endif
     auto issue = [&](i64 rw, int slot) { norm_issue<NT>(ring, slot, src, rw, rw < rows, lane, chunks, n); };
     #pragma unroll
@@ -814,17 +831,7 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const voi
         const bool live = row < rows;
 #if CFG_STAGES
         issue(row + (S - 1) * step, slot == 0 ? S - 1 : slot - 1);
-        cp_async_wait<S - 1>();
-        if (live) {
-            #pragma unroll
-            for (int c = 0; c < C; c++) {
-                if (lane + c * L >= chunks) continue;
-                norm_take(ring[slot][0][c][threadIdx.x], xr[c]);
-#if CFG_ADD
-                norm_take(ring[slot][NT - 1][c][threadIdx.x], rr[c]);
-#endif
-            }
-        }
+        norm_take_row<NT, S>(ring, slot, dst, live, lane, chunks);
         slot = slot + 1 == S ? 0 : slot + 1;
 #elif CFG_PF
         if (row + step < rows) load(row + step, xn, rn);
@@ -912,8 +919,10 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
     const NormRing<NT> ring = norm_ring<NT>();
 #if CFG_ADD
     const void* const src[NT] = {x, dy, addend};
+    unsigned (*const dst[NT])[WD] = {xr, gr, ar};
 #else
     const void* const src[NT] = {x, dy};
+    unsigned (*const dst[NT])[WD] = {xr, gr};
 #endif
     auto issue = [&](i64 rw, int slot) { norm_issue<NT>(ring, slot, src, rw, rw < r1, lane, chunks, n); };
     #pragma unroll
@@ -928,18 +937,7 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
         const bool live = row < r1;
 #if CFG_STAGES
         issue(row + (S - 1) * RPB, slot == 0 ? S - 1 : slot - 1);
-        cp_async_wait<S - 1>();
-        if (live) {
-            #pragma unroll
-            for (int c = 0; c < C; c++) {
-                if (lane + c * L >= chunks) continue;
-                norm_take(ring[slot][0][c][threadIdx.x], xr[c]);
-                norm_take(ring[slot][1][c][threadIdx.x], gr[c]);
-#if CFG_ADD
-                norm_take(ring[slot][2][c][threadIdx.x], ar[c]);
-#endif
-            }
-        }
+        norm_take_row<NT, S>(ring, slot, dst, live, lane, chunks);
         slot = slot + 1 == S ? 0 : slot + 1;
 #elif CFG_PF
         if (row + RPB < r1) load(row + RPB, xn, gn, an);

@@ -4,6 +4,9 @@
 # comparison), the fused rows with the picks, torch eager/torch.compile side by side, the joined table.
 #   STEP=tests,tune,bench ./h200_run.sh     (the default, about 7 minutes; results under $OUT)
 #   STEP=serial ./h200_run.sh               (parallel vs --serial compile on fresh caches, about 6 minutes)
+#   STEP=fused ./h200_run.sh                (the fused kernels: each step capped, CAP_* override the caps in
+#                                            seconds; about 4 minutes; tune_summary.py FILE shows the best
+#                                            config of each kernel form)
 cd "$(dirname "$0")"
 export PYTHONUNBUFFERED=1
 [ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.*
@@ -34,4 +37,21 @@ if step bench; then
   timeout 60 "$G" bench moe_routing --model deepseek-v3 --device cuda --tokens 8192,32768 --variants fused --no-tune --min-time 0.1 --timeout 2 --check 0 --json > "$OUT/gl_ds.json" 2>/dev/null
   echo "== torch"; timeout 240 python3 torch_glue.py "$OUT/torch.json" 8192 32768 > /dev/null 2>&1
   python3 side_by_side.py "$OUT/gl.json" "$OUT/gl_ds.json" "$OUT/torch.json" | tee "$OUT/sbs.txt"
+fi
+if step fused; then
+  # tune the fused kernels at 8k and 32k (every config timed), torch.compile of the same ops, then every
+  # config of every fused kernel against fp64; JSON records, the test log and stderr under $OUT
+  tune() { local cap=$1 name=$2; shift 2; echo "== tune $name $(date +%T)"
+    timeout "$cap" "$G" tune "$@" --device cuda --tokens 8192,32768 --json > "$OUT/tune-$name.json" 2>> "$OUT/stderr.log"
+    python3 tune_summary.py "$OUT/tune-$name.json" | grep -v "^    " | cut -c1-220; }
+  tune "${CAP_NORMS:-90}" norms add_rmsnorm rmsnorm
+  echo "== torch.compile $(date +%T)"
+  TORCH_GLUE_OPS=${TORCH_OPS:-add_rmsnorm,rmsnorm,swiglu,cat,cast} TORCH_GLUE_MODES=compiled timeout "${CAP_TORCH:-85}" \
+      python3 torch_glue.py "$OUT/torch.json" 8192 32768 2>> "$OUT/stderr.log"
+  tune "${CAP_POINTWISE:-60}" pw swiglu cat cast
+  tune "${CAP_QNORM:-50}" qn qnorm_rope_complex qnorm_rope_real
+  echo "== fp64 check of every config $(date +%T)"
+  timeout "${CAP_TESTS:-50}" ./run-gpu-tests --include-classname '.*CudaDeviceTest' \
+      --include-methodname '.*everyConfigOfEveryFusedKernelMatchesFp64.*' --details=tree > "$OUT/tests.log" 2>&1
+  grep -E "checked|tests (successful|failed)|configs wrong" "$OUT/tests.log" | head -20; date +%T
 fi
