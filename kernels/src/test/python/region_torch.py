@@ -24,9 +24,15 @@ DEV, BF = "cuda", torch.bfloat16
 D, H, HD, FF = 4096, 32, 128, 14336
 
 
+def normalized(x, w, eps=1e-5):
+    # q-norm kept in fp32 for RoPE (Examples.normalized): the region rounds once, at its output
+    xf = x.float()
+    return xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * w.float()
+
+
 def qnorm_rope_complex(q, w, freqs):
     # freqs: fp32 [T, HD] holding (cos, sin) pairs, as the expression reads it
-    n = rmsnorm(q, w).float()
+    n = normalized(q, w)
     a, b = n[..., 0::2], n[..., 1::2]
     c, s = freqs[:, None, 0::2], freqs[:, None, 1::2]
     return torch.stack([a * c - b * s, a * s + b * c], -1).flatten(-2).to(q.dtype)
@@ -34,7 +40,7 @@ def qnorm_rope_complex(q, w, freqs):
 
 def qnorm_rope_real(q, w, cos, sin):
     # rotate halves: (x1 cos - x2 sin, x2 cos + x1 sin), cos/sin fp32 [T, HD/2]
-    n = rmsnorm(q, w).float()
+    n = normalized(q, w)
     x1, x2 = n[..., : HD // 2], n[..., HD // 2:]
     c, s = cos[:, None, :], sin[:, None, :]
     return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], -1).to(q.dtype)

@@ -112,7 +112,7 @@ public final class CatalogueRegions implements ExpressionVariant {
     static Region qnormRopeInterleaved(Glue g, DType dt) {
         Expr q = g.input("q", dt, "T", "H", "HD"), w = g.input("w", dt, "HD");
         Expr cos = g.data("cos", DType.FP32, "T", "HD2"), sin = g.data("sin", DType.FP32, "T", "HD2");
-        Expr n = Examples.rmsnorm(g, q, w), a = n.evens(), b = n.odds();
+        Expr n = Examples.normalized(g, q, w), a = n.evens(), b = n.odds();
         return g.region("qnorm_rope_real").out("out", a.mul(cos).sub(b.mul(sin)).interleave(a.mul(sin).add(b.mul(cos))).cast(dt));
     }
 }

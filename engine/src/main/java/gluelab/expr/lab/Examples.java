@@ -11,9 +11,17 @@ import gluelab.expr.Region;
 public final class Examples {
     private Examples() {}
 
-    /** x * rsqrt(mean(x^2) + eps) * w over the last dim. */
+    /** x * rsqrt(mean(x^2) + eps) * w over the last dim, rounded to x's dtype. */
     public static Expr rmsnorm(Glue g, Expr x, Expr w) {
-        return x.mul(x.square().mean().add(g.param("eps", 1e-5)).rsqrt()).mul(w).cast(x.dtype());
+        return normalized(g, x, w).cast(x.dtype());
+    }
+
+    /**
+     * The same, not rounded: what a fused region hands on to the next step (q-norm's result into
+     * RoPE stays fp32, as the catalogue's hand kernels keep it, so a region rounds once, at its output).
+     */
+    public static Expr normalized(Glue g, Expr x, Expr w) {
+        return x.mul(x.square().mean().add(g.param("eps", 1e-5)).rsqrt()).mul(w);
     }
 
     public static Region rmsnorm(Glue g, String dtype) {
@@ -28,18 +36,18 @@ public final class Examples {
         return g.region("add_rmsnorm").out("h", h).out("y", rmsnorm(g, h, w));
     }
 
-    /** Per-head RMSNorm of q then complex RoPE: pairs (q[2i], q[2i+1]) times (cos, sin) pairs. */
+    /** Per-head RMSNorm of q (in fp32) then complex RoPE: pairs (q[2i], q[2i+1]) times (cos, sin) pairs. */
     public static Region qnormRopeComplex(Glue g, String dtype) {
         Expr q = g.input("q", dtype, "T", "H", "HD"), w = g.input("w", dtype, "HD"), freqs = g.data("freqs", "fp32", "T", "HD");
-        Expr qn = rmsnorm(g, q, w);
+        Expr qn = normalized(g, q, w);
         return g.region("qnorm_rope_complex").out("out", qn.pairs().times(freqs.pairs()).cast(q.dtype()));
     }
 
-    /** Per-head RMSNorm of q then real RoPE on halves: (x1 cos - x2 sin, x2 cos + x1 sin). */
+    /** Per-head RMSNorm of q (in fp32) then real RoPE on halves: (x1 cos - x2 sin, x2 cos + x1 sin). */
     public static Region qnormRopeReal(Glue g, String dtype) {
         Expr q = g.input("q", dtype, "T", "H", "HD"), w = g.input("w", dtype, "HD");
         Expr cos = g.data("cos", "fp32", "T", "HD2"), sin = g.data("sin", "fp32", "T", "HD2");
-        return g.region("qnorm_rope_real").out("out", ropeHalves(rmsnorm(g, q, w), cos, sin).cast(q.dtype()));
+        return g.region("qnorm_rope_real").out("out", ropeHalves(normalized(g, q, w), cos, sin).cast(q.dtype()));
     }
 
     /** Real-arithmetic RoPE over the halves of the last dim. */

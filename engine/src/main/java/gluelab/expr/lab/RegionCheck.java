@@ -76,11 +76,12 @@ public final class RegionCheck {
 
     /**
      * Whether the region rounds inside itself: a cast to a 16-bit float dtype that is not an
-     * output (q-norm's bf16 result before RoPE; a gradient rounded to its bf16 input's dtype, as
-     * PyTorch keeps it). The fused region computes that value in fp32 and fp64 computes it exactly;
-     * where the two fall on either side of a rounding boundary (about one element in 10^5) the
-     * intermediate differs by one of its ulps, which reaches the output: a fused region with such
-     * a cast is allowed one ulp more ({@link #check}).
+     * output (a region joined from two, C = A then B, where A's bf16 output is B's input). The
+     * fused region computes that value in fp32 and fp64 computes it exactly; where the two fall on
+     * either side of a rounding boundary (about one element in 10^5) the intermediate differs by one
+     * of its ulps, which reaches the output: such a region is allowed one ulp more ({@link #check}).
+     * The examples keep their intermediates in fp32 (q-norm's result into RoPE:
+     * {@link Examples#normalized}) and round once, at their outputs.
      */
     public static boolean roundsInside(Region r) {
         for (Expr e : r.nodes()) {
