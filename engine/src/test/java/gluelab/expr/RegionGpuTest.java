@@ -131,6 +131,36 @@ class RegionGpuTest extends GpuTest {
         }
     }
 
+    /**
+     * Every flat (tiled, grid-stride) and row-ahead-fetching configuration of the other examples at
+     * 37 tokens (a partial last tile, more rows than some grids hold at once), fwd and bwd.
+     */
+    @Order(2)
+    @Test
+    @Tag("gpu-check")
+    void everyFlatAndFetchAheadConfigIsCorrect() {
+        Glue g = Glue.of(Presets.LLAMA_3_8B, 37);
+        List<Region> regions = new ArrayList<>();
+        for (Region f : List.of(Examples.rmsnorm(g, "bf16"), Examples.addRmsnorm(g, "bf16"), Examples.swiglu(g, "bf16"))) {
+            regions.add(f);
+            regions.add(f.backward());
+        }
+        regions.add(Examples.qnormRopeComplex(g, "bf16"));
+        regions.add(Examples.qnormRopeReal(g, "bf16"));
+        for (Region r : regions) {
+            List<LaunchConfig> configs = LaunchConfig.candidates(RowPlan.of(r)).stream().filter(c -> c.isFlat() || c.prefetch()).toList();
+            RegionCompiler.of(device).compileAll(r, configs);
+            double worst = 0;
+            for (LaunchConfig c : configs) {
+                for (RegionCheck.Result res : fusedCheck(r, c, 7)) {
+                    worst = Math.max(worst, res.maxUlps());
+                    assertTrue(res.ok(), c.id() + ": " + res);
+                }
+            }
+            System.out.printf("REGION-CONFIGS %s configs=%d (flat or fetching ahead) worst_ulps=%.2f ok%n", r.name(), configs.size(), worst);
+        }
+    }
+
     @Order(3)
     @Test
     @Tag("gpu-check")
@@ -177,34 +207,39 @@ class RegionGpuTest extends GpuTest {
                         fused = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, null, timing, pool);
                         best = RegionBench.fastestConfig(device, cal, x, pass, sweep(x), SWEEP, pool);
                         tuned = RegionBench.bench(device, cal, x, pass, Lowering.FUSED, best, timing, pool);
-                        if (tokens == 8192) eager = RegionBench.bench(device, cal, x, pass, Lowering.EAGER, null, TimingConfig.quick(), pool);
+                        if (tokens == 8192 && !BRIEF) eager = RegionBench.bench(device, cal, x, pass, Lowering.EAGER, null, TimingConfig.quick(), pool);
                     } finally {
                         pool.values().forEach(Buffer::close);
                     }
                     Region small = m.apply(Glue.of(Presets.LLAMA_3_8B, 24), "bf16");
                     for (RegionCheck.Result res : fusedCheck(pass == Pass.FORWARD ? small : small.backward(), best, 17)) assertTrue(res.ok(), best.id() + ": " + res);
-                    double[] cat = catalogueUs(Catalogue.get(r.name()), Presets.LLAMA_3_8B, tokens, pass, cal, timing);
+                    double[] cat = catalogueUs(Catalogue.get(r.name()), Presets.LLAMA_3_8B, tokens, pass, cal, timing, !BRIEF);
                     System.out.printf("REGION-TIME %s %s T=%d region_default_us=%.1f region_tuned_us=%.1f (%s) region_eager_us=%s catalogue_fused_us=%.1f catalogue_region_us=%.1f ideal_us=%.1f tuned/catalogue=%.2f variant_region/fused=%.2f kernels=%d%n",
                             r.name(), pass.id(), tokens, fused.measuredUs(), tuned.measuredUs(), best.id(), eager == null ? "-" : "%.1f".formatted(eager.measuredUs()),
                             cat[0], cat[1], fused.idealUs(), tuned.measuredUs() / cat[0], cat[1] / cat[0], fused.kernels());
-                    assertTrue(fused.measuredUs() > 0 && cat[0] > 0 && cat[1] > 0);
+                    assertTrue(fused.measuredUs() > 0 && cat[0] > 0 && (BRIEF || cat[1] > 0));
                 }
             }
             // The catalogue's other expressed ops (forward only), fused kernel vs variant region.
             for (String op : List.of("cat", "cast")) {
-                double[] cat = catalogueUs(Catalogue.get(op), Presets.LLAMA_3_8B, tokens, Pass.FORWARD, cal, timing);
+                double[] cat = catalogueUs(Catalogue.get(op), Presets.LLAMA_3_8B, tokens, Pass.FORWARD, cal, timing, true);
                 System.out.printf("REGION-TIME %s fwd T=%d catalogue_fused_us=%.1f catalogue_region_us=%.1f variant_region/fused=%.2f%n", op, tokens, cat[0], cat[1], cat[1] / cat[0]);
             }
         }
     }
 
-    /** A short sweep: the default, and the candidates with its run length, the smallest block that fits, 2 or 4 blocks per SM where rows are summed. */
+    /**
+     * A short sweep: the default, and the candidates with its run length, the smallest block that
+     * fits, 2 or 4 blocks per SM where rows are summed, with and without fetching rows ahead; every
+     * candidate of a flat region (12).
+     */
     static List<LaunchConfig> sweep(Region x) {
         RowPlan plan = RowPlan.of(x);
         LaunchConfig d = LaunchConfig.defaultFor(plan);
         List<LaunchConfig> out = new ArrayList<>(List.of(d));
         for (LaunchConfig c : LaunchConfig.candidates(plan)) {
-            if (c.vector() == d.vector() && c.blockThreads() == Math.max(256, c.threadsPerRow()) && c.blocksPerSm() <= 4 && !out.contains(c)) out.add(c);
+            boolean small = c.isFlat() || c.vector() == d.vector() && c.blockThreads() == Math.max(256, c.threadsPerRow()) && c.blocksPerSm() <= 4;
+            if (small && !out.contains(c)) out.add(c);
         }
         return out;
     }
@@ -228,10 +263,13 @@ class RegionGpuTest extends GpuTest {
         }
     }
 
+    /** REGION_TIME_BRIEF=1: the five examples without their eager tree and variant region timings (the rows the targets need, in one short GPU call). */
+    static final boolean BRIEF = "1".equals(System.getenv("REGION_TIME_BRIEF"));
+
     static final TimingConfig SWEEP = new TimingConfig(gluelab.timing.Mode.COLD, 0.02, new gluelab.timing.StopRule(5, 0.02, 0.05, 0.25, 1000), 4);
 
     /** The catalogue's fused kernel and its variant region (the op as an expression), timed on the same buffers: us for each. */
-    private double[] catalogueUs(GlueOp op, ModelSpec spec, long tokens, Pass pass, Calibration cal, TimingConfig timing) {
+    private double[] catalogueUs(GlueOp op, ModelSpec spec, long tokens, Pass pass, Calibration cal, TimingConfig timing, boolean variantRegion) {
         OpShape shape = op.shape(spec, tokens, DType.BF16);
         Map<String, Buffer> args = new HashMap<>();
         List<TensorSpec> specs = new ArrayList<>(op.inputs(shape, pass));
@@ -247,7 +285,7 @@ class RegionGpuTest extends GpuTest {
                 }
             }
             double[] us = new double[2];
-            for (Variant v : List.of(Variant.FUSED, Variant.REGION)) {
+            for (Variant v : variantRegion ? List.of(Variant.FUSED, Variant.REGION) : List.of(Variant.FUSED)) {
                 OpInstance inst = new OpInstance(op, shape, pass, v);
                 try (Launch l = device.prepare(inst, args)) {
                     us[v == Variant.FUSED ? 0 : 1] = KernelBenchmark.run(device, cal, l, inst.label(), op.traffic(shape, pass).total(), timing).measuredUs();
@@ -276,7 +314,7 @@ class RegionGpuTest extends GpuTest {
         }
     }
 
-    /** The fused region in one configuration against fp64, every output (bf16 within 1 ulp; 2 where it rounds inside: RegionCheck.roundsInside). */
+    /** The fused region in one configuration against fp64, every output (bf16 within 1 ulp; 2 for a joined region that rounds inside: RegionCheck.roundsInside). */
     private List<RegionCheck.Result> fusedCheck(Region r, LaunchConfig c, long seed) {
         Map<String, double[]> in = RegionCheck.randomInputs(r, seed);
         Map<String, double[]> ref = Reference.of(r).run(in);

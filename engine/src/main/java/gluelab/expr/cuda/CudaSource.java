@@ -48,6 +48,12 @@ public final class CudaSource {
 
     public static Generated generate(RowPlan plan, LaunchConfig c) {
         if (c.threadsPerRow() == 0) throw new IllegalArgumentException("a CUDA region needs a GPU launch configuration, got " + c.id());
+        if (c.prefetch() && (c.isFlat() || !prefetchable(plan, c))) {
+            throw new IllegalArgumentException("region '" + plan.region().name() + "': " + c.id() + " fetches rows ahead, which needs every row input read as whole runs");
+        }
+        if (c.isFlat() && !plan.flat()) {
+            throw new IllegalArgumentException("region '" + plan.region().name() + "' is not elementwise over one shape; " + c.id() + " is for flat regions only");
+        }
         for (Expr e : plan.nodes()) {
             if (e.dtype() == DType.FP64) throw new ExprException(e.describe() + ": the CUDA region computes bf16, fp16 and fp32 only");
         }
@@ -61,7 +67,7 @@ public final class CudaSource {
 
     /** Shared memory one block needs: whole rows of the nodes read across, and the reduction scratch. */
     public static int sharedBytes(RowPlan plan, LaunchConfig c) {
-        int floats = c.rowsPerBlock() * Math.max(1, c.threadsPerRow() / 32);
+        int floats = 2 * c.rowsPerBlock() * Math.max(1, c.threadsPerRow() / 32);
         for (Expr e : plan.nodes()) if (inShared(plan, c, e)) floats += c.rowsPerBlock() * plan.length(e);
         if (c.rowsPerBlock() > 1) for (Expr e : plan.accumulated()) if (partials(e)) floats += plan.length(e);
         return 4 * floats;
@@ -134,14 +140,16 @@ public final class CudaSource {
         line("static constexpr int WPR = %d;", wpr);
         line("static constexpr int VEC = %d;", c.vector());
         line("__device__ __forceinline__ constexpr int cl(int i, int n) { return i < 0 ? 0 : i >= n ? n - 1 : i; }");
+        // Sums across warps with one barrier: reductions alternate between two scratch buffers (red[par]),
+        // so a warp writing the next one never overwrites slots another warp is still reading.
         line("__device__ __forceinline__ float row_sum(float v, float (*red)[WPR], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);");
-        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = 0.f; for (int w = 0; w < WPR; w++) v += red[rib][w]; __syncthreads(); }");
+        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = 0.f; for (int w = 0; w < WPR; w++) v += red[rib][w]; }");
         line("  return v;");
         line("}");
         line("__device__ __forceinline__ float row_max(float v, float (*red)[WPR], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));");
-        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = -inf_(); for (int w = 0; w < WPR; w++) v = fmaxf(v, red[rib][w]); __syncthreads(); }");
+        line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = -inf_(); for (int w = 0; w < WPR; w++) v = fmaxf(v, red[rib][w]); }");
         line("  return v;");
         line("}");
         StringBuilder params = new StringBuilder();
@@ -151,10 +159,10 @@ public final class CudaSource {
             else params.append(ctype(o.dtype())).append("* __restrict__ out").append(plan.index(o)).append(", ");
         }
         for (Expr p : r.params()) params.append("float p").append(plan.index(p)).append(", ");
-        params.append("long long rows");
+        params.append(c.isFlat() ? "long long n" : "long long rows");
         line("extern \"C\" __global__ void __launch_bounds__(%d) %s(%s) {", c.blockThreads(), MAIN, params);
         line("  const int t = threadIdx.x %% TPR, rib = threadIdx.x / TPR;");
-        line("  __shared__ float red[RPB][WPR];");
+        line("  __shared__ float red[2][RPB][WPR]; int par = 0; (void)par;");
         boolean anyShared = false;
         for (Expr e : nodes) {
             if (inShared(plan, c, e)) {
@@ -169,27 +177,57 @@ public final class CudaSource {
         hoisting = true;
         for (Expr e : nodes) if (hoisted(e)) node(e);
         hoisting = false;
-        line("  for (long long base = (long long)blockIdx.x * RPB; base < rows; base += (long long)gridDim.x * RPB) {");
-        line("    const long long row = base + rib; const bool act = row < rows;");
-        long[] sizes = plan.rowSpace().sizes();
-        line("    long long rr = row;");
-        for (int d = sizes.length - 1; d >= 0; d--) {
-            if (d == 0) line("    const long long i0 = rr;");
-            else line("    const long long i%d = rr %% %dLL; rr /= %dLL;", d, sizes[d], sizes[d]);
+        if (c.isFlat()) {
+            // Tiles of the flat run of n elements, one per block at a time (grid-stride when the grid is capped); the last one is partial.
+            line("  for (long long row = blockIdx.x; row * %dLL < n; row += gridDim.x) {", c.tile());
+            line("    const long long left = n - row * %dLL; const int lim = left < %d ? (int)left : %d; const bool act = true;", c.tile(), c.tile(), c.tile());
+        } else {
+            if (c.prefetch()) {
+                // The first row's inputs, before the loop (the loop then fetches one row ahead).
+                for (Expr e : nodes) if (streamed(e)) line("  unsigned n%d[%d];", plan.index(e), c.chunks(len(e)) * runWords(e));
+                line("  {");
+                rowIndices("(long long)blockIdx.x * RPB + rib");
+                for (Expr e : nodes) if (streamed(e)) prefetch(e);
+                line("  }");
+            }
+            line("  for (long long base = (long long)blockIdx.x * RPB; base < rows; base += (long long)gridDim.x * RPB) {");
+            rowIndices("base + rib");
         }
         if (anyShared) line("    __syncthreads();");
         // Every input of the row is loaded first, all loads in flight together (each masked load is a
         // branch, which would otherwise keep a later input's loads behind the work on an earlier one),
         // unless the loaded values would take more than half the registers a thread has at this block size.
         int loaded = 0;
-        for (Expr e : nodes) if (e.op() == Op.INPUT && !hoisted(e)) loaded += plan.role(e) == Role.VECTOR ? c.perThread(plan.length(e)) : 1;
-        boolean inputsFirst = loaded <= Math.min(255, 65536 / c.blockThreads()) / 2;
-        for (Expr e : nodes) if (inputsFirst && e.op() == Op.INPUT && !hoisted(e)) node(e);
+        for (Expr e : nodes) if (e.op() == Op.INPUT && !hoisted(e)) loaded += plan.role(e) == Role.VECTOR ? c.perThread(len(e)) : 1;
+        boolean inputsFirst = c.prefetch() || loaded <= Math.min(255, 65536 / c.blockThreads()) / 2;
+        if (c.prefetch()) {
+            // This row's inputs were loaded one iteration ago; the next row's loads go out now, in flight across this row's work.
+            for (Expr e : nodes) {
+                if (!streamed(e)) continue;
+                fetched(e);
+                // Reads across threads of this row's input go to memory at its offset.
+                line("    const long long o%d = %s; (void)o%d;", plan.index(e), offset(e), plan.index(e));
+            }
+            line("    {");
+            rowIndices("base + (long long)gridDim.x * RPB + rib");
+            for (Expr e : nodes) if (streamed(e)) prefetch(e);
+            line("    }");
+        }
+        if (inputsFirst && !c.prefetch()) {
+            // Whole runs are loaded as raw words for every input before any is widened (a widening waits for its load).
+            for (Expr e : nodes) {
+                if (!rawLoaded(e)) continue;
+                line("    unsigned n%d[%d];", plan.index(e), c.chunks(len(e)) * runWords(e));
+                prefetch(e);
+            }
+            for (Expr e : nodes) if (rawLoaded(e)) fetched(e);
+            for (Expr e : nodes) if (e.op() == Op.INPUT && !hoisted(e) && !rawLoaded(e)) node(e);
+        }
         for (Expr e : nodes) if (!hoisted(e) && !(inputsFirst && e.op() == Op.INPUT)) node(e);
         line("  }");
         for (Expr e : plan.accumulated()) {
             if (!partials(e)) continue;
-            int i = plan.index(e), len = plan.length(e);
+            int i = plan.index(e), len = len(e);
             // One partial row per block: the block's rows summed in a fixed order (deterministic), no atomics.
             if (rpb == 1) {
                 forEach(e, "if (j < %d) ws%d[(long long)blockIdx.x * %d + j] = acc%d[kk];".formatted(len, i, len, i));
@@ -210,27 +248,65 @@ public final class CudaSource {
         return b.toString();
     }
 
+    /** Declares row (from {@code first}), act and the row's indices i0, i1, ... in the current scope. */
+    private void rowIndices(String first) {
+        line("    const long long row = %s; const bool act = row < rows;", first);
+        long[] sizes = plan.rowSpace().sizes();
+        line("    long long rr = row;");
+        for (int d = sizes.length - 1; d >= 0; d--) {
+            if (d == 0) line("    const long long i0 = rr;");
+            else line("    const long long i%d = rr %% %dLL; rr /= %dLL;", d, sizes[d], sizes[d]);
+        }
+    }
+
+    /** A row input loaded as whole runs of raw words, widened after every input's loads are out. */
+    private boolean rawLoaded(Expr e) {
+        return streamed(e) && plan.role(e) == Role.VECTOR && wide(e) && !plan.region().outputs().containsValue(e);
+    }
+
+    /** An input read row by row (not hoisted): what a prefetching kernel fetches a row ahead. */
+    private boolean streamed(Expr e) { return e.op() == Op.INPUT && !hoisted(e); }
+
+    /** Whether every row input can be fetched a row ahead: read as whole runs into registers (no per-row scalars). */
+    public static boolean prefetchable(RowPlan plan, LaunchConfig c) {
+        for (Expr e : plan.nodes()) {
+            if (e.op() == Op.INPUT && plan.region().outputs().containsValue(e)) return false;
+            if (e.op() != Op.INPUT || plan.role(e) == Role.SCALAR) continue;
+            boolean everyRow = false;
+            for (long s : plan.rowStrides(e)) everyRow |= s != 0;
+            if (!everyRow) continue;
+            if (plan.role(e) != Role.VECTOR || c.vector() == 1 || plan.length(e) % c.vector() != 0 || c.vector() * e.dtype().bytes() < 4) return false;
+        }
+        return true;
+    }
+
+    /** Loads the row's runs of input {@code e} into n&lt;index&gt; (the next row's registers, raw words). */
+    private void prefetch(Expr e) {
+        line("    const long long o%d = %s;", plan.index(e), offset(e));
+        vectorLoad(e, "n" + plan.index(e), true);
+    }
+
     private void node(Expr e) {
         int i = plan.index(e);
         Role role = plan.role(e);
         boolean out = plan.region().outputs().containsValue(e);
-        int len = plan.length(e);
+        int len = len(e);
         if (role != Role.SCALAR) line("    const long long o%d = %s;", i, offset(e));
         switch (e.op()) {
             case INPUT -> {
                 if (role == Role.VECTOR && wide(e)) vectorLoad(e);
-                else if (role == Role.VECTOR) vector(e, "(act && j < %d) ? %s : 0.f".formatted(len, load(e, "o" + i + " + j")));
+                else if (role == Role.VECTOR) vector(e, "(act && j < %s) ? %s : 0.f".formatted(bound(e), load(e, "o" + i + " + j")));
                 else line("    const float s%d = act ? %s : 0.f;", i, load(e, "o" + i));
             }
             case CONST -> line("    const float s%d = %s;", i, literal(e.num()));
             case PARAM -> line("    const float s%d = p%d;", i, i);
             case SUM, MEAN, AMAX -> {
                 Expr a = e.arg(0);
-                int n = plan.length(a);
+                int n = len(a);
                 boolean max = e.op() == Op.AMAX;
                 line("    float s%d = %s;", i, max ? "-inf_()" : "0.f");
                 forEach(a, "if (j < %d) s%d = %s;".formatted(n, i, max ? "fmaxf(s" + i + ", " + at(a) + ")" : "s" + i + " + " + at(a)));
-                line("    s%d = %s(s%d, red, rib, t);", i, max ? "row_max" : "row_sum", i);
+                line("    s%d = %s(s%d, red[par], rib, t); par ^= 1;", i, max ? "row_max" : "row_sum", i);
                 if (e.op() == Op.MEAN) line("    s%d *= %s;", i, literal(1.0 / n));
             }
             case SLICE, SCATTER, CAT, CMUL, CONJ -> {
@@ -253,24 +329,24 @@ public final class CudaSource {
             line("    __syncthreads();");
         }
         if (out && role == Role.VECTOR && wide(e)) vectorStore(e);
-        else if (out && role == Role.VECTOR) forEach(e, "if (act && j < %d) %s;".formatted(len, store(e, "o" + i + " + j", "v" + i + "[kk]")));
+        else if (out && role == Role.VECTOR) forEach(e, "if (act && j < %s) %s;".formatted(bound(e), store(e, "o" + i + " + j", "v" + i + "[kk]")));
         if (out && role == Role.ROW) line("    if (act && t == 0) %s;", store(e, "o" + i, "s" + i));
     }
 
     /** A rearranging node whose reads all stay in this thread: registers at indices fixed once the loops unroll. */
     private void inRegisters(Expr e) {
-        int len = plan.length(e), span = c.threadsPerRow() * c.vector();
+        int len = len(e), span = c.threadsPerRow() * c.vector();
         switch (e.op()) {
             case SLICE -> vector(e, "j < %d ? %s : 0.f".formatted(len, reg(e.arg(0), "kk + " + (e.start() / span) * c.vector())));
             case SCATTER -> {
-                int m = e.start() / span, n = plan.length(e.arg(0));
+                int m = e.start() / span, n = len(e.arg(0));
                 vector(e, "(k >= %d && j < %d) ? %s : 0.f".formatted(m, e.start() + n, reg(e.arg(0), "kk - " + m * c.vector())));
             }
             case CAT -> {
                 StringBuilder x = new StringBuilder();
                 int at = 0;
                 for (Expr p : e.args()) {
-                    int n = plan.length(p);
+                    int n = len(p);
                     x.append("j < ").append(at + n).append(" ? ").append(reg(p, "kk - " + (at / span) * c.vector())).append(" : ");
                     at += n;
                 }
@@ -286,15 +362,15 @@ public final class CudaSource {
     }
 
     /** Register {@code idx} of a vector node, clamped into its array (out-of-range only in branches the row's length masks). */
-    private String reg(Expr a, String idx) { return "v" + plan.index(a) + "[cl(" + idx + ", " + c.perThread(plan.length(a)) + ")]"; }
+    private String reg(Expr a, String idx) { return "v" + plan.index(a) + "[cl(" + idx + ", " + c.perThread(len(a)) + ")]"; }
 
     /** A rearranging node reading positions other threads own: through shared memory (or global memory for inputs). */
     private void acrossThreads(Expr e) {
-        int len = plan.length(e);
+        int len = len(e);
         switch (e.op()) {
             case SLICE -> vector(e, "j < %d ? %s : 0.f".formatted(len, read(e.arg(0), e.start() + " + " + e.step() + " * j")));
             case SCATTER -> {
-                int n = plan.length(e.arg(0));
+                int n = len(e.arg(0));
                 vector(e, "(j >= %d && (j - %d) %% %d == 0 && (j - %d) / %d < %d) ? %s : 0.f".formatted(e.start(), e.start(), e.step(), e.start(), e.step(), n,
                         read(e.arg(0), "(j - " + e.start() + ") / " + e.step())));
             }
@@ -302,7 +378,7 @@ public final class CudaSource {
                 StringBuilder x = new StringBuilder();
                 int at = 0;
                 for (Expr p : e.args()) {
-                    int n = plan.length(p);
+                    int n = len(p);
                     x.append("j < ").append(at + n).append(" ? ").append(read(p, "j - " + at)).append(" : ");
                     at += n;
                 }
@@ -359,30 +435,44 @@ public final class CudaSource {
 
     private void vector(Expr e, String value) {
         int i = plan.index(e);
-        line("    float v%d[%d];", i, c.perThread(plan.length(e)));
+        line("    float v%d[%d];", i, c.perThread(len(e)));
         forEach(e, "v%d[kk] = %s;".formatted(i, value));
     }
 
     /** Each element this thread owns: register kk, row position j (runs of VEC neighbours, TPR runs apart). */
     private void forEach(Expr e, String body) {
         line("    #pragma unroll");
-        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(len(e)));
         line("      #pragma unroll");
         line("      for (int u = 0; u < VEC; u++) { const int kk = k * VEC + u, j = (k * TPR + t) * VEC + u; (void)j; (void)kk; %s }", body);
         line("    }");
     }
 
+    /** A vector node's row length, or a flat region's tile. */
+    private int len(Expr e) { return c.isFlat() ? c.tile() : plan.length(e); }
+
+    /** The positions of a row (tile) that exist: its length, or the elements left in a flat region's last tile. */
+    private String bound(Expr e) { return c.isFlat() ? "lim" : Integer.toString(plan.length(e)); }
+
     /** Whole runs can move as 4 to 16 byte accesses: the row length is a multiple of the run and a run is at least a word. */
-    private boolean wide(Expr e) { return c.vector() > 1 && plan.length(e) % c.vector() == 0 && c.vector() * e.dtype().bytes() >= 4; }
+    private boolean wide(Expr e) { return c.vector() > 1 && len(e) % c.vector() == 0 && c.vector() * e.dtype().bytes() >= 4; }
 
     /** A run of VEC elements read as words (uint4, uint2 or unsigned pieces), then widened to fp32. */
     private void vectorLoad(Expr e) {
-        int i = plan.index(e), words = c.vector() * e.dtype().bytes() / 4;
-        line("    float v%d[%d];", i, c.perThread(plan.length(e)));
+        line("    float v%d[%d];", plan.index(e), c.perThread(len(e)));
+        vectorLoad(e, "v" + plan.index(e), false);
+    }
+
+    /**
+     * Loads this thread's runs of input {@code e} into {@code into}: fp32 values, or (raw) the words
+     * as loaded, widened only where used, so a load fetched ahead is not waited for before its use.
+     */
+    private void vectorLoad(Expr e, String into, boolean raw) {
+        int i = plan.index(e), words = runWords(e);
         line("    #pragma unroll");
-        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(len(e)));
         line("      const int j0 = (k * TPR + t) * VEC; unsigned w[%d];", words);
-        line("      if (act && j0 < %d) {", plan.length(e));
+        line("      if (act && j0 < %s) {", bound(e));
         line("        const unsigned* p = reinterpret_cast<const unsigned*>(in%d + o%d + j0);", i, i);
         pieces(words, true);
         line("      } else {");
@@ -390,11 +480,32 @@ public final class CudaSource {
         line("        for (int x = 0; x < %d; x++) w[x] = 0u;", words);
         line("      }");
         line("      #pragma unroll");
-        line("      for (int u = 0; u < VEC; u++) v%d[k * VEC + u] = %s;", i, switch (e.dtype()) {
+        if (raw) line("      for (int x = 0; x < %d; x++) %s[k * %d + x] = w[x];", words, into, words);
+        else widen(e, into);
+        line("    }");
+    }
+
+    /** Words of one run of input {@code e}. */
+    private int runWords(Expr e) { return c.vector() * e.dtype().bytes() / 4; }
+
+    /** The run k of words w[] widened to fp32 into {@code into}. */
+    private void widen(Expr e, String into) {
+        line("      for (int u = 0; u < VEC; u++) %s[k * VEC + u] = %s;", into, switch (e.dtype()) {
             case BF16 -> "__uint_as_float((u & 1) ? (w[u >> 1] & 0xffff0000u) : (w[u >> 1] << 16))";
             case FP16 -> "h2f((u16)((u & 1) ? (w[u >> 1] >> 16) : (w[u >> 1] & 0xffffu)))";
             default -> "__uint_as_float(w[u])";
         });
+    }
+
+    /** This row's input e, fetched one iteration ago as raw words (n&lt;index&gt;), widened into v&lt;index&gt;. */
+    private void fetched(Expr e) {
+        int i = plan.index(e);
+        line("    float v%d[%d];", i, c.perThread(len(e)));
+        line("    #pragma unroll");
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(len(e)));
+        line("      const unsigned* w = &n%d[k * %d];", i, runWords(e));
+        line("      #pragma unroll");
+        widen(e, "v" + i);
         line("    }");
     }
 
@@ -402,7 +513,7 @@ public final class CudaSource {
     private void vectorStore(Expr e) {
         int i = plan.index(e), words = c.vector() * e.dtype().bytes() / 4;
         line("    #pragma unroll");
-        line("    for (int k = 0; k < %d; k++) {", c.chunks(plan.length(e)));
+        line("    for (int k = 0; k < %d; k++) {", c.chunks(len(e)));
         line("      const int j0 = (k * TPR + t) * VEC; unsigned w[%d];", words);
         line("      #pragma unroll");
         line("      for (int x = 0; x < %d; x++) w[x] = %s;", words, switch (e.dtype()) {
@@ -410,7 +521,7 @@ public final class CudaSource {
             case FP16 -> "(unsigned)f2h(v%d[k * VEC + 2 * x]) | ((unsigned)f2h(v%d[k * VEC + 2 * x + 1]) << 16)".formatted(i, i);
             default -> "__float_as_uint(v%d[k * VEC + x])".formatted(i);
         });
-        line("      if (act && j0 < %d) {", plan.length(e));
+        line("      if (act && j0 < %s) {", bound(e));
         line("        unsigned* p = reinterpret_cast<unsigned*>(out%d + o%d + j0);", i, i);
         pieces(words, false);
         line("      }");
@@ -458,6 +569,7 @@ public final class CudaSource {
     }
 
     private String offset(Expr e) {
+        if (c.isFlat()) return "row * " + c.tile() + "LL";
         long[] s = plan.rowStrides(e);
         StringBuilder x = new StringBuilder();
         for (int d = 0; d < s.length; d++) {

@@ -10,12 +10,34 @@ import java.util.List;
  * them, 4 to 1024), threads per block (so rows per block = block / threadsPerRow), and a grid cap in blocks
  * per SM (0: one row group per block, no cap; regions that sum over rows cap it, since each block
  * writes one partial row of each sum), and elements per access: a thread owns runs of {@code vector} neighbours and
- * loads and stores them in 4-16 byte accesses where a row's length allows. Part of the compile key,
- * since the kernel is specialised to it.
+ * loads and stores them in 4-16 byte accesses where a row's length allows. A flat region (elementwise
+ * over one shape, {@link RowPlan#flat}) is walked as tiles of blockThreads x vector x {@code unroll}
+ * elements instead of rows (threads per row = the block; unroll 0 for row kernels), in a grid-stride
+ * loop when the grid is capped. Part of the compile key, since the kernel is specialised to it.
  */
-public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm, int vector) {
+public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm, int vector, int unroll, boolean prefetch) {
     /** The CPU loop has nothing to configure. */
-    public static final LaunchConfig CPU = new LaunchConfig(0, 0, 0, 0);
+    public static final LaunchConfig CPU = new LaunchConfig(0, 0, 0, 0, 0, false);
+
+    /** A row kernel's configuration. */
+    public LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm, int vector) { this(threadsPerRow, blockThreads, blocksPerSm, vector, 0, false); }
+
+    /** The same row kernel fetching each row's inputs one row ahead (into a second set of registers), so its loads are in flight across the previous row's reductions. */
+    public LaunchConfig prefetching() {
+        if (isFlat()) throw new IllegalArgumentException("a flat region has no rows to fetch ahead: " + id());
+        return new LaunchConfig(threadsPerRow, blockThreads, blocksPerSm, vector, 0, true);
+    }
+
+    /** A flat region's: tiles of {@code block x vector x unroll} elements, {@code blocksPerSm} resident blocks per SM (0: one block per tile). */
+    public static LaunchConfig flat(int block, int blocksPerSm, int vector, int unroll) {
+        if (unroll < 1 || unroll > 8) throw new IllegalArgumentException("accesses per thread per tile must be 1..8, got " + unroll);
+        return new LaunchConfig(block, block, blocksPerSm, vector, unroll, false);
+    }
+
+    public boolean isFlat() { return unroll > 0; }
+
+    /** Elements of a flat region's tile. */
+    public int tile() { return blockThreads * vector * unroll; }
 
     public LaunchConfig {
         if (threadsPerRow != 0) {
@@ -38,7 +60,11 @@ public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm,
     /** Elements of a row of {@code length} each thread holds. */
     public int perThread(int length) { return chunks(length) * vector; }
 
-    public String id() { return threadsPerRow == 0 ? "cpu" : "tpr" + threadsPerRow + "_b" + blockThreads + "_g" + blocksPerSm + "_v" + vector; }
+    public String id() {
+        if (threadsPerRow == 0) return "cpu";
+        if (isFlat()) return "flat_b" + blockThreads + "_g" + blocksPerSm + "_v" + vector + "_u" + unroll;
+        return "tpr" + threadsPerRow + "_b" + blockThreads + "_g" + blocksPerSm + "_v" + vector + (prefetch ? "_pf" : "");
+    }
 
     /**
      * Runs of 8 elements (16-byte bf16 accesses) where the row allows, about 16 elements per
@@ -47,6 +73,9 @@ public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm,
      */
     public static LaunchConfig defaultFor(RowPlan plan) {
         int len = plan.maxLength();
+        // Elementwise: 16-byte accesses, two per thread per tile where 32 loaded values a thread allow it (else one),
+        // 256-thread blocks, as many resident as an SM holds (grid-stride).
+        if (plan.flat()) return flat(256, 8, widest(len), loadedPerThread(plan, widest(len), 2) <= 32 ? 2 : 1);
         int vector = widest(len);
         int tpr = Math.clamp(Integer.highestOneBit(Math.max(1, (len + 15) / 16 - 1)) * 2, 4, 1024);
         int cap = plan.accumulated().isEmpty() ? 0 : 4;
@@ -72,17 +101,35 @@ public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm,
         return CudaSource.sharedBytes(plan, c) <= CudaSource.MAX_SHARED_BYTES ? c : new LaunchConfig(tpr, tpr, c.blocksPerSm(), vector);
     }
 
+    /** Input values a thread of a flat region holds at once: one run per input per access. */
+    private static int loadedPerThread(RowPlan plan, int vector, int unroll) {
+        int inputs = 0;
+        for (var e : plan.region().inputs()) if (!e.isScalar()) inputs++;
+        return inputs * vector * unroll;
+    }
+
     /** The longest run (8, 4, 2 or 1 elements) that divides a row of {@code length}. */
     static int widest(int length) { return length % 8 == 0 ? 8 : length % 4 == 0 ? 4 : length % 2 == 0 ? 2 : 1; }
 
     /**
      * Every configuration worth timing (what an autotuner sweeps): runs that divide the row, 4 to
      * 32 elements per thread with no thread idle for lack of elements, 256- and 512-thread blocks,
-     * and 2, 4 or 8 blocks per SM for regions that sum over rows.
+     * 2, 4 or 8 blocks per SM for regions that sum over rows, each also fetching rows ahead where
+     * it can; flat regions: tiles of 256 or 512 threads, 1-4 accesses a thread, looping or not.
      */
     public static List<LaunchConfig> candidates(RowPlan plan) {
         List<LaunchConfig> out = new ArrayList<>();
         int len = plan.maxLength();
+        if (plan.flat()) {
+            // Tiles of 256 or 512 threads, 1, 2 or 4 accesses per thread, a full SM's worth of blocks looping or one block per tile.
+            for (int block : new int[]{256, 512}) {
+                for (int unroll : new int[]{2, 1, 4}) {
+                    if (unroll > 1 && loadedPerThread(plan, widest(len), unroll) > 48) continue;
+                    for (int cap : new int[]{2048 / block, 0}) out.add(flat(block, cap, widest(len), unroll));
+                }
+            }
+            return out;
+        }
         int[] caps = plan.accumulated().isEmpty() ? new int[]{0} : new int[]{2, 4, 8};
         for (int vector : new int[]{8, 4, 2, 1}) {
             if (len % vector != 0 || (vector == 1 && widest(len) > 1)) continue;
@@ -93,7 +140,13 @@ public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm,
                     if (block < tpr) continue;
                     for (int cap : caps) {
                         LaunchConfig c = new LaunchConfig(tpr, block, cap, vector);
-                        if (CudaSource.sharedBytes(plan, c) <= CudaSource.MAX_SHARED_BYTES) out.add(c);
+                        if (CudaSource.sharedBytes(plan, c) > CudaSource.MAX_SHARED_BYTES) continue;
+                        out.add(c);
+                        // Fetching a row ahead needs a loop over rows (a capped grid: 1024 threads an SM without sums) and
+                        // a second set of input registers (16 elements a thread at most).
+                        if (per <= 16 && CudaSource.prefetchable(plan, c)) {
+                            out.add(new LaunchConfig(tpr, block, cap == 0 ? Math.max(1, 1024 / block) : cap, vector).prefetching());
+                        }
                     }
                 }
             }

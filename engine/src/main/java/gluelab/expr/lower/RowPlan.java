@@ -93,6 +93,30 @@ public final class RowPlan {
         return false;
     }
 
+    /**
+     * Whether the region is elementwise over one shape: pointwise nodes only (no reduction, no
+     * rearranging, no sum over rows, no broadcasting), every tensor it reads or writes laid out as
+     * the region's rows end to end. Such a region is one flat run of rows x length elements: the
+     * CUDA lowering walks it as tiles in a grid-stride loop instead of row by row.
+     */
+    public boolean flat() {
+        if (!accumulated().isEmpty()) return false;
+        int len = maxLength();
+        for (Expr e : region.nodes()) {
+            Role role = roles.get(e);
+            if (role == Role.SCALAR) continue;
+            if (role != Role.VECTOR || e.op() == Op.BROADCAST || e.op().kind() != Op.Kind.POINTWISE && e.op() != Op.INPUT) return false;
+            if (length(e) != len) return false;
+            long[] s = rowStrides(e);
+            long stride = len;
+            for (int d = s.length - 1; d >= 0; d--) {
+                if (s[d] != stride) return false;
+                stride *= rowSpace.dims().get(d).size();
+            }
+        }
+        return true;
+    }
+
     /** The longest vector row in the region. */
     public int maxLength() {
         int m = 1;

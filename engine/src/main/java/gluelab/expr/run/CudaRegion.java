@@ -26,7 +26,9 @@ record CudaRegion(Signature signature, RowPlan plan, CudaSource.Generated genera
     @Override public Launch bind(List<Buffer> inputs, List<Buffer> outputs, float[] params) {
         LaunchConfig c = generated.config();
         long rows = plan.rows();
-        long groups = (rows + c.rowsPerBlock() - 1) / c.rowsPerBlock();
+        // A flat region's kernel walks tiles of its rows x length elements; it is told the element count.
+        long elements = rows * plan.maxLength();
+        long groups = c.isFlat() ? (elements + c.tile() - 1) / c.tile() : (rows + c.rowsPerBlock() - 1) / c.rowsPerBlock();
         int grid = (int) Math.max(1, Math.min(groups, c.blocksPerSm() > 0 ? (long) c.blocksPerSm() * module.sms() : Integer.MAX_VALUE));
         List<Expr> outs = List.copyOf(plan.region().outputs().values());
         List<Buffer> workspaces = new ArrayList<>();
@@ -50,7 +52,7 @@ record CudaRegion(Signature signature, RowPlan plan, CudaSource.Generated genera
             }
         }
         for (float p : params) main.add(p);
-        main.add(rows);
+        main.add(c.isFlat() ? elements : rows);
         List<Launch> steps = new ArrayList<>();
         if (!ws.isEmpty()) {
             List<Object> zero = new ArrayList<>(ws);

@@ -42,7 +42,9 @@ class CudaSourceTest {
             LaunchConfig d = LaunchConfig.defaultFor(plan);
             // The default, and the same with runs of 8 elements moved as 16-byte accesses.
             boolean bf16 = r.outputs().values().iterator().next().dtype() == gluelab.tensor.DType.BF16;
-            List<LaunchConfig> configs = bf16 ? List.of(d, new LaunchConfig(Math.max(32, d.threadsPerRow() / 8), 256, d.blocksPerSm(), 8)) : List.of(d);
+            List<LaunchConfig> configs = new java.util.ArrayList<>(bf16 && !d.isFlat() ? List.of(d, new LaunchConfig(Math.max(32, d.threadsPerRow() / 8), 256, d.blocksPerSm(), 8)) : List.of(d));
+            // Two tiled (flat) or row-ahead-fetching candidates where the region has them.
+            LaunchConfig.candidates(plan).stream().filter(x -> (x.isFlat() || x.prefetch()) && !configs.contains(x)).limit(2).forEach(configs::add);
             for (LaunchConfig lc : configs) {
                 String src = CudaSource.generate(plan, lc).source();
                 all.append("namespace r").append(i++).append(" {\n").append(src.replace("extern \"C\" ", "")).append("}\n");
@@ -96,6 +98,32 @@ class CudaSourceTest {
         RowPlan plan = RowPlan.of(r);
         var e = assertThrows(gluelab.expr.ExprException.class, () -> CudaSource.generate(plan, new LaunchConfig(1024, 1024, 0, 1)));
         assertTrue(e.getMessage().contains("shared memory"), e.getMessage());
+    }
+
+    /**
+     * Elementwise regions over one shape (SwiGLU fwd and bwd, a cast) are tiled flat; a reduction or
+     * a broadcast along rows keeps the row kernel; configurations of one kind are refused for the other.
+     */
+    @Test
+    void flatRegionsAreTiledAndOthersKeepRows() {
+        Glue g = Glue.of(Presets.LLAMA_3_8B, 8);
+        Region swiglu = Examples.swiglu(g, "bf16"), rms = Examples.rmsnorm(g, "bf16");
+        gluelab.expr.Expr x = g.input("x", "bf16", "T", "D"), w = g.input("w", "bf16", "D");
+        for (Region r : List.of(swiglu, swiglu.backward(), g.region("cast").out("y", x.cast("fp32")))) {
+            RowPlan plan = RowPlan.of(r);
+            assertTrue(plan.flat(), r.name());
+            assertTrue(LaunchConfig.defaultFor(plan).isFlat(), r.name());
+            assertTrue(LaunchConfig.candidates(plan).stream().allMatch(LaunchConfig::isFlat), r.name());
+        }
+        for (Region r : List.of(rms, rms.backward(), g.region("scale").out("y", x.mul(w).cast("bf16")))) assertFalse(RowPlan.of(r).flat(), r.name());
+        LaunchConfig flat = LaunchConfig.flat(256, 8, 8, 2);
+        assertEquals(256 * 8 * 2, flat.tile());
+        assertThrows(IllegalArgumentException.class, () -> CudaSource.generate(RowPlan.of(rms), flat));
+        assertThrows(IllegalArgumentException.class, flat::prefetching);
+        // Fetching ahead needs whole runs: a row of odd length has none.
+        Region odd = Examples.rmsnorm(Glue.dims("T", 4, "D", 99), "bf16");
+        assertThrows(IllegalArgumentException.class, () -> CudaSource.generate(RowPlan.of(odd), new LaunchConfig(32, 256, 4, 1).prefetching()));
+        assertTrue(LaunchConfig.candidates(RowPlan.of(rms)).stream().anyMatch(LaunchConfig::prefetch));
     }
 
     /**
