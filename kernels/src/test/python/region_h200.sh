@@ -3,6 +3,8 @@
 # torch.compile compiles the same math (region_torch.py), then the region timings and region sizing
 # (tag gpu-timing) with torch idle, then torch.compile's timings. Logs into $OUT (default: out/).
 # From the kit folder (bin/gpu-kit): OUT=DIR ./region_h200.sh
+#   CHECK_S / TIME_S: caps in seconds of the two halves; SIZING=0 leaves region sizing out;
+#   REGION_TIME_BRIEF=1 times only the rows the targets need (no eager tree, no variant region of the five examples).
 set -u
 cd "$(dirname "$0")"
 OUT=${OUT:-out}
@@ -14,7 +16,10 @@ torch_pid=$!
 timeout "${CHECK_S:-75}" ./run-gpu-tests --include-classname '.*RegionGpuTest' --include-tag gpu-check --exclude-tag gpu-timing > "$OUT/region_check.log" 2>&1
 echo "checks: exit $?"
 while kill -0 "$torch_pid" 2>/dev/null && ! grep -q "REGION-TORCH compiled" "$OUT/region_torch.log"; do sleep 1; done
-timeout "${TIME_S:-170}" ./run-gpu-tests --include-classname '.*RegionGpuTest' --include-tag gpu-timing --exclude-tag gpu-check > "$OUT/region_time.log" 2>&1
+skip=gpu-check
+[ "${SIZING:-1}" = 0 ] && skip="gpu-check --exclude-tag gpu-sizing"
+# shellcheck disable=SC2086
+timeout "${TIME_S:-170}" ./run-gpu-tests --include-classname '.*RegionGpuTest' --include-tag gpu-timing --exclude-tag $skip > "$OUT/region_time.log" 2>&1
 echo "timings: exit $?"
 touch go.flag
 wait "$torch_pid"

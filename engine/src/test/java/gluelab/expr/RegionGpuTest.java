@@ -247,6 +247,7 @@ class RegionGpuTest extends GpuTest {
     @Order(6)
     @Test
     @Tag("gpu-timing")
+    @Tag("gpu-sizing")
     void sizingQNormRopeCatOnTheGpu() {
         Calibration cal = new Calibrator(device, Locations.cacheDir()).calibrate(false);
         for (long tokens : List.of(8192L, 32768L)) {
