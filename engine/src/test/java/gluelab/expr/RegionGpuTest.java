@@ -194,6 +194,7 @@ class RegionGpuTest extends GpuTest {
     void regionsAgainstTheCatalogueAt8kAnd32k() {
         Calibration cal = new Calibrator(device, Locations.cacheDir()).calibrate(false);
         TimingConfig timing = TimingConfig.defaults();
+        List<String> wrong = new ArrayList<>();
         for (long tokens : List.of(8192L, 32768L)) {
             Glue g = Glue.of(Presets.LLAMA_3_8B, tokens);
             for (BiFunction<Glue, String, Region> m : EXAMPLES) {
@@ -212,7 +213,13 @@ class RegionGpuTest extends GpuTest {
                         pool.values().forEach(Buffer::close);
                     }
                     Region small = m.apply(Glue.of(Presets.LLAMA_3_8B, 24), "bf16");
-                    for (RegionCheck.Result res : fusedCheck(pass == Pass.FORWARD ? small : small.backward(), best, 17)) assertTrue(res.ok(), best.id() + ": " + res);
+                    for (RegionCheck.Result res : fusedCheck(pass == Pass.FORWARD ? small : small.backward(), best, 17)) {
+                        // Reported with the rest at the end: one wrong pick must not cost the other rows their timings.
+                        if (!res.ok()) {
+                            System.out.printf("REGION-TIME-WRONG %s %s T=%d %s: %s%n", r.name(), pass.id(), tokens, best.id(), res);
+                            wrong.add(best.id() + ": " + res);
+                        }
+                    }
                     double[] cat = catalogueUs(Catalogue.get(r.name()), Presets.LLAMA_3_8B, tokens, pass, cal, timing, !BRIEF);
                     System.out.printf("REGION-TIME %s %s T=%d region_default_us=%.1f region_tuned_us=%.1f (%s) region_eager_us=%s catalogue_fused_us=%.1f catalogue_region_us=%.1f ideal_us=%.1f tuned/catalogue=%.2f variant_region/fused=%.2f kernels=%d%n",
                             r.name(), pass.id(), tokens, fused.measuredUs(), tuned.measuredUs(), best.id(), eager == null ? "-" : "%.1f".formatted(eager.measuredUs()),
@@ -226,6 +233,7 @@ class RegionGpuTest extends GpuTest {
                 System.out.printf("REGION-TIME %s fwd T=%d catalogue_fused_us=%.1f catalogue_region_us=%.1f variant_region/fused=%.2f%n", op, tokens, cat[0], cat[1], cat[1] / cat[0]);
             }
         }
+        assertTrue(wrong.isEmpty(), "tuned picks wrong against fp64: " + wrong);
     }
 
     /**
