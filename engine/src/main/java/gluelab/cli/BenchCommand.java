@@ -71,8 +71,9 @@ public final class BenchCommand implements Callable<Integer> {
                 Progress progress = new ConsoleProgress(System.err);
                 lab.progress(progress);
                 Device device = lab.device();
-                if (!noTune && device.tunable().isPresent() && plan.variants().contains(Variant.FUSED)) {
-                    gluelab.tune.Tuning.run(device, plan.spec(), plan.ops(), plan.passes(), plan.tokens(), plan.dtype(),
+                if (!noTune && device.tunable().isPresent()) {
+                    // The hand kernels (fused) and the generated regions (region) that the plan measures; cached picks cost nothing.
+                    gluelab.tune.Tuning.run(device, plan.spec(), plan.ops(), plan.passes(), plan.tokens(), plan.dtype(), plan.variants(),
                             gluelab.tune.Tuner.Options.defaults(), progress);
                 }
                 BenchResult result = torchOptions.addRows(torch, plan, lab.calibration(), lab.run(plan, row -> {}), progress, json);

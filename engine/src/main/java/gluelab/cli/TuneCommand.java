@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "tune", mixinStandardHelpOptions = true,
-        description = "Autotune the fused kernels' launch configurations: compile every config in parallel, time them, check the pick vs fp64, cache it.")
+        description = "Autotune the fused kernels' (and with --variants region the generated regions') launch configurations: compile every config in parallel, time them, check the pick vs fp64, cache it.")
 public final class TuneCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "OP", description = "ops to tune; see 'gluelab ops'")
     List<String> ops;
@@ -37,6 +37,9 @@ public final class TuneCommand implements Callable<Integer> {
 
     @Option(names = "--dtype", defaultValue = "bf16", description = "activation dtype (default: ${DEFAULT-VALUE})")
     String dtype;
+
+    @Option(names = "--variants", defaultValue = "fused", description = "fused (the hand kernels), region (the ops as generated expression regions) or fused,region (default: ${DEFAULT-VALUE})")
+    String variants;
 
     @Option(names = "--serial", description = "compile and time each config before the next compiles (the slow path, for comparison)")
     boolean serial;
@@ -61,7 +64,7 @@ public final class TuneCommand implements Callable<Integer> {
 
     private Plan plan() {
         BenchPlan what = BenchPlan.builder(SpecRegistry.load(Locations.specFolders()))
-                .ops(ops).model(model).tokens(tokens).passes(passes).dtype(dtype).build();
+                .ops(ops).model(model).tokens(tokens).passes(passes).dtype(dtype).variants(variants).build();
         Tuner.Options options = Tuner.Options.defaults().withSerial(serial).withForce(force || serial);
         if (threads != null) options = options.withThreads(threads);
         return new Plan(what, options);
@@ -72,7 +75,7 @@ public final class TuneCommand implements Callable<Integer> {
 
     private static List<TuneResult> tune(Plan p, Device device, Progress progress) {
         BenchPlan w = p.what();
-        return Tuning.run(device, w.spec(), w.ops(), w.passes(), w.tokens(), w.dtype(), p.options(), progress);
+        return Tuning.run(device, w.spec(), w.ops(), w.passes(), w.tokens(), w.dtype(), w.variants(), p.options(), progress);
     }
 
     @Override public Integer call() {

@@ -15,8 +15,11 @@ public interface ExpressionVariant {
     /** Whether the op has an expression for this pass. */
     boolean supports(GlueOp op, Pass pass);
 
-    /** A launch of the op's region over the catalogue's buffers (by the op's tensor names). */
+    /** A launch of the op's region over the catalogue's buffers (by the op's tensor names), in the autotuner's pick where one is stored. */
     Launch prepare(Device device, OpInstance instance, Map<String, Buffer> args);
+
+    /** The regions' launch configurations on this device as the autotuner's space (empty: nothing to tune). */
+    default java.util.Optional<Tunable> tunable(Device device) { return java.util.Optional.empty(); }
 
     /** The implementation on the class path. */
     static ExpressionVariant get() {

@@ -48,9 +48,23 @@ public final class Tuner {
     private final Options options;
 
     public Tuner(Device device, Options options) {
+        this(device, device.tunable().orElseThrow(() -> new IllegalArgumentException("device " + device.id() + " has no tunable kernels")), options);
+    }
+
+    /** A tuner over another space of the device's kernels (variant region's: {@link ExpressionVariant#tunable}). */
+    public Tuner(Device device, Tunable tunable, Options options) {
         this.device = device;
-        this.tunable = device.tunable().orElseThrow(() -> new IllegalArgumentException("device " + device.id() + " has no tunable kernels"));
+        this.tunable = tunable;
         this.options = options;
+    }
+
+    /** The tuner for an op variant: the device's hand kernels (fused) or the generated regions (region); empty for others. */
+    public static Optional<Tuner> forVariant(Device device, gluelab.ops.Variant v, Options options) {
+        return switch (v) {
+            case FUSED -> device.tunable().map(t -> new Tuner(device, t, options));
+            case REGION -> ExpressionVariant.get().tunable(device).map(t -> new Tuner(device, t, options));
+            default -> Optional.empty();
+        };
     }
 
     /** True when the instance's fused kernel has more than one valid configuration. */

@@ -20,14 +20,23 @@ public final class Tuning {
     /** Every fused instance of the plan that has more than one config, tuned (or taken from the cache). */
     public static List<TuneResult> run(Device device, ModelSpec spec, List<GlueOp> ops, List<Pass> passes, List<Long> tokens, DType dtype,
                                        Tuner.Options options, Progress progress) {
-        Tuner tuner = new Tuner(device, options);
+        return run(device, spec, ops, passes, tokens, dtype, List.of(Variant.FUSED), options, progress);
+    }
+
+    /** The same for each variant with a tunable space (fused: the hand kernels; region: the generated regions). */
+    public static List<TuneResult> run(Device device, ModelSpec spec, List<GlueOp> ops, List<Pass> passes, List<Long> tokens, DType dtype,
+                                       List<Variant> variants, Tuner.Options options, Progress progress) {
         List<TuneResult> out = new ArrayList<>();
-        for (long t : tokens) {
-            for (GlueOp op : ops) {
-                for (Pass p : passes) {
-                    if (!op.supports(p)) continue;
-                    OpInstance in = new OpInstance(op, op.shape(spec, t, dtype), p, Variant.FUSED);
-                    if (tuner.tunable(in)) out.add(tuner.tune(in, progress));
+        for (Variant v : variants) {
+            Tuner tuner = Tuner.forVariant(device, v, options).orElse(null);
+            if (tuner == null) continue;
+            for (long t : tokens) {
+                for (GlueOp op : ops) {
+                    for (Pass p : passes) {
+                        if (!op.supports(p)) continue;
+                        OpInstance in = new OpInstance(op, op.shape(spec, t, dtype), p, v);
+                        if (tuner.tunable(in)) out.add(tuner.tune(in, progress));
+                    }
                 }
             }
         }
@@ -42,7 +51,9 @@ public final class Tuning {
         int configs = 0;
         for (TuneResult r : results) {
             long skipped = r.results().stream().filter(c -> !c.valid()).count();
-            b.append(String.format(Locale.ROOT, "%-26s %7d %8d %9.2f %8.2f %8.2f %9.1f  %-34s %9.1f  %s%n", r.label(), r.configs(), skipped,
+            // A generated region's tuning is told apart by its kernel (gluelab.expr.catalogue.RegionTuning names them all "region").
+            String label = r.kernel().equals("region") ? r.label() + " region" : r.label();
+            b.append(String.format(Locale.ROOT, "%-26s %7d %8d %9.2f %8.2f %8.2f %9.1f  %-34s %9.1f  %s%n", label, r.configs(), skipped,
                     r.compileWallSeconds(), r.compileSumSeconds(), r.benchmarkSeconds(), r.pickUs(), r.pick(), r.runnerUpUs(),
                     r.fromCache() ? "cache" : r.mode()));
             if (!r.fromCache()) {

@@ -252,6 +252,30 @@ class RegionGpuTest extends GpuTest {
         return out;
     }
 
+    /**
+     * Variant region through the autotuner (gluelab.tune.Tuner): every candidate compiled and timed
+     * once, the pick checked and stored; a second tuner finds the pick and compiles and times nothing.
+     */
+    @Order(7)
+    @Test
+    @Tag("gpu-timing")
+    @Tag("gpu-tune")
+    void variantRegionTunesOnceThroughTheTuner() {
+        GlueOp op = Catalogue.get("rmsnorm");
+        OpInstance in = new OpInstance(op, op.shape(Presets.LLAMA_3_8B, 8192, DType.BF16), Pass.FORWARD, Variant.REGION);
+        gluelab.tune.Tuner.Options options = gluelab.tune.Tuner.Options.defaults().withForce(true);
+        gluelab.tune.TuneResult first = gluelab.tune.Tuner.forVariant(device, Variant.REGION, options).orElseThrow().tune(in, gluelab.progress.Progress.NONE);
+        int compiles = RegionCompiler.of(device).compiles();
+        gluelab.tune.TuneResult second = gluelab.tune.Tuner.forVariant(device, Variant.REGION, options.withForce(false)).orElseThrow()
+                .tune(in, gluelab.progress.Progress.NONE);
+        System.out.printf("REGION-TUNE %s configs=%d compile_wall_s=%.2f compile_sum_s=%.2f bench_s=%.2f pick=%s pick_us=%.1f second_from_cache=%s%n",
+                first.label(), first.configs(), first.compileWallSeconds(), first.compileSumSeconds(), first.benchmarkSeconds(), first.pick(), first.pickUs(),
+                second.fromCache());
+        assertTrue(second.fromCache());
+        assertEquals(first.pick(), second.pick());
+        assertEquals(compiles, RegionCompiler.of(device).compiles(), "a warm tuning compiles nothing");
+    }
+
     @Order(6)
     @Test
     @Tag("gpu-timing")

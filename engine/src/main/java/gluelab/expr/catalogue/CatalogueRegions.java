@@ -40,14 +40,30 @@ public final class CatalogueRegions implements ExpressionVariant {
         };
     }
 
+    private static final Map<Device, RegionTuning> TUNING = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /** The op's region launched in the tuner's stored pick for this instance, else the default configuration. */
     @Override public Launch prepare(Device device, OpInstance in, Map<String, Buffer> args) {
+        return prepare(device, in, args, tuning(device).map(t -> t.chosenLaunch(in)).orElse(null));
+    }
+
+    /** Variant region's configurations for the autotuner, on a device that has tunable kernels. */
+    @Override public Optional<gluelab.device.Tunable> tunable(Device device) { return tuning(device).map(t -> t); }
+
+    private static Optional<RegionTuning> tuning(Device device) {
+        Optional<gluelab.device.Tunable> own = device.tunable();
+        return own.map(t -> TUNING.computeIfAbsent(device, d -> new RegionTuning(d, t)));
+    }
+
+    /** The op's region in one launch configuration (null: the default). */
+    static Launch prepare(Device device, OpInstance in, Map<String, Buffer> args, gluelab.expr.cuda.LaunchConfig config) {
         Expressed e = of(in.op(), in.shape(), in.pass())
                 .orElseThrow(() -> new IllegalArgumentException("op " + in.op().name() + " " + in.pass().id() + " has no expression (variant region); use fused"));
         Map<String, Buffer> named = new HashMap<>();
         args.forEach((name, b) -> named.put(e.renamed().getOrDefault(name, name), b));
         Map<String, Double> params = new HashMap<>();
         if (in.shape().params().containsKey("eps")) params.put("eps", in.shape().param("eps"));
-        return RegionLaunches.prepare(device, e.region(), Lowering.FUSED, named, params);
+        return RegionLaunches.prepare(device, e.region(), Lowering.FUSED, config, named, params);
     }
 
     /** The op's expression at a shape and pass, if it has one. */
