@@ -51,7 +51,7 @@ public final class Tuning {
         int configs = 0;
         for (TuneResult r : results) {
             long skipped = r.results().stream().filter(c -> !c.valid()).count();
-            // A generated region's tuning is told apart by its kernel (gluelab.expr.catalogue.RegionTuning names them all "region").
+            // A generated region's tuning is told apart by its kernel: variant region names every region kernel "region".
             String label = r.kernel().equals("region") ? r.label() + " region" : r.label();
             b.append(String.format(Locale.ROOT, "%-26s %7d %8d %9.2f %8.2f %8.2f %9.1f  %-34s %9.1f  %s%n", label, r.configs(), skipped,
                     r.compileWallSeconds(), r.compileSumSeconds(), r.benchmarkSeconds(), r.pickUs(), r.pick(), r.runnerUpUs(),
