@@ -191,6 +191,7 @@ class RegionGpuTest extends GpuTest {
     @Order(5)
     @Test
     @Tag("gpu-timing")
+    @Tag("gpu-table")
     void regionsAgainstTheCatalogueAt8kAnd32k() {
         Calibration cal = new Calibrator(device, Locations.cacheDir()).calibrate(false);
         TimingConfig timing = TimingConfig.defaults();

@@ -397,7 +397,8 @@ public final class CudaSource {
     }
 
     private boolean hoisted(Expr e) {
-        if (e.op() != Op.INPUT || plan.role(e) != Role.VECTOR) return false;
+        // A flat region walks its one run in tiles: nothing is read whole by every tile (a one-row region is flat too).
+        if (c.isFlat() || e.op() != Op.INPUT || plan.role(e) != Role.VECTOR) return false;
         for (long s : plan.rowStrides(e)) if (s != 0) return false;
         return true;
     }

@@ -100,6 +100,24 @@ class CudaSourceTest {
         assertTrue(e.getMessage().contains("shared memory"), e.getMessage());
     }
 
+    /** Every kernel of the eager trees (one primitive each, in its default configuration; some are one row, or flat) compiles. */
+    @Test
+    void everyEagerKernelCompilesForSm90() {
+        Glue g = Glue.of(Presets.LLAMA_3_8B, 64);
+        StringBuilder all = new StringBuilder();
+        int i = 0;
+        for (Region f : List.of(Examples.rmsnorm(g, "bf16"), Examples.qnormRopeReal(g, "bf16"), Examples.swiglu(g, "bf16"))) {
+            for (Region r : List.of(f, f.backward())) {
+                for (gluelab.expr.lower.EagerTree.Kernel k : gluelab.expr.lower.EagerTree.of(r).kernels()) {
+                    RowPlan plan = RowPlan.of(k.region());
+                    all.append("namespace e").append(i++).append(" {\n").append(CudaSource.generate(plan, LaunchConfig.defaultFor(plan)).source().replace("extern \"C\" ", "")).append("}\n");
+                }
+            }
+        }
+        assertTrue(i > 30, "kernels: " + i);
+        assertEquals('E', nvcc().compileCubin(all.toString(), "eager.cu", "sm_90", List.of("-std=c++17"))[1]);
+    }
+
     /**
      * Elementwise regions over one shape (SwiGLU fwd and bwd, a cast) are tiled flat; a reduction or
      * a broadcast along rows keeps the row kernel; configurations of one kind are refused for the other.
