@@ -255,26 +255,34 @@ class RegionGpuTest extends GpuTest {
 
     /**
      * Variant region through the autotuner (gluelab.tune.Tuner): every candidate compiled and timed
-     * once, the pick checked and stored; a second tuner finds the pick and compiles and times nothing.
+     * once, the pick checked and stored; a second tuner finds the pick and compiles and times
+     * nothing; then the catalogue's fused kernel and variant region (launched in the pick) on the
+     * same buffers. The backwards of rmsnorm and add+rmsnorm, 8k tokens: the catalogue's math
+     * (add+rmsnorm's backward takes dh and writes dx only, as its hand kernel).
      */
     @Order(7)
     @Test
     @Tag("gpu-timing")
     @Tag("gpu-tune")
     void variantRegionTunesOnceThroughTheTuner() {
-        GlueOp op = Catalogue.get("rmsnorm");
-        OpInstance in = new OpInstance(op, op.shape(Presets.LLAMA_3_8B, 8192, DType.BF16), Pass.FORWARD, Variant.REGION);
-        gluelab.tune.Tuner.Options options = gluelab.tune.Tuner.Options.defaults().withForce(true);
-        gluelab.tune.TuneResult first = gluelab.tune.Tuner.forVariant(device, Variant.REGION, options).orElseThrow().tune(in, gluelab.progress.Progress.NONE);
-        int compiles = RegionCompiler.of(device).compiles();
-        gluelab.tune.TuneResult second = gluelab.tune.Tuner.forVariant(device, Variant.REGION, options.withForce(false)).orElseThrow()
-                .tune(in, gluelab.progress.Progress.NONE);
-        System.out.printf("REGION-TUNE %s configs=%d compile_wall_s=%.2f compile_sum_s=%.2f bench_s=%.2f pick=%s pick_us=%.1f second_from_cache=%s%n",
-                first.label(), first.configs(), first.compileWallSeconds(), first.compileSumSeconds(), first.benchmarkSeconds(), first.pick(), first.pickUs(),
-                second.fromCache());
-        assertTrue(second.fromCache());
-        assertEquals(first.pick(), second.pick());
-        assertEquals(compiles, RegionCompiler.of(device).compiles(), "a warm tuning compiles nothing");
+        Calibration cal = new Calibrator(device, Locations.cacheDir()).calibrate(false);
+        for (String name : List.of("rmsnorm", "add_rmsnorm")) {
+            GlueOp op = Catalogue.get(name);
+            OpInstance in = new OpInstance(op, op.shape(Presets.LLAMA_3_8B, 8192, DType.BF16), Pass.BACKWARD, Variant.REGION);
+            gluelab.tune.Tuner.Options options = gluelab.tune.Tuner.Options.defaults().withForce(true);
+            gluelab.tune.TuneResult first = gluelab.tune.Tuner.forVariant(device, Variant.REGION, options).orElseThrow().tune(in, gluelab.progress.Progress.NONE);
+            int compiles = RegionCompiler.of(device).compiles();
+            gluelab.tune.TuneResult second = gluelab.tune.Tuner.forVariant(device, Variant.REGION, options.withForce(false)).orElseThrow()
+                    .tune(in, gluelab.progress.Progress.NONE);
+            double[] us = catalogueUs(op, Presets.LLAMA_3_8B, 8192, Pass.BACKWARD, cal, TimingConfig.defaults(), true);
+            System.out.printf("REGION-TUNE %s configs=%d compile_wall_s=%.2f compile_sum_s=%.2f bench_s=%.2f pick=[%s] pick_us=%.1f check_ulp=%.2f second_from_cache=%s "
+                            + "catalogue_fused_us=%.1f variant_region_us=%.1f region/fused=%.2f%n",
+                    first.label(), first.configs(), first.compileWallSeconds(), first.compileSumSeconds(), first.benchmarkSeconds(), first.pick(), first.pickUs(),
+                    first.checkMaxUlp(), second.fromCache(), us[0], us[1], us[1] / us[0]);
+            assertTrue(second.fromCache());
+            assertEquals(first.pick(), second.pick());
+            assertEquals(compiles, RegionCompiler.of(device).compiles(), "a warm tuning compiles nothing");
+        }
     }
 
     @Order(6)

@@ -73,9 +73,9 @@ public record LaunchConfig(int threadsPerRow, int blockThreads, int blocksPerSm,
      */
     public static LaunchConfig defaultFor(RowPlan plan) {
         int len = plan.maxLength();
-        // Elementwise: 16-byte accesses, two per thread per tile where 32 loaded values a thread allow it (else one),
-        // 256-thread blocks, as many resident as an SM holds (grid-stride).
-        if (plan.flat()) return flat(256, 8, widest(len), loadedPerThread(plan, widest(len), 2) <= 32 ? 2 : 1);
+        // Elementwise: 16-byte accesses, one per input per thread, 256-thread blocks, one block per tile (the
+        // hardware schedules them): the H200's pick for SwiGLU fwd and bwd at 8k and 32k tokens (docs/benchmarks.md).
+        if (plan.flat()) return flat(256, 0, widest(len), 1);
         int vector = widest(len);
         int tpr = Math.clamp(Integer.highestOneBit(Math.max(1, (len + 15) / 16 - 1)) * 2, 4, 1024);
         int cap = plan.accumulated().isEmpty() ? 0 : 4;
