@@ -65,6 +65,11 @@ public final class TuneCommand implements Callable<Integer> {
     private Plan plan() {
         BenchPlan what = BenchPlan.builder(SpecRegistry.load(Locations.specFolders()))
                 .ops(ops).model(model).tokens(tokens).passes(passes).dtype(dtype).variants(variants).build();
+        for (gluelab.ops.Variant v : what.variants()) {
+            if (v != gluelab.ops.Variant.FUSED && v != gluelab.ops.Variant.REGION) {
+                throw new IllegalArgumentException("--variants " + variants + ": only fused and region have launch configurations to tune, not " + v.id());
+            }
+        }
         Tuner.Options options = Tuner.Options.defaults().withSerial(serial).withForce(force || serial);
         if (threads != null) options = options.withThreads(threads);
         return new Plan(what, options);

@@ -47,6 +47,7 @@ class CliTest {
         assertBadInput(run("bench", "rmsnorm", "--dtype", "int4"), "unknown dtype 'int4'");
         assertBadInput(run("tune", "layernorm"), "unknown op 'layernorm'", "rmsnorm");
         assertBadInput(run("tune", "rmsnorm", "--threads", "0"), "--threads must be >= 1");
+        assertBadInput(run("tune", "rmsnorm", "--variants", "eager"), "only fused and region have launch configurations to tune");
         assertBadInput(run("tune", "rmsnorm", "--tokens", "0"), "must be > 0");
     }
 
