@@ -118,17 +118,21 @@ class RegionGpuTest extends GpuTest {
     void everyLaunchConfigOfTheQNormRopeBackwardsIsCorrect() {
         for (Region bwd : List.of(Examples.qnormRopeComplex(Glue.of(Presets.LLAMA_3_8B, 40), "bf16").backward(),
                 Examples.qnormRopeReal(Glue.of(Presets.LLAMA_3_8B, 40), "bf16").backward())) {
-            List<LaunchConfig> configs = RegionCompiler.of(device).configs(bwd);
-            RegionCompiler.of(device).compileAll(bwd, configs);
-            double worst = 0;
-            for (LaunchConfig c : configs) {
-                for (RegionCheck.Result res : fusedCheck(bwd, c, 5)) {
-                    worst = Math.max(worst, res.maxUlps());
-                    assertTrue(res.ok(), c.id() + ": " + res);
-                }
-            }
-            System.out.printf("REGION-CONFIGS %s configs=%d worst_ulps=%.2f ok%n", bwd.name(), configs.size(), worst);
+            checkEveryConfig(bwd, RegionCompiler.of(device).configs(bwd), 5, "");
         }
+    }
+
+    /** Compiles the configurations in parallel, checks each against fp64 (failing on the first out of bounds), prints one REGION-CONFIGS line. */
+    private void checkEveryConfig(Region r, List<LaunchConfig> configs, long seed, String note) {
+        RegionCompiler.of(device).compileAll(r, configs);
+        double worst = 0;
+        for (LaunchConfig c : configs) {
+            for (RegionCheck.Result res : fusedCheck(r, c, seed)) {
+                worst = Math.max(worst, res.maxUlps());
+                assertTrue(res.ok(), c.id() + ": " + res);
+            }
+        }
+        System.out.printf("REGION-CONFIGS %s configs=%d%s worst_ulps=%.2f ok%n", r.name(), configs.size(), note, worst);
     }
 
     /**
@@ -148,16 +152,7 @@ class RegionGpuTest extends GpuTest {
         regions.add(Examples.qnormRopeComplex(g, "bf16"));
         regions.add(Examples.qnormRopeReal(g, "bf16"));
         for (Region r : regions) {
-            List<LaunchConfig> configs = LaunchConfig.candidates(RowPlan.of(r)).stream().filter(c -> c.isFlat() || c.prefetch()).toList();
-            RegionCompiler.of(device).compileAll(r, configs);
-            double worst = 0;
-            for (LaunchConfig c : configs) {
-                for (RegionCheck.Result res : fusedCheck(r, c, 7)) {
-                    worst = Math.max(worst, res.maxUlps());
-                    assertTrue(res.ok(), c.id() + ": " + res);
-                }
-            }
-            System.out.printf("REGION-CONFIGS %s configs=%d (flat or fetching ahead) worst_ulps=%.2f ok%n", r.name(), configs.size(), worst);
+            checkEveryConfig(r, LaunchConfig.candidates(RowPlan.of(r)).stream().filter(c -> c.isFlat() || c.prefetch()).toList(), 7, " (flat or fetching ahead)");
         }
     }
 
