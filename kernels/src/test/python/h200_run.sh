@@ -7,6 +7,8 @@
 #   STEP=fused ./h200_run.sh                (the fused kernels: each step capped, CAP_* override the caps in
 #                                            seconds; about 4 minutes; tune_summary.py FILE shows the best
 #                                            config of each kernel form)
+#   STEP=compile,copy ./h200_run.sh         (issue 11 infrastructure, about 100 s: --serial vs compile worker
+#                                            processes on fresh caches, 100+ configs; calibration vs torch's copy)
 cd "$(dirname "$0")"
 export PYTHONUNBUFFERED=1
 [ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.*
@@ -30,6 +32,17 @@ if step serial; then
   GLUELAB_CACHE=/tmp/glc-serial timeout 300 "$G" tune $OPS --device cuda --tokens 32768 --serial 2>/dev/null | tail -16 | tee "$OUT/serial.txt"
   echo "== tune parallel (fresh cache)"
   GLUELAB_CACHE=/tmp/glc-par timeout 120 "$G" tune $OPS --device cuda --tokens 32768 2>/dev/null | tail -16 | tee -a "$OUT/serial.txt"
+fi
+if step compile; then
+  C="rmsnorm add_rmsnorm cat moe_routing"
+  echo "== tune --serial, fresh cache"
+  GLUELAB_CACHE=/tmp/gc-serial timeout 50 "$G" tune $C --passes fwd --device cuda --tokens 8192 --threads 16 --serial 2>"$OUT/serial.err" | tee "$OUT/compile.txt"
+  echo "== tune parallel (compile worker processes), fresh cache"
+  GLUELAB_CACHE=/tmp/gc-par timeout 40 "$G" tune $C --passes fwd --device cuda --tokens 8192 --threads 16 2>"$OUT/par.err" | tee -a "$OUT/compile.txt"
+fi
+if step copy; then
+  echo "== calibration vs torch copy"
+  GLUELAB_CACHE=/tmp/gc-copy timeout 75 python3 copy_side_by_side.py "$G" 2 2>&1 | tee "$OUT/copy.txt"
 fi
 if step bench; then
   echo "== bench (fused, picks from the tune step)"

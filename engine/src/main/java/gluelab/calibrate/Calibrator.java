@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
@@ -59,11 +61,20 @@ public final class Calibrator {
              Launch triad = device.triadKernel(a, b, c, 3f)) {
             // Every copy form the device has, interleaved; the floor divides by the fastest.
             List<Launch> copies = device.copyKernels(b, a);
+            List<String> names = device.copyKernelNames();
             Measurement mc;
+            String form;
+            Map<String, Double> forms = new LinkedHashMap<>();
             try {
                 List<Harness.Subject> subjects = new ArrayList<>();
-                for (int i = 0; i < copies.size(); i++) subjects.add(new Harness.Subject("copy#" + i, copies.get(i), 2 * bytes, cfg.stop()));
-                mc = harness.interleave(subjects, cfg).stream().min(Comparator.comparingDouble(m -> m.summary().median())).orElseThrow();
+                for (int i = 0; i < copies.size(); i++) {
+                    subjects.add(new Harness.Subject(i < names.size() ? names.get(i) : "copy#" + i, copies.get(i), 2 * bytes, cfg.stop()));
+                }
+                List<Measurement> all = harness.interleave(subjects, cfg);
+                for (int i = 0; i < all.size(); i++) forms.put(subjects.get(i).label(), 2.0 * bytes / all.get(i).summary().median());
+                int best = IntStream.range(0, all.size()).boxed().min(Comparator.comparingDouble(i -> all.get(i).summary().median())).orElseThrow();
+                mc = all.get(best);
+                form = subjects.get(best).label();
             } finally {
                 copies.forEach(Launch::close);
             }
@@ -72,7 +83,7 @@ public final class Calibrator {
             return new Calibration(device.facts().fingerprint(), device.facts().name(), elements * 4,
                     2.0 * bytes / mc.summary().median(), 2.0 * bytes / mc.summary().min(),
                     3.0 * bytes / mt.summary().median(), 3.0 * bytes / mt.summary().min(), peak,
-                    device.facts().theoreticalBandwidth(), Instant.now().toString(), false);
+                    device.facts().theoreticalBandwidth(), Instant.now().toString(), form, forms, false);
         }
     }
 

@@ -58,6 +58,9 @@ public interface Device extends AutoCloseable {
      */
     default java.util.List<Launch> copyKernels(Buffer src, Buffer dst) { return java.util.List.of(copyKernel(src, dst)); }
 
+    /** The names of {@link #copyKernels}' forms, in the same order (calibration records which was fastest). */
+    default java.util.List<String> copyKernelNames() { return java.util.List.of("copy"); }
+
     /** Clocks, throttle reasons and other processes on the device, where known. */
     default Map<String, String> telemetry() { return Map.of(); }
 

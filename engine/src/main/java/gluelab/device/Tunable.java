@@ -19,6 +19,16 @@ public interface Tunable {
     /** One configuration's compilation: wall seconds and, when it failed, why. */
     record CompileOutcome(KernelConfig config, double seconds, boolean compiled, Optional<String> error) {}
 
+    /** One configuration of one instance, in a batch compiled together. */
+    record CompileJob(OpInstance instance, KernelConfig config) {}
+
+    /**
+     * A batch's outcomes, in the order of its jobs, and how it was compiled: {@code processes}
+     * compile processes besides this one (0: in this process), {@code how} in words, with the reason
+     * where worker processes were wanted but could not be used.
+     */
+    record CompileBatch(List<CompileOutcome> outcomes, int processes, String how) {}
+
     /** Valid configurations for this instance, pruned by its shape; the first is the default. Empty: not tunable. */
     List<KernelConfig> configs(OpInstance instance);
 
@@ -27,6 +37,27 @@ public interface Tunable {
      * run; outcomes come back in the order given. Nothing is compiled that is already cached.
      */
     List<CompileOutcome> compile(OpInstance instance, List<KernelConfig> configs, int threads);
+
+    /**
+     * Starts whatever compiles in parallel (compile worker processes) so it is ready by the time
+     * {@link #compileBatch} is called; returns at once. Nothing to start by default.
+     */
+    default void startCompilers(int threads) {}
+
+    /**
+     * Compiles the jobs of several instances together, {@code threads} at a time, before any is run;
+     * outcomes in the order given. By default one instance after another through {@link #compile}.
+     */
+    default CompileBatch compileBatch(List<CompileJob> jobs, int threads) {
+        Map<OpInstance, List<KernelConfig>> byInstance = new java.util.LinkedHashMap<>();
+        for (CompileJob j : jobs) byInstance.computeIfAbsent(j.instance(), k -> new java.util.ArrayList<>()).add(j.config());
+        Map<CompileJob, CompileOutcome> done = new java.util.HashMap<>();
+        byInstance.forEach((in, cs) -> {
+            List<CompileOutcome> os = compile(in, cs, threads);
+            for (int i = 0; i < cs.size(); i++) done.put(new CompileJob(in, cs.get(i)), os.get(i));
+        });
+        return new CompileBatch(jobs.stream().map(done::get).toList(), 0, threads + " threads in this process");
+    }
 
     /** The fused launch of the instance in the given configuration; ConfigRejected when it cannot run here. */
     Launch prepare(OpInstance instance, Map<String, Buffer> args, KernelConfig config);

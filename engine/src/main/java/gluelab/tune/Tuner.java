@@ -83,7 +83,47 @@ public final class Tuner {
         }
     }
 
-    public TuneResult tune(OpInstance in, Progress progress) {
+    /** What a compile batch gave one tuning: its configs' outcomes, in their order, and the batch's accounting. */
+    public record Compiled(List<Tunable.CompileOutcome> outcomes, double wallSeconds, int shared, int processes, String how) {}
+
+    /** Starts the parallel compilers (worker processes) now, so they are up by the first compile; nothing on the serial path. */
+    public void startCompilers() {
+        if (!options.serial()) tunable.startCompilers(options.threads());
+    }
+
+    /** Ends the compilers {@link #compileTogether} or {@link #startCompilers} started. */
+    public void stopCompilers() { tunable.stopCompilers(); }
+
+    /**
+     * Compiles every config of these instances in one batch, before any is timed (the parallel
+     * path): one pool kept busy across kernels instead of a short batch per kernel.
+     */
+    public Map<OpInstance, Compiled> compileTogether(List<OpInstance> instances, Progress progress) {
+        List<Tunable.CompileJob> jobs = new ArrayList<>();
+        for (OpInstance in : instances) for (KernelConfig c : tunable.configs(in)) jobs.add(new Tunable.CompileJob(in, c));
+        progress.update("tune: compile", 0, jobs.size(), jobs.size() + " configs of " + instances.size() + " kernels");
+        long t0 = System.nanoTime();
+        Tunable.CompileBatch batch = tunable.compileBatch(jobs, options.threads());
+        double wall = (System.nanoTime() - t0) * 1e-9;
+        progress.update("tune: compile", jobs.size(), jobs.size(), String.format(Locale.ROOT, "%.2f s on %s", wall, batch.how()));
+        String how = String.format(Locale.ROOT, "one batch of %d configs for %d tunings on %s", jobs.size(), instances.size(), batch.how());
+        Map<OpInstance, Compiled> out = new LinkedHashMap<>();
+        int i = 0;
+        for (OpInstance in : instances) {
+            int n = tunable.configs(in).size();
+            out.put(in, new Compiled(batch.outcomes().subList(i, i + n), wall, instances.size(), batch.processes(), how));
+            i += n;
+        }
+        return out;
+    }
+
+    public TuneResult tune(OpInstance in, Progress progress) { return tune(in, progress, null); }
+
+    /**
+     * Tunes the instance; on the parallel path with {@code compiled} from {@link #compileTogether}
+     * (null: its configs are compiled now, as a batch of their own).
+     */
+    public TuneResult tune(OpInstance in, Progress progress, Compiled compiled) {
         List<KernelConfig> configs = tunable.configs(in);
         if (configs.size() <= 1) {
             throw new IllegalArgumentException(in.label() + " has " + (configs.isEmpty() ? "no kernel configurations" : "one kernel configuration")
@@ -100,7 +140,8 @@ public final class Tuner {
             OpBuffers.allocate(device, in.op(), in.shape(), in.pass(), 42, args);
             Harness harness = new Harness(device);
             double compileSum = 0, compileWall, benchSeconds;
-            int compiledCount = 0;
+            int compiledCount = 0, shared = 1, processes = 0;
+            String how = "one at a time in this process, each config timed before the next compiles";
             Map<KernelConfig, ConfigResult> results = new LinkedHashMap<>();
             Map<KernelConfig, Launch> ready = new LinkedHashMap<>();
             try {
@@ -126,10 +167,12 @@ public final class Tuner {
                     compileWall = (System.nanoTime() - t0) * 1e-9 - bench;
                     benchSeconds = bench;
                 } else {
-                    progress.update("tune " + in.op().name() + " " + in.pass().id() + ": compile", 0, configs.size(), configs.size() + " configs on " + options.threads() + " threads");
-                    long t0 = System.nanoTime();
-                    List<Tunable.CompileOutcome> outcomes = tunable.compile(in, configs, options.threads());
-                    compileWall = (System.nanoTime() - t0) * 1e-9;
+                    Compiled batch = compiled != null ? compiled : compileTogether(List.of(in), progress).get(in);
+                    List<Tunable.CompileOutcome> outcomes = batch.outcomes();
+                    compileWall = batch.wallSeconds();
+                    shared = batch.shared();
+                    processes = batch.processes();
+                    how = batch.how();
                     long b0 = System.nanoTime();
                     for (Tunable.CompileOutcome o : outcomes) {
                         compileSum += o.seconds();
@@ -172,9 +215,11 @@ public final class Tuner {
             List<ConfigResult> ordered = new ArrayList<>();
             for (KernelConfig c : configs) ordered.add(results.get(c));
             TuneResult t = new TuneResult(in.op().name(), in.pass().id(), in.shape().dtype().id(), in.shape().tokens(), key.shape(), key.code(), kernel,
-                    options.serial() ? "serial" : "parallel x" + options.threads(), configs.size(), compileWall, compileSum, compiledCount, benchSeconds,
+                    options.serial() ? "serial" : processes > 0 ? "parallel x" + processes + " procs" : "parallel x" + options.threads(),
+                    configs.size(), compileWall, compileSum, compiledCount, benchSeconds,
                     pick.id(), runnerUp == null ? null : runnerUp.id(), results.get(pick).medianUs(),
-                    runnerUp == null ? Double.NaN : results.get(runnerUp).medianUs(), check.worstRelL2(), check.worstUlp(), ordered, false);
+                    runnerUp == null ? Double.NaN : results.get(runnerUp).medianUs(), check.worstRelL2(), check.worstUlp(), ordered,
+                    processes, shared, how, false);
             tunable.picks().store(key, pick.id(), Json.write(t));
             return t;
         } finally {

@@ -64,7 +64,7 @@ public class TorchBridgeTest {
     }
 
     /** An assumed bandwidth: these tests check rows and floors' bytes, not speed. */
-    static Calibration calibration() { return new Calibration("test", cpu.facts().name(), 0, 10e9, 10e9, 15e9, 15e9, 100e9, 0, "assumed", false); }
+    static Calibration calibration() { return new Calibration("test", cpu.facts().name(), 0, 10e9, 10e9, 15e9, 15e9, 100e9, 0, "assumed", "", java.util.Map.of(), false); }
 
     @Test void versionsNameTorchAndWhyCompileIsMissing() {
         TorchVersions v = torch.versions();

@@ -58,7 +58,7 @@ class TorchGpuTest {
         if (gpu != null) gpu.close();
     }
 
-    static Calibration calibration() { return new Calibration("test", gpu.facts().name(), 0, 4e12, 4e12, 4e12, 4e12, 1e15, 0, "assumed", false); }
+    static Calibration calibration() { return new Calibration("test", gpu.facts().name(), 0, 4e12, 4e12, 4e12, 4e12, 1e15, 0, "assumed", "", java.util.Map.of(), false); }
 
     @Test void rmsnormGetsEagerCompiledAndGraphRowsWithItsCompileCost() {
         BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm")), List.of(4096L), List.of(Variant.FUSED),

@@ -314,7 +314,33 @@ public final class CudaDevice implements Device {
     @Override public List<Launch> copyKernels(Buffer src, Buffer dst) {
         List<Launch> out = new ArrayList<>();
         for (CopyForm f : COPY_FORMS) out.add(copy(f, src, dst));
+        out.add(driverCopy(src, dst));
         return out;
+    }
+
+    @Override public List<String> copyKernelNames() {
+        List<String> out = new ArrayList<>();
+        for (CopyForm f : COPY_FORMS) out.add(f.kernel());
+        out.add(DRIVER_COPY);
+        return out;
+    }
+
+    /** The driver's device-to-device copy: what torch's copy_ of contiguous tensors of one dtype runs (cudaMemcpyAsync). */
+    static final String DRIVER_COPY = "cuMemcpyDtoDAsync";
+
+    private Launch driverCopy(Buffer src, Buffer dst) {
+        CudaBuffer a = cuda(src), b = cuda(dst);
+        long bytes = Math.min(a.spec().bytes(), b.spec().bytes());
+        return new Launch() {
+            @Override public void run() {
+                makeCurrent();
+                cuMemcpyDtoDAsync(b.ptr(), a.ptr(), bytes, stream);
+            }
+
+            @Override public int kernels() { return 1; }
+
+            @Override public long scratchBytes() { return 0; }
+        };
     }
 
     private CudaTuning tuning;
@@ -395,6 +421,7 @@ public final class CudaDevice implements Device {
         synchronized (this) {
             if (sandbox != null) sandbox.close();
             sandbox = null;
+            if (tuning != null) tuning.close();
         }
         try {
             if (fault != null) return;

@@ -5,6 +5,7 @@ import gluelab.device.OpInstance;
 import gluelab.device.Tunable;
 import gluelab.device.cuda.compile.CompileCache;
 import gluelab.device.cuda.compile.CompileException;
+import gluelab.device.cuda.compile.CudaCompiler;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
@@ -95,6 +96,11 @@ final class CudaKernels {
     /** Compiles one configuration through the cache (thread-safe: no driver calls). */
     CompileCache.Fetched compile(OpInstance in, KernelConfig c) {
         return cache.fetch(source, SOURCE_NAME, arch, options(in, c));
+    }
+
+    /** The same, compiled on a miss by {@code via} (compile worker processes). */
+    CompileCache.Fetched compile(OpInstance in, KernelConfig c, CudaCompiler via) {
+        return cache.fetch(source, SOURCE_NAME, arch, options(in, c), via);
     }
 
     /**

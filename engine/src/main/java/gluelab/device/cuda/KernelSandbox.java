@@ -190,7 +190,7 @@ final class KernelSandbox implements AutoCloseable {
     }
 
     /** This JVM's class path plus the jars of any class loader gluelab was loaded through (a test launcher's). */
-    private static String classPath() {
+    static String classPath() {
         Set<String> entries = new LinkedHashSet<>(List.of(System.getProperty("java.class.path").split(File.pathSeparator)));
         for (ClassLoader l = KernelWorker.class.getClassLoader(); l != null; l = l.getParent()) {
             if (!(l instanceof URLClassLoader u)) continue;

@@ -89,7 +89,7 @@ class FusedConfigsTest {
         }
         int threads = Runtime.getRuntime().availableProcessors();
         long t0 = System.nanoTime();
-        List<Tunable.CompileOutcome> outcomes = CudaTuning.compileAll(configs, threads,
+        List<Tunable.CompileOutcome> outcomes = CudaTuning.compileAll(configs, threads, c -> c,
                 c -> cache.fetch(source, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(owner.get(c), c)));
         double wall = (System.nanoTime() - t0) * 1e-9, sum = outcomes.stream().mapToDouble(Tunable.CompileOutcome::seconds).sum();
         System.out.printf("compiled %d configs on %d threads: wall %.1f s, per-config sum %.1f s (%.1fx)%n", outcomes.size(), threads, wall, sum, sum / wall);
@@ -131,7 +131,7 @@ class FusedConfigsTest {
         var op = Catalogue.get("moe_routing");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
         List<KernelConfig> two = FusedConfigs.configs(in).subList(0, 2);
-        List<Tunable.CompileOutcome> out = CudaTuning.compileAll(two, 2, c -> cache.fetch(broken, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(in, c)));
+        List<Tunable.CompileOutcome> out = CudaTuning.compileAll(two, 2, c -> c, c -> cache.fetch(broken, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(in, c)));
         for (Tunable.CompileOutcome o : out) {
             String why = o.error().orElseThrow(() -> new AssertionError(o.config() + " compiled"));
             assertTrue(why.startsWith("does not compile") && why.contains("not_declared"), why);

@@ -59,6 +59,17 @@ public final class CompileCache {
     public record Fetched(byte[] bytes, String origin, double millis) {}
 
     public Fetched fetch(String source, String sourceName, String arch, List<String> options) {
+        return fetch(source, sourceName, arch, options, compiler);
+    }
+
+    /**
+     * The same lookup, compiling (on a miss) through {@code via}: compile worker processes that run
+     * the same compiler as this cache's, whose id the key names. Only a whole cubin is stored.
+     */
+    public Fetched fetch(String source, String sourceName, String arch, List<String> options, CudaCompiler via) {
+        if (!via.id().equals(compiler.id())) {
+            throw new IllegalArgumentException("compiler " + via.id() + " cannot fill a cache keyed by " + compiler.id());
+        }
         long t0 = System.nanoTime();
         String key = key(source, arch, options, compiler.id());
         byte[] bytes = MEMORY.get(key);
@@ -74,7 +85,7 @@ public final class CompileCache {
                 }
             }
             if (bytes == null) {
-                bytes = compiler.compileCubin(source, sourceName, arch, options);
+                bytes = via.compileCubin(source, sourceName, arch, options);
                 origin = "compiled";
                 AtomicFiles.write(file, bytes);
             }
