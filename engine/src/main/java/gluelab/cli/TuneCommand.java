@@ -85,6 +85,8 @@ public final class TuneCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         Plan plan = plan();
+        // The compile workers start while the device opens (the tuning would otherwise wait for them).
+        if (!plan.options().serial()) gluelab.device.Devices.expectTuning(plan.options().threads());
         try (Device device = deviceOptions.open()) {
             Progress progress = json ? Progress.NONE : new ConsoleProgress(System.err);
             long t0 = System.nanoTime();

@@ -8,8 +8,19 @@ public final class Devices {
     private static final Set<String> SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private static volatile Consumer<String> notices = Devices::onceToStderr;
     private static volatile String autoFallback;
+    private static volatile int tuningThreads;
 
     private Devices() {}
+
+    /**
+     * Says that the caller will tune with {@code threads} compile threads once a device is open
+     * (`gluelab tune`), so a device may start its compilers (CUDA: compile worker processes) while
+     * it opens, and the tuning does not wait for their start-up.
+     */
+    public static void expectTuning(int threads) { tuningThreads = threads; }
+
+    /** The compile threads announced by {@link #expectTuning}; 0 when none was. */
+    public static int expectedTuningThreads() { return tuningThreads; }
 
     /** Why the last "auto" selection took the CPU, for device cards; empty when it took a GPU or was never made. */
     public static Optional<String> autoFallback() { return Optional.ofNullable(autoFallback); }

@@ -44,6 +44,9 @@ public interface Tunable {
      */
     default void startCompilers(int threads) {}
 
+    /** Ends what {@link #startCompilers} started (the next batch starts it again). */
+    default void stopCompilers() {}
+
     /**
      * Compiles the jobs of several instances together, {@code threads} at a time, before any is run;
      * outcomes in the order given. By default one instance after another through {@link #compile}.

@@ -86,12 +86,7 @@ public final class Tuner {
     /** What a compile batch gave one tuning: its configs' outcomes, in their order, and the batch's accounting. */
     public record Compiled(List<Tunable.CompileOutcome> outcomes, double wallSeconds, int shared, int processes, String how) {}
 
-    /** Starts the parallel compilers (worker processes) now, so they are up by the first compile; nothing on the serial path. */
-    public void startCompilers() {
-        if (!options.serial()) tunable.startCompilers(options.threads());
-    }
-
-    /** Ends the compilers {@link #compileTogether} or {@link #startCompilers} started. */
+    /** Ends the compilers {@link #compileTogether} started (compile worker processes). */
     public void stopCompilers() { tunable.stopCompilers(); }
 
     /**

@@ -67,6 +67,11 @@ public final class CudaDevice implements Device {
         maxSmClock = nvml.map(n -> n.maxClockMHz(Nvml.CLOCK_SM)).orElse(-1);
         String arch = "sm_" + attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) + attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
         cache = new CompileCache(Locations.cacheDir().resolve("cuda"), CudaCompiler.find());
+        // A tuning is announced: its compile workers start now and come up while the rest of the device opens.
+        int tuneThreads = gluelab.device.Devices.expectedTuningThreads();
+        if (tuneThreads > 1 && CudaTuning.workersEnabled()) {
+            earlyWorkers = gluelab.device.cuda.compile.CompileWorkers.start(CudaTuning.workerJvm(), tuneThreads, arch, cache.compiler());
+        }
         facts = readFacts(arch);
         setUpContextResources();
         kernels = new CudaKernels(cache, arch);
@@ -344,9 +349,13 @@ public final class CudaDevice implements Device {
     }
 
     private CudaTuning tuning;
+    private gluelab.device.cuda.compile.CompileWorkers earlyWorkers;
 
     synchronized CudaTuning tuning() {
-        if (tuning == null) tuning = new CudaTuning(this, new ConfigPicks(Locations.cacheDir().resolve("tune")));
+        if (tuning == null) {
+            tuning = new CudaTuning(this, new ConfigPicks(Locations.cacheDir().resolve("tune")), earlyWorkers);
+            earlyWorkers = null;
+        }
         return tuning;
     }
 
@@ -422,6 +431,7 @@ public final class CudaDevice implements Device {
             if (sandbox != null) sandbox.close();
             sandbox = null;
             if (tuning != null) tuning.close();
+            if (earlyWorkers != null) earlyWorkers.close();
         }
         try {
             if (fault != null) return;

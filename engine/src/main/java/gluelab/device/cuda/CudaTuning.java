@@ -36,9 +36,11 @@ final class CudaTuning implements Tunable, AutoCloseable {
     private final String codeId;
     private CompileWorkers workers;
 
-    CudaTuning(CudaDevice device, ConfigPicks picks) {
+    /** {@code workers}: compile workers the device started while it opened (a tuning was announced), or null. */
+    CudaTuning(CudaDevice device, ConfigPicks picks, CompileWorkers workers) {
         this.device = device;
         this.picks = picks;
+        this.workers = workers;
         CudaKernels k = device.kernels();
         this.codeId = k.arch() + " glue.cu@" + sha(k.source()) + " " + device.cache().compiler().id();
     }
@@ -57,8 +59,10 @@ final class CudaTuning implements Tunable, AutoCloseable {
         return compileAll(device.kernels(), instance, configs, threads);
     }
 
+    static boolean workersEnabled() { return Boolean.parseBoolean(System.getProperty(WORKERS_PROPERTY, "true")); }
+
     @Override public synchronized void startCompilers(int threads) {
-        if (threads <= 1 || workers != null || !Boolean.parseBoolean(System.getProperty(WORKERS_PROPERTY, "true"))) return;
+        if (threads <= 1 || workers != null || !workersEnabled()) return;
         workers = CompileWorkers.start(workerJvm(), threads, device.kernels().arch(), device.cache().compiler());
     }
 
@@ -100,6 +104,8 @@ final class CudaTuning implements Tunable, AutoCloseable {
                     inProcess + " (compile worker processes unavailable: " + e.getMessage() + ")");
         }
     }
+
+    @Override public void stopCompilers() { close(); }
 
     @Override public synchronized void close() {
         if (workers != null) workers.close();
