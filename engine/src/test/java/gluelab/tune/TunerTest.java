@@ -64,8 +64,26 @@ class TunerTest {
             String table = Tuning.table(rs);
             assertTrue(table.contains("swiglu/fwd T=16"), table);
             assertTrue(table.contains("tuned now: 16 configs"), table);
+            assertTrue(table.contains("compiled: one at a time in this process"), table);
             assertNotNull(TuneChart.landscape(rs.get(0)));
         }
+    }
+
+    @Test
+    void aCompileBatchSharedByTuningsCountsItsWallOnce() {
+        String how = "one batch of 20 configs for 2 tunings on 16 compile worker processes";
+        List<TuneResult> rs = List.of(batched("rmsnorm", 12, how), batched("cat", 8, how));
+        String table = Tuning.table(rs);
+        assertTrue(table.contains("tuned now: 20 configs, compile wall 0.80 s, per-config compile sum 3.00 s"), table);
+        assertTrue(table.contains("0.80*"), table);
+        assertTrue(table.contains("compiled: " + how + "\n"), table);
+        assertEquals(1, table.lines().filter(l -> l.startsWith("compiled: ")).count(), table);
+    }
+
+    /** A tuning compiled in a batch of two: the batch's 0.8 s wall, 1.5 s of per-config compile time. */
+    private static TuneResult batched(String op, int configs, String how) {
+        return new TuneResult(op, "fwd", "bf16", 8192, "", "", op + "_k", "parallel x16 procs", configs, 0.8, 1.5, configs, 2.0,
+                "a", "b", 10, 11, 0, 0, List.of(), 16, 2, how, false);
     }
 
     @Test
