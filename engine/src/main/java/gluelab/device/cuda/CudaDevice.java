@@ -102,16 +102,17 @@ public final class CudaDevice implements Device {
         extras.put("compiler", cache.compiler().id());
         extras.put("peak_bf16_flops", Double.toString(peakBf16Flops(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR))));
         extras.put("nvml", nvml.isPresent() ? "yes" : "no");
+        extras.put("l2_flush_bytes", Long.toString(L2Flush.fromEnvironment().bytes(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE))));
         String nameText = new String(name).trim().replace("\0", "");
         return new DeviceFacts("cuda", nameText, ordinal, mem[0], attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), sms, theoretical,
                 "CUDA driver " + driver[0] / 1000 + "." + (driver[0] % 1000) / 10, cache.compiler().id(), extras);
     }
 
-    /** Stream, L2 flush buffer (2x L2) and the host-mapped flag of the stream-holding kernel. */
+    /** Stream, L2 flush buffer (2x L2 unless GLUELAB_L2_FLUSH says otherwise) and the host-mapped flag of the stream-holding kernel. */
     private void setUpContextResources() {
         stream = new CUstream();
         cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
-        flushWords = 2L * facts.lastLevelCacheBytes() / 4;
+        flushWords = Long.parseLong(facts.extras().get("l2_flush_bytes")) / 4;
         flushBuffer = new CUdeviceptr();
         cuMemAlloc(flushBuffer, flushWords * 4);
         holdFlagHost = new Pointer();
