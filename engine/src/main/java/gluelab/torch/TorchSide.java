@@ -43,7 +43,11 @@ public final class TorchSide implements AutoCloseable {
 
     public TorchVersions versions() { return bridge.versions(); }
 
-    public long flushBytes() { return 2 * device.facts().lastLevelCacheBytes(); }
+    public long flushBytes() {
+        // The device's own flush where it declares one (GLUELAB_L2_FLUSH on CUDA), so both sides flush alike.
+        String declared = device.facts().extras().get("l2_flush_bytes");
+        return declared != null ? Long.parseLong(declared) : 2 * device.facts().lastLevelCacheBytes();
+    }
 
     /** The plan's ops in torch; the result's rows join gluelab's in {@code gluelab}. */
     public Combined bench(BenchPlan plan, Calibration cal, BenchResult gluelab, List<TorchVariant> variants, String mode, Progress progress) {
