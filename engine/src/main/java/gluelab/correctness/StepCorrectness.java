@@ -255,7 +255,7 @@ public final class StepCorrectness {
                 }
             }
             List<TensorSpec> outs = new ArrayList<>();
-            bwd.outputs().forEach((o, e) -> outs.add(TensorSpec.of(o, e.dtype(), e.shape().sizes())));
+            bwd.written().forEach((o, e) -> outs.add(TensorSpec.of(o, e.dtype(), e.shape().sizes())));
             try (Launch l = RegionLaunches.prepare(device, bwd, Lowering.FUSED, buffers, Map.of())) {
                 l.run();
                 device.synchronize();

@@ -20,7 +20,7 @@ public final class Region {
     private Resolved resolved;
 
     /** The region's nodes in evaluation order with references substituted. */
-    private record Resolved(List<Expr> nodes, Map<String, Expr> outputs, List<Expr> inputs, List<Expr> params) {}
+    private record Resolved(List<Expr> nodes, Map<String, Expr> outputs, Map<String, Expr> written, List<Expr> inputs, List<Expr> params) {}
 
     Region(String name, Map<String, Expr> outputs, Glue glue) {
         if (name == null || name.isBlank()) throw new ExprException("a region needs a name");
@@ -46,7 +46,23 @@ public final class Region {
     /** The same computation under another name. */
     public Region named(String newName) { return new Region(newName, declared, glue); }
 
+    /**
+     * Every output by name. Two names may map to one node (dx = dresidual of an add): that value
+     * is written once, into the buffer of the first name ({@link #written}); the later names are
+     * aliases of it ({@link #bufferOf}).
+     */
     public Map<String, Expr> outputs() { return resolve().outputs; }
+
+    /** The outputs that are written, one per distinct value, each under the first name that has it. */
+    public Map<String, Expr> written() { return resolve().written; }
+
+    /** The name of the written output whose buffer holds output {@code outputName} (itself unless an alias). */
+    public String bufferOf(String outputName) {
+        Expr e = outputs().get(outputName);
+        if (e == null) throw new ExprException("region '" + name + "' has no output '" + outputName + "'; outputs: " + outputs().keySet());
+        for (Map.Entry<String, Expr> w : written().entrySet()) if (w.getValue() == e) return w.getKey();
+        throw new IllegalStateException("output '" + outputName + "' is not written");
+    }
 
     /** Every node, operands before their users. */
     public List<Expr> nodes() { return resolve().nodes; }
@@ -80,15 +96,12 @@ public final class Region {
         Map<Expr, Expr> memo = new IdentityHashMap<>();
         Map<Expr, Boolean> onPath = new IdentityHashMap<>();
         List<Expr> order = new ArrayList<>();
-        Map<String, Expr> outs = new LinkedHashMap<>();
-        Map<Expr, Boolean> written = new IdentityHashMap<>();
+        Map<String, Expr> outs = new LinkedHashMap<>(), written = new LinkedHashMap<>();
+        Map<Expr, Boolean> once = new IdentityHashMap<>();
         for (Map.Entry<String, Expr> o : declared.entrySet()) {
             Expr e = visit(o.getValue(), memo, onPath, new ArrayList<>(), order);
-            if (written.put(e, true) != null) {
-                // Two outputs of one value (dx = dresidual): the second is a copy, so each output has its own node.
-                e = e.cast(e.dtype());
-                order.add(e);
-            }
+            // Two outputs of one value (dx = dresidual): one write, the second name an alias of the first.
+            if (once.put(e, true) == null) written.put(o.getKey(), e);
             outs.put(o.getKey(), e);
         }
         List<Expr> inputs = new ArrayList<>(), params = new ArrayList<>();
@@ -104,7 +117,7 @@ public final class Region {
         for (String o : outs.keySet()) {
             if (byName.containsKey(o)) throw new ExprException("region '" + name + "': output '" + o + "' has the name of an input");
         }
-        resolved = new Resolved(List.copyOf(order), Collections.unmodifiableMap(outs), List.copyOf(inputs), List.copyOf(params));
+        resolved = new Resolved(List.copyOf(order), Collections.unmodifiableMap(outs), Collections.unmodifiableMap(written), List.copyOf(inputs), List.copyOf(params));
         return resolved;
     }
 

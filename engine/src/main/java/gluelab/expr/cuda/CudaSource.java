@@ -154,7 +154,7 @@ public final class CudaSource {
         line("}");
         StringBuilder params = new StringBuilder();
         for (Expr in : r.inputs()) params.append("const ").append(ctype(in.dtype())).append("* __restrict__ in").append(plan.index(in)).append(", ");
-        for (Expr o : r.outputs().values()) {
+        for (Expr o : r.written().values()) {
             if (plan.role(o) == Role.ACCUMULATE) params.append("float* __restrict__ ws").append(plan.index(o)).append(", ");
             else params.append(ctype(o.dtype())).append("* __restrict__ out").append(plan.index(o)).append(", ");
         }

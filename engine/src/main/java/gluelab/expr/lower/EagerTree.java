@@ -28,10 +28,9 @@ public record EagerTree(Region source, List<Kernel> kernels, Map<String, TensorS
         for (Map.Entry<String, Expr> o : r.outputs().entrySet()) {
             Expr e = o.getValue();
             if (e.op() == Op.INPUT) throw new ExprException("output '" + o.getKey() + "' of region '" + r.name() + "' is the input '" + e.name() + "' itself; no kernel writes it");
-            if (slot.putIfAbsent(e, o.getKey()) != null) {
-                throw new ExprException("outputs '" + slot.get(e) + "' and '" + o.getKey() + "' of region '" + r.name() + "' are the same node " + e.describe() + "; keep one");
-            }
         }
+        // An output aliasing another (dx = dresidual) is written once, into the first name's slot.
+        r.written().forEach((n, e) -> slot.put(e, n));
         Map<String, TensorSpec> scratch = new LinkedHashMap<>();
         List<Kernel> kernels = new ArrayList<>();
         int t = 0;

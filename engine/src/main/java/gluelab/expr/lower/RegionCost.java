@@ -4,13 +4,12 @@ import gluelab.expr.Expr;
 import gluelab.expr.Op;
 import gluelab.expr.Region;
 
-/** What a region must move and compute: every input read once, every output written once; FLOPs from its nodes. */
+/** What a region must move and compute: every input read once, every output written once (an alias of another not again); FLOPs from its nodes. */
 public record RegionCost(long bytesRead, long bytesWritten, long flops) {
     public static RegionCost of(Region r) {
         long read = 0, written = 0, flops = 0;
         for (Expr in : r.inputs()) read += bytes(in);
-        java.util.Set<Expr> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (Expr o : r.outputs().values()) if (seen.add(o)) written += bytes(o);
+        for (Expr o : r.written().values()) written += bytes(o);
         for (Expr e : r.nodes()) {
             long per = e.op().flopsPerElement();
             long n = e.op().kind() == Op.Kind.REDUCE || e.op() == Op.SUM_TO ? e.arg(0).shape().elements() : e.shape().elements();

@@ -20,7 +20,7 @@ record CpuRegion(Signature signature, RowPlan plan, CpuParallel parallel) implem
         Map<Expr, Tensor> bound = new IdentityHashMap<>();
         List<Expr> ins = plan.region().inputs();
         for (int i = 0; i < ins.size(); i++) bound.put(ins.get(i), tensor(inputs.get(i)));
-        List<Expr> outs = List.copyOf(plan.region().outputs().values());
+        List<Expr> outs = List.copyOf(plan.region().written().values());
         for (int i = 0; i < outs.size(); i++) bound.put(outs.get(i), tensor(outputs.get(i)));
         Map<Expr, Float> p = new IdentityHashMap<>();
         List<Expr> ps = plan.region().params();

@@ -30,7 +30,7 @@ record CudaRegion(Signature signature, RowPlan plan, CudaSource.Generated genera
         long elements = rows * plan.maxLength();
         long groups = c.isFlat() ? (elements + c.tile() - 1) / c.tile() : (rows + c.rowsPerBlock() - 1) / c.rowsPerBlock();
         int grid = (int) Math.max(1, Math.min(groups, c.blocksPerSm() > 0 ? (long) c.blocksPerSm() * module.sms() : Integer.MAX_VALUE));
-        List<Expr> outs = List.copyOf(plan.region().outputs().values());
+        List<Expr> outs = List.copyOf(plan.region().written().values());
         List<Buffer> workspaces = new ArrayList<>();
         List<Object> main = new ArrayList<>(inputs);
         List<Object> ws = new ArrayList<>(), finals = new ArrayList<>(), zeroed = new ArrayList<>();

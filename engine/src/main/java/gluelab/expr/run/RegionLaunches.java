@@ -21,11 +21,14 @@ import java.util.Map;
 public final class RegionLaunches {
     private RegionLaunches() {}
 
-    /** The tensors a region reads and writes, by name, as buffers must be allocated. */
+    /**
+     * The tensors a region reads and writes, by name, as buffers must be allocated: an output that
+     * aliases another ({@link Region#bufferOf}) has no buffer of its own.
+     */
     public static List<TensorSpec> tensors(Region r) {
         List<TensorSpec> out = new ArrayList<>();
         for (Expr in : r.inputs()) out.add(spec(in.name(), in));
-        r.outputs().forEach((name, e) -> out.add(spec(name, e)));
+        r.written().forEach((name, e) -> out.add(spec(name, e)));
         return out;
     }
 
@@ -68,14 +71,14 @@ public final class RegionLaunches {
     private static Launch bind(CompiledRegion c, Region r, Map<String, Buffer> slots, Map<String, Double> params) {
         List<Buffer> ins = new ArrayList<>(), outs = new ArrayList<>();
         for (Expr in : r.inputs()) ins.add(slots.get(in.name()));
-        for (String o : r.outputs().keySet()) outs.add(slots.get(o));
+        for (String o : r.written().keySet()) outs.add(slots.get(o));
         List<Expr> ps = r.params();
         float[] p = new float[ps.size()];
         for (int i = 0; i < p.length; i++) p[i] = params.getOrDefault(ps.get(i).name(), ps.get(i).num()).floatValue();
         return c.bind(ins, outs, p);
     }
 
-    /** Runs the region once on host values (inputs by name, rounded to their dtypes); outputs by name. */
+    /** Runs the region once on host values (inputs by name, rounded to their dtypes); every output by name, aliases included. */
     public static Map<String, double[]> run(Device d, Region r, Lowering lowering, Map<String, double[]> inputs, Map<String, Double> params) {
         return run(d, r, lowering, null, inputs, params);
     }
@@ -102,7 +105,7 @@ public final class RegionLaunches {
             Map<String, double[]> out = new LinkedHashMap<>();
             for (Map.Entry<String, Expr> o : r.outputs().entrySet()) {
                 try (Tensor t = Tensor.allocate(spec(o.getKey(), o.getValue()))) {
-                    d.download(buffers.get(o.getKey()), t);
+                    d.download(buffers.get(r.bufferOf(o.getKey())), t);
                     out.put(o.getKey(), t.toDoubles());
                 }
             }

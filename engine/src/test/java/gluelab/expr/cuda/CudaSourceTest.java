@@ -71,6 +71,25 @@ class CudaSourceTest {
         c.compileCubin(all.toString(), "configs.cu", "sm_90", List.of("-std=c++17"));
     }
 
+    /** dx = dresidual of add_rmsnorm's backward: the kernel has one output pointer for it and stores it once per element. */
+    @Test
+    void sharedGradientIsStoredOnce() {
+        Region bwd = Examples.addRmsnorm(Glue.of(Presets.LLAMA_3_8B, 512), "bf16").backward();
+        RowPlan plan = RowPlan.of(bwd);
+        String src = CudaSource.generate(plan, LaunchConfig.defaultFor(plan)).source();
+        String out = "out" + plan.index(bwd.outputs().get("dx"));
+        String signature = src.substring(src.indexOf(CudaSource.MAIN), src.indexOf('{', src.indexOf(CudaSource.MAIN)));
+        assertEquals(1, count(signature, out + ","), signature);
+        assertEquals(bwd.written().size(), count(signature, "* __restrict__ out") + count(signature, "* __restrict__ ws"), signature);
+        assertEquals('E', nvcc().compileCubin(src, "add_rmsnorm_bwd.cu", "sm_90", List.of("-std=c++17"))[1]);
+    }
+
+    private static int count(String s, String part) {
+        int n = 0;
+        for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) n++;
+        return n;
+    }
+
     @Test
     void sourceDoesNotDependOnNames() {
         Glue a = Glue.dims("T", 64, "D", 128), b = Glue.dims("T", 64, "D", 128);
