@@ -38,6 +38,9 @@ public interface Device extends AutoCloseable {
     /** Evicts the last-level cache (writes a buffer of at least twice its size). */
     void flushCache();
 
+    /** The bytes one {@link #flushCache()} writes (a peer timing the same ops flushes as much). */
+    long flushBytes();
+
     void synchronize();
 
     /** Bytes that can be allocated now, for checks before a plan allocates anything. */

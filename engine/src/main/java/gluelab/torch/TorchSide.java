@@ -43,11 +43,8 @@ public final class TorchSide implements AutoCloseable {
 
     public TorchVersions versions() { return bridge.versions(); }
 
-    public long flushBytes() {
-        // The device's own flush where it declares one (GLUELAB_L2_FLUSH on CUDA), so both sides flush alike.
-        String declared = device.facts().extras().get("l2_flush_bytes");
-        return declared != null ? Long.parseLong(declared) : 2 * device.facts().lastLevelCacheBytes();
-    }
+    /** The device's own flush, so torch's samples are flushed as gluelab's are. */
+    public long flushBytes() { return device.flushBytes(); }
 
     /** The plan's ops in torch; the result's rows join gluelab's in {@code gluelab}. */
     public Combined bench(BenchPlan plan, Calibration cal, BenchResult gluelab, List<TorchVariant> variants, String mode, Progress progress) {

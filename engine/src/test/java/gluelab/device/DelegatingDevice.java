@@ -37,6 +37,8 @@ public class DelegatingDevice implements Device {
 
     @Override public void flushCache() { inner.flushCache(); }
 
+    @Override public long flushBytes() { return inner.flushBytes(); }
+
     @Override public void synchronize() { inner.synchronize(); }
 
     @Override public long availableMemory() { return inner.availableMemory(); }

@@ -128,10 +128,11 @@ public final class CpuDevice implements Device {
         };
     }
 
+    @Override public long flushBytes() { return Math.max(2 * facts.lastLevelCacheBytes(), 8L << 20); }
+
     @Override public synchronized void flushCache() {
         if (flushBuffer == null) {
-            long bytes = Math.max(2 * facts.lastLevelCacheBytes(), 8L << 20);
-            flushBuffer = Tensor.allocate(TensorSpec.of("flush", DType.I64, bytes / 8));
+            flushBuffer = Tensor.allocate(TensorSpec.of("flush", DType.I64, flushBytes() / 8));
         }
         long round = ++flushRound;
         Tensor buf = flushBuffer;

@@ -36,6 +36,8 @@ public final class CudaDevice implements Device {
     private static final long HOLD_TIMEOUT_NS = 5_000_000_000L;
 
     private final int ordinal;
+    // Read first, so a bad GLUELAB_L2_FLUSH fails before a context or a compile worker exists.
+    private final L2Flush flush = L2Flush.fromEnvironment();
     private final CUdevice device = new CUdevice();
     private final CUcontext context = new CUcontext();
     private final DeviceFacts facts;
@@ -102,7 +104,7 @@ public final class CudaDevice implements Device {
         extras.put("compiler", cache.compiler().id());
         extras.put("peak_bf16_flops", Double.toString(peakBf16Flops(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR))));
         extras.put("nvml", nvml.isPresent() ? "yes" : "no");
-        extras.put("l2_flush_bytes", Long.toString(L2Flush.fromEnvironment().bytes(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE))));
+        extras.put("l2_flush_bytes", Long.toString(flush.bytes(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE))));
         String nameText = new String(name).trim().replace("\0", "");
         return new DeviceFacts("cuda", nameText, ordinal, mem[0], attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), sms, theoretical,
                 "CUDA driver " + driver[0] / 1000 + "." + (driver[0] % 1000) / 10, cache.compiler().id(), extras);
@@ -112,7 +114,7 @@ public final class CudaDevice implements Device {
     private void setUpContextResources() {
         stream = new CUstream();
         cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
-        flushWords = Long.parseLong(facts.extras().get("l2_flush_bytes")) / 4;
+        flushWords = flushBytes() / 4;
         flushBuffer = new CUdeviceptr();
         cuMemAlloc(flushBuffer, flushWords * 4);
         holdFlagHost = new Pointer();
@@ -385,6 +387,8 @@ public final class CudaDevice implements Device {
         int now = nvml.get().clockMHz(Nvml.CLOCK_SM);
         return now < 0 || now >= 0.75 * maxSmClock;
     }
+
+    @Override public long flushBytes() { return flush.bytes(facts.lastLevelCacheBytes()); }
 
     @Override public void flushCache() {
         makeCurrent();
