@@ -67,8 +67,7 @@ public record MedianComparison(List<Pair> pairs, List<MeasureKey> onlyA, List<Me
     /** The median of |diff| over matched rows (0 when none matched). */
     public double medianAbsDiff() {
         if (pairs.isEmpty()) return 0;
-        double[] d = pairs.stream().mapToDouble(p -> Math.abs(p.diff())).sorted().toArray();
-        return d.length % 2 == 1 ? d[d.length / 2] : (d[d.length / 2 - 1] + d[d.length / 2]) / 2;
+        return gluelab.timing.Summary.of(pairs.stream().mapToDouble(p -> Math.abs(p.diff())).toArray()).median();
     }
 
     public double maxAbsDiff() { return pairs.stream().mapToDouble(p -> Math.abs(p.diff())).max().orElse(0); }

@@ -66,12 +66,7 @@ public record WarmupRule(double minSeconds, double maxSeconds, double maxFall, i
     public boolean settled(double[] samples) {
         int n = samples.length;
         if (n < minSamples) return false;
-        double early = median(Arrays.copyOfRange(samples, 0, n / 2)), late = median(Arrays.copyOfRange(samples, n / 2, n));
+        double early = Summary.of(Arrays.copyOfRange(samples, 0, n / 2)).median(), late = Summary.of(Arrays.copyOfRange(samples, n / 2, n)).median();
         return late >= early * (1 - maxFall);
-    }
-
-    private static double median(double[] s) {
-        Arrays.sort(s);
-        return Summary.percentile(s, 50);
     }
 }
