@@ -10,22 +10,26 @@
 #              do_bench is host-bound, and a probe of the cache clear on cat), then compare_do_bench.py
 #   tests:     the gpu-tagged tests of gluelab.torch
 #   compare:   compare-compile of llama16.py (16 blocks, whole model vs per block; needs llama16.py here)
+#   flush:     issue 10's per-process levels under each flush size in FLUSHES (default "2 4 8", x L2):
+#              per size, two demos of the 2k and 4k rows and a 2k demo with 10x the min-time, compared
+#              at the done-when bounds (2% demo vs demo, 1% against the 10x run)
 # BUDGET (seconds, default 380): a step that would start too late to finish is skipped; the replay gets what is left.
 set -u
-K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}; R=/tmp/res; mkdir -p $R $OUT /tmp/h
+K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}; R=${RES:-/tmp/res}; mkdir -p $R $OUT /tmp/h
 steps=" ${*:-precision bench replay} "
 BUDGET=${BUDGET:-380}
 go() { if [ $SECONDS -le $((BUDGET - $1)) ]; then echo "== $2 ($SECONDS s)"; return 0; fi; echo "== SKIP $2 ($SECONDS s)"; return 1; }
 cd "$K" && { [ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.xz; }
 G=$K/gluelab/bin/gluelab
-export GLUELAB_CACHE=/tmp/glcache PYTHONUNBUFFERED=1
+export GLUELAB_CACHE=${GLUELAB_CACHE:-/tmp/glcache} PYTHONUNBUFFERED=1
 export TORCHINDUCTOR_CACHE_DIR=$GLUELAB_CACHE/torchinductor   # what gluelab uses by default; the replay shares it
 # The replay imports the harness exactly as shipped in gluelab's jar.
 python3 -c "import zipfile,glob; z=zipfile.ZipFile(glob.glob('gluelab/runtime/lib/app/gluelab-engine-*.jar')[0]); open('/tmp/h/harness.py','wb').write(z.read('gluelab/torch/harness.py'))"
 ALL="rmsnorm add_rmsnorm qnorm_rope_complex qnorm_rope_real swiglu moe_routing cat cast"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader; nproc
+SMI_GPU=${CUDA_VISIBLE_DEVICES:+-i ${CUDA_VISIBLE_DEVICES%%,*}}   # the GPU this run sees, not every GPU of the host
+nvidia-smi $SMI_GPU --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader; nproc
 # SM and memory clocks, power, temperature every 100 ms for the whole run (was any row timed at another clock?)
-nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv,noheader -lms 100 > $R/clocks.csv 2>&1 &
+nvidia-smi $SMI_GPU --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv,noheader -lms 100 > $R/clocks.csv 2>&1 &
 SMI=$!
 # timed NAME CMD...: runs CMD (its stdout/stderr as redirected by the caller), then prints NAME, its exit status and wall time
 timed() { local name=$1 a; shift; a=$(date +%s.%N); "$@"; local rc=$?; echo "$name: rc=$rc, wall $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $a}") s" >&2; return $rc; }
@@ -73,6 +77,19 @@ if [[ $steps == *" compare "* ]]; then
   echo "== compare-compile ($SECONDS s)"
   timeout 90 $G torch compare-compile llama16.py:model --device cuda --inputs "x:1,T,1024:bf16" --tokens 2048 --timeout 1 > $R/compare.txt 2>&1
   echo "rc=$? ($SECONDS s)"; cat $R/compare.txt
+fi
+if [[ $steps == *" flush "* ]]; then
+  for F in ${FLUSHES:-2 4 8}; do
+    go 75 "flush ${F}x L2: demos of 2k,4k x2, 2k at 10x the min-time" || continue
+    for run in a b; do
+      GLUELAB_L2_FLUSH=$F timed "flush$F $run" timeout 60 $G demo --device cuda --tokens 2k,4k --out $R/f$F$run > $R/f$F$run.out 2> $R/f$F$run.err
+    done
+    GLUELAB_L2_FLUSH=$F timed "flush$F tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --out $R/f${F}x > $R/f${F}x.out 2> $R/f${F}x.err
+    for pair in "a b 2" "a x 1" "b x 1"; do
+      set -- $pair; echo "-- flush ${F}x: compare $1 $2 --bound $3"
+      $G compare $R/f$F$1 $R/f$F$2 --bound $3 > $R/compare_f$F$1$2.txt; echo "exit $?"; head -8 $R/compare_f$F$1$2.txt
+    done
+  done
 fi
 if [[ $steps == *" tests "* ]]; then
   echo "== gpu tests of gluelab.torch ($SECONDS s)"

@@ -64,7 +64,9 @@ public final class CudaDevice implements Device {
         // and created anew, which a primary context does not allow.
         cuCtxCreate(context, 0, device);
         cuCtxSetCurrent(context);
-        nvml = Nvml.open(ordinal);
+        String[] busId = new String[1];
+        cuDeviceGetPCIBusId(busId, 32, device);
+        nvml = Nvml.open(busId[0]);
         sms = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
         maxSmClock = nvml.map(n -> n.maxClockMHz(Nvml.CLOCK_SM)).orElse(-1);
         String arch = "sm_" + attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) + attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);

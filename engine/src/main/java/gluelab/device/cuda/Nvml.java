@@ -23,10 +23,10 @@ final class Nvml {
     private final MethodHandle utilization;
     private final MemorySegment device;
 
-    private Nvml(SymbolLookup lib, int index) throws Throwable {
+    private Nvml(SymbolLookup lib, String pciBusId) throws Throwable {
         Linker l = Linker.nativeLinker();
         MethodHandle init = l.downcallHandle(lib.find("nvmlInit_v2").orElseThrow(), FunctionDescriptor.of(JAVA_INT));
-        MethodHandle handle = l.downcallHandle(lib.find("nvmlDeviceGetHandleByIndex_v2").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+        MethodHandle handle = l.downcallHandle(lib.find("nvmlDeviceGetHandleByPciBusId_v2").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         clock = l.downcallHandle(lib.find("nvmlDeviceGetClockInfo").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
         maxClock = l.downcallHandle(lib.find("nvmlDeviceGetMaxClockInfo").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
         MemorySegment r = lib.find("nvmlDeviceGetCurrentClocksEventReasons").or(() -> lib.find("nvmlDeviceGetCurrentClocksThrottleReasons")).orElseThrow();
@@ -38,16 +38,20 @@ final class Nvml {
         if (rc != 0) throw new IllegalStateException("nvmlInit failed: " + rc);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            rc = (int) handle.invokeExact(index, out);
-            if (rc != 0) throw new IllegalStateException("nvmlDeviceGetHandleByIndex failed: " + rc);
+            rc = (int) handle.invokeExact(a.allocateFrom(pciBusId), out);
+            if (rc != 0) throw new IllegalStateException("nvmlDeviceGetHandleByPciBusId(" + pciBusId + ") failed: " + rc);
             device = out.get(ADDRESS, 0);
         }
     }
 
-    static Optional<Nvml> open(int index) {
+    /**
+     * NVML's view of the CUDA device with this PCI bus id. NVML numbers GPUs by the whole machine,
+     * CUDA by what CUDA_VISIBLE_DEVICES lets it see: an index would read another GPU's clocks.
+     */
+    static Optional<Nvml> open(String pciBusId) {
         for (String name : new String[]{"libnvidia-ml.so.1", "libnvidia-ml.so"}) {
             try {
-                return Optional.of(new Nvml(SymbolLookup.libraryLookup(name, Arena.global()), index));
+                return Optional.of(new Nvml(SymbolLookup.libraryLookup(name, Arena.global()), pciBusId));
             } catch (Throwable ignored) {
                 // Try the next name.
             }
@@ -56,7 +60,7 @@ final class Nvml {
             Path p = Path.of(dir, "libnvidia-ml.so.1");
             if (!Files.exists(p)) continue;
             try {
-                return Optional.of(new Nvml(SymbolLookup.libraryLookup(p, Arena.global()), index));
+                return Optional.of(new Nvml(SymbolLookup.libraryLookup(p, Arena.global()), pciBusId));
             } catch (Throwable ignored) {
                 // Not loadable.
             }
