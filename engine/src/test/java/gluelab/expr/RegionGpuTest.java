@@ -305,7 +305,7 @@ class RegionGpuTest extends GpuTest {
 
     static final TimingConfig SWEEP = new TimingConfig(gluelab.timing.Mode.COLD, 0.02, new gluelab.timing.StopRule(5, 0.02, 0.05, 0.25, 1000), 4);
 
-    /** The catalogue's fused kernel and its variant region (the op as an expression), timed on the same buffers: us for each. */
+    /** The catalogue's fused kernel (its tuned pick) and its variant region (the op as an expression), timed on the same buffers: us for each. */
     private double[] catalogueUs(GlueOp op, ModelSpec spec, long tokens, Pass pass, Calibration cal, TimingConfig timing, boolean variantRegion) {
         OpShape shape = op.shape(spec, tokens, DType.BF16);
         Map<String, Buffer> args = new HashMap<>();
@@ -324,6 +324,9 @@ class RegionGpuTest extends GpuTest {
             double[] us = new double[2];
             for (Variant v : variantRegion ? List.of(Variant.FUSED, Variant.REGION) : List.of(Variant.FUSED)) {
                 OpInstance inst = new OpInstance(op, shape, pass, v);
+                // The target is the tuned catalogue kernel: tune it (or find its cached pick) so prepare launches the pick.
+                if (v == Variant.FUSED) gluelab.tune.Tuner.forVariant(device, v, gluelab.tune.Tuner.Options.defaults())
+                        .ifPresent(t -> t.tune(inst, gluelab.progress.Progress.NONE));
                 try (Launch l = device.prepare(inst, args)) {
                     us[v == Variant.FUSED ? 0 : 1] = KernelBenchmark.run(device, cal, l, inst.label(), op.traffic(shape, pass).total(), timing).measuredUs();
                 }
