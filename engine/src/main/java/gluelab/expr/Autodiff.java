@@ -7,9 +7,15 @@ import java.util.Map;
 
 /**
  * Reverse-mode differentiation of a region into another region. The backward reads the forward's
- * inputs and one gradient per output ({@code d<name>}), recomputes what it needs (as a fused
- * backward does instead of saving intermediates), and writes {@code d<input>} for every input that
+ * inputs and one gradient per output ({@code d<name>}), recomputes the intermediates it needs (as a
+ * fused backward does instead of saving them), and writes {@code d<input>} for every input that
  * requires a gradient, summed over the row dims it was broadcast along (a weight over tokens).
+ *
+ * <p>Saved outputs: a value the forward already writes as an output (add+rmsnorm's h = x + r) and
+ * the backward needs is read back as a backward input of the output's name, instead of recomputed
+ * from the forward's inputs, where that makes the backward read fewer bytes (as autograd saves an
+ * activation); forward inputs then unused drop out of the backward's inputs. A caller feeds such an
+ * input the forward's output of that name ({@link Region#savedOutputs}).
  *
  * <p>A gradient may be narrower than its node while it flows (it broadcasts like any operand);
  * it is widened only where a primitive needs the full row.
@@ -44,7 +50,48 @@ final class Autodiff {
             outs.put("d" + in.name(), g);
         }
         if (outs.isEmpty()) throw new ExprException("region '" + forward.name() + "' has no input that requires a gradient (inputs from data() have none)");
-        return Region.of(forward.name() + ".bwd", outs);
+        return readSavedOutputs(forward, Region.of(forward.name() + ".bwd", outs));
+    }
+
+    /**
+     * The backward with each forward output it recomputes replaced by an input of that output's
+     * name, one output at a time, kept where the backward's inputs then take fewer bytes.
+     */
+    private static Region readSavedOutputs(Region forward, Region bwd) {
+        for (Map.Entry<String, Expr> o : forward.written().entrySet()) {
+            Expr value = o.getValue();
+            if (value.op().kind() == Op.Kind.LEAF || !bwd.nodes().contains(value)) continue;
+            if (bwd.inputs().stream().anyMatch(in -> in.name().equals(o.getKey()))) continue;
+            Expr saved = Expr.leaf(Op.INPUT, value.shape(), value.dtype(), o.getKey(), 0, false);
+            Map<Expr, Expr> memo = new IdentityHashMap<>();
+            memo.put(value, saved);
+            Map<String, Expr> outs = new LinkedHashMap<>();
+            bwd.outputs().forEach((name, e) -> outs.put(name, replace(e, memo)));
+            Region candidate = Region.of(bwd.name(), outs);
+            if (inputBytes(candidate) < inputBytes(bwd)) bwd = candidate;
+        }
+        return bwd;
+    }
+
+    private static Expr replace(Expr e, Map<Expr, Expr> memo) {
+        Expr done = memo.get(e);
+        if (done != null) return done;
+        List<Expr> args = new java.util.ArrayList<>(e.args().size());
+        boolean same = true;
+        for (Expr a : e.args()) {
+            Expr r = replace(a, memo);
+            same &= r == a;
+            args.add(r);
+        }
+        Expr out = same ? e : e.withArgs(args);
+        memo.put(e, out);
+        return out;
+    }
+
+    private static long inputBytes(Region r) {
+        long b = 0;
+        for (Expr in : r.inputs()) b += in.shape().elements() * in.dtype().bytes();
+        return b;
     }
 
     private static void propagate(Expr n, Expr g, Map<Expr, Expr> grads) {

@@ -83,6 +83,14 @@ public final class Region {
     /** The gradient region: inputs, the outputs' gradients (d + name) in; every input's gradient out. */
     public Region backward() { return Autodiff.backward(this); }
 
+    /**
+     * This region's outputs that its backward reads back as inputs of the same name instead of
+     * recomputing them (add+rmsnorm's h): a caller feeds them from the forward's results.
+     */
+    public List<String> savedOutputs() {
+        return backward().inputs().stream().map(Expr::name).filter(outputs()::containsKey).toList();
+    }
+
     /** C = this region then {@code next}, where next reads this region's outputs as inputs of the same name. */
     public Region then(Region next) { return Composition.then(this, next); }
 

@@ -21,7 +21,8 @@ import java.util.SplittableRandom;
 /**
  * Correctness of a region and its backward: eager and fused outputs on a device against the fp64
  * evaluation of the same expression (fused within {@code fusedUlps} units in the last place of the
- * output dtype, one more where the region rounds inside itself: {@link #roundsInside}), and the backward's gradients against central finite differences of the forward.
+ * output dtype, one more where the region rounds inside itself: {@link #roundsInside}), and the backward's gradients against central finite differences of the forward
+ * (the backward fed the forward's saved outputs, {@link Region#savedOutputs}).
  */
 public final class RegionCheck {
     /** One output of one lowering compared with fp64. */
@@ -118,10 +119,13 @@ public final class RegionCheck {
             for (int i = 0; i < w.length; i++) w[i] = rnd.nextDouble(-1, 1);
             weights.put(name, w);
         });
+        Reference f = Reference.exact(forward);
         Map<String, double[]> bwdIn = new LinkedHashMap<>(in);
         weights.forEach((name, w) -> bwdIn.put("d" + name, w));
+        Map<String, double[]> outs = f.run(in);
+        for (String saved : forward.savedOutputs()) bwdIn.put(saved, outs.get(saved));
+        bwdIn.keySet().retainAll(backward.inputs().stream().map(Expr::name).toList());
         Map<String, double[]> grads = Reference.exact(backward).run(bwdIn);
-        Reference f = Reference.exact(forward);
         List<GradResult> out = new ArrayList<>();
         for (Expr x : forward.inputs()) {
             if (!x.requiresGrad()) continue;
