@@ -139,15 +139,28 @@ public final class CudaSource {
         line("static constexpr int RPB = %d;", rpb);
         line("static constexpr int WPR = %d;", wpr);
         line("static constexpr int VEC = %d;", c.vector());
+        List<Expr> body = rowsInShared(plan, c) ? nodes : byPhase(nodes);
+        int batch = Math.max(1, widestBatch(body));
+        line("static constexpr int RW = WPR * %d;", batch);
         line("__device__ __forceinline__ constexpr int cl(int i, int n) { return i < 0 ? 0 : i >= n ? n - 1 : i; }");
         // Sums across warps with one barrier: reductions alternate between two scratch buffers (red[par]),
         // so a warp writing the next one never overwrites slots another warp is still reading.
-        line("__device__ __forceinline__ float row_sum(float v, float (*red)[WPR], int rib, int t) {");
+        line("__device__ __forceinline__ float row_sum(float v, float (*red)[RW], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);");
         line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = 0.f; for (int w = 0; w < WPR; w++) v += red[rib][w]; }");
         line("  return v;");
         line("}");
-        line("__device__ __forceinline__ float row_max(float v, float (*red)[WPR], int rib, int t) {");
+        // N independent sums of a row across warps behind one barrier (the hand norm kernels' group_sums).
+        line("template <int N> __device__ __forceinline__ void row_sums(float (&v)[N], float (*red)[RW], int rib, int t) {");
+        line("  #pragma unroll");
+        line("  for (int i = 0; i < N; i++) for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v[i] += __shfl_xor_sync(0xffffffffu, v[i], o);");
+        line("  if (WPR > 1) {");
+        line("    if ((t & 31) == 0) { _Pragma(\"unroll\") for (int i = 0; i < N; i++) red[rib][i * WPR + (t >> 5)] = v[i]; }");
+        line("    __syncthreads();");
+        line("    _Pragma(\"unroll\") for (int i = 0; i < N; i++) { v[i] = 0.f; for (int w = 0; w < WPR; w++) v[i] += red[rib][i * WPR + w]; }");
+        line("  }");
+        line("}");
+        line("__device__ __forceinline__ float row_max(float v, float (*red)[RW], int rib, int t) {");
         line("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));");
         line("  if (WPR > 1) { if ((t & 31) == 0) red[rib][t >> 5] = v; __syncthreads(); v = -inf_(); for (int w = 0; w < WPR; w++) v = fmaxf(v, red[rib][w]); }");
         line("  return v;");
@@ -162,7 +175,7 @@ public final class CudaSource {
         params.append(c.isFlat() ? "long long n" : "long long rows");
         line("extern \"C\" __global__ void __launch_bounds__(%d) %s(%s) {", c.blockThreads(), MAIN, params);
         line("  const int t = threadIdx.x %% TPR, rib = threadIdx.x / TPR;");
-        line("  __shared__ float red[2][RPB][WPR]; int par = 0; (void)par;");
+        line("  __shared__ float red[2][RPB][RW]; int par = 0; (void)par;");
         boolean anyShared = false;
         for (Expr e : nodes) {
             if (inShared(plan, c, e)) {
@@ -223,7 +236,18 @@ public final class CudaSource {
             for (Expr e : nodes) if (rawLoaded(e)) fetched(e);
             for (Expr e : nodes) if (e.op() == Op.INPUT && !hoisted(e) && !rawLoaded(e)) node(e);
         }
-        for (Expr e : nodes) if (!hoisted(e) && !(inputsFirst && e.op() == Op.INPUT)) node(e);
+        List<Expr> rest = new java.util.ArrayList<>();
+        for (Expr e : body) if (!hoisted(e) && !(inputsFirst && e.op() == Op.INPUT)) rest.add(e);
+        for (int k = 0; k < rest.size(); ) {
+            int end = k;
+            while (end < rest.size() && summed(rest.get(end))) end++;
+            if (end - k >= 2) {
+                sums(rest.subList(k, end));
+                k = end;
+            } else {
+                node(rest.get(k++));
+            }
+        }
         line("  }");
         for (Expr e : plan.accumulated()) {
             if (!partials(e)) continue;
@@ -301,13 +325,9 @@ public final class CudaSource {
             case CONST -> line("    const float s%d = %s;", i, literal(e.num()));
             case PARAM -> line("    const float s%d = p%d;", i, i);
             case SUM, MEAN, AMAX -> {
-                Expr a = e.arg(0);
-                int n = len(a);
-                boolean max = e.op() == Op.AMAX;
-                line("    float s%d = %s;", i, max ? "-inf_()" : "0.f");
-                forEach(a, "if (j < %d) s%d = %s;".formatted(n, i, max ? "fmaxf(s" + i + ", " + at(a) + ")" : "s" + i + " + " + at(a)));
-                line("    s%d = %s(s%d, red[par], rib, t); par ^= 1;", i, max ? "row_max" : "row_sum", i);
-                if (e.op() == Op.MEAN) line("    s%d *= %s;", i, literal(1.0 / n));
+                rowPart(e);
+                line("    s%d = %s(s%d, red[par], rib, t); par ^= 1;", i, e.op() == Op.AMAX ? "row_max" : "row_sum", i);
+                if (e.op() == Op.MEAN) line("    s%d *= %s;", i, literal(1.0 / len(e.arg(0))));
             }
             case SLICE, SCATTER, CAT, CMUL, CONJ -> {
                 if (inRegisters(plan, c, e)) inRegisters(e);
@@ -324,6 +344,76 @@ public final class CudaSource {
             case BROADCAST -> pointwise(e, at(e.arg(0)));
             default -> pointwise(e, math(e));
         }
+        stored(e);
+    }
+
+    /** This thread's part of a row reduction, into s&lt;index&gt;. */
+    private void rowPart(Expr e) {
+        Expr a = e.arg(0);
+        int i = plan.index(e), n = len(a);
+        boolean max = e.op() == Op.AMAX;
+        line("    float s%d = %s;", i, max ? "-inf_()" : "0.f");
+        forEach(a, "if (j < %d) s%d = %s;".formatted(n, i, max ? "fmaxf(s" + i + ", " + at(a) + ")" : "s" + i + " + " + at(a)));
+    }
+
+    /** Independent row sums (none reads another) completed together: one barrier for all of them. */
+    private void sums(List<Expr> run) {
+        for (Expr e : run) {
+            if (plan.role(e) != Role.SCALAR) line("    const long long o%d = %s;", plan.index(e), offset(e));
+            rowPart(e);
+        }
+        StringBuilder names = new StringBuilder(), back = new StringBuilder();
+        for (int k = 0; k < run.size(); k++) {
+            int i = plan.index(run.get(k));
+            names.append(k == 0 ? "" : ", ").append('s').append(i);
+            back.append(" s").append(i).append(" = sb[").append(k).append("];");
+        }
+        line("    { float sb[%d] = {%s}; row_sums<%d>(sb, red[par], rib, t);%s } par ^= 1;", run.size(), names, run.size(), back);
+        for (Expr e : run) {
+            if (e.op() == Op.MEAN) line("    s%d *= %s;", plan.index(e), literal(1.0 / len(e.arg(0))));
+            stored(e);
+        }
+    }
+
+    private static boolean summed(Expr e) { return e.op() == Op.SUM || e.op() == Op.MEAN; }
+
+    /**
+     * The nodes reordered so that row reductions that do not read one another come one after the
+     * other (then {@link #sums} completes them behind one barrier): a reduction's phase is one more
+     * than the latest phase of the reductions it reads, any other node's the latest phase it reads;
+     * each phase's pointwise nodes, then the next phase's reductions, each in the original order.
+     */
+    static List<Expr> byPhase(List<Expr> nodes) {
+        java.util.Map<Expr, Integer> key = new java.util.IdentityHashMap<>();
+        for (Expr e : nodes) {
+            int phase = 0;
+            for (Expr a : e.args()) {
+                Integer k = key.get(a);
+                if (k != null) phase = Math.max(phase, (k + 1) / 2);
+            }
+            boolean reduces = e.op() == Op.SUM || e.op() == Op.MEAN || e.op() == Op.AMAX;
+            key.put(e, reduces ? 2 * phase + 1 : 2 * phase);
+        }
+        List<Expr> out = new java.util.ArrayList<>(nodes);
+        out.sort(java.util.Comparator.comparingInt(key::get));
+        return out;
+    }
+
+    /** The most consecutive sums {@link #sums} completes together in this order. */
+    private static int widestBatch(List<Expr> order) {
+        int best = 0, run = 0;
+        for (Expr e : order) {
+            run = summed(e) ? run + 1 : 0;
+            best = Math.max(best, run);
+        }
+        return best;
+    }
+
+    /** What follows a node's value: its shared row, its store where it is an output. */
+    private void stored(Expr e) {
+        int i = plan.index(e), len = len(e);
+        Role role = plan.role(e);
+        boolean out = plan.region().outputs().containsValue(e);
         if (inShared(plan, c, e)) {
             forEach(e, "if (j < %d) sm%d[rib][j] = v%d[kk];".formatted(len, i, i));
             line("    __syncthreads();");

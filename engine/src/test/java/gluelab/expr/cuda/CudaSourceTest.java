@@ -84,6 +84,47 @@ class CudaSourceTest {
         assertEquals('E', nvcc().compileCubin(src, "add_rmsnorm_bwd.cu", "sm_90", List.of("-std=c++17"))[1]);
     }
 
+    /**
+     * The norms' backwards sum x^2 and dy w x over a row independently: the generated kernel
+     * completes both behind one barrier (row_sums<2>, as the hand kernels' group_sums), no lone
+     * row_sum left; across warps (512 threads a row), a warp a row and several rows a block, fetching ahead or not; nvcc compiles them.
+     */
+    @Test
+    void independentRowSumsShareOneBarrier() {
+        StringBuilder all = new StringBuilder();
+        int i = 0;
+        Glue g = Glue.of(Presets.LLAMA_3_8B, 8192);
+        for (Region bwd : List.of(Examples.rmsnorm(g, "bf16").backward(), Examples.addRmsnorm(g, "bf16").backward())) {
+            RowPlan plan = RowPlan.of(bwd);
+            for (LaunchConfig lc : List.of(new LaunchConfig(512, 512, 2, 8).prefetching(), new LaunchConfig(256, 512, 2, 4).prefetching(),
+                    new LaunchConfig(32, 256, 4, 8), LaunchConfig.defaultFor(plan))) {
+                String src = CudaSource.generate(plan, lc).source();
+                String main = src.substring(src.indexOf(CudaSource.MAIN), src.indexOf(CudaSource.FINALIZE));
+                assertEquals(1, count(main, "row_sums<2>(sb, red[par]"), bwd.name() + " " + lc.id());
+                assertEquals(0, count(main, "row_sum("), bwd.name() + " " + lc.id());
+                all.append("namespace s").append(i++).append(" {\n").append(src.replace("extern \"C\" ", "")).append("}\n");
+            }
+        }
+        assertEquals('E', nvcc().compileCubin(all.toString(), "row_sums.cu", "sm_90", List.of("-std=c++17"))[1]);
+    }
+
+    /** A sum that reads another (softmax's sum of exp(x - max)) waits for it: the order keeps every operand before its user. */
+    @Test
+    void phaseOrderKeepsOperandsFirst() {
+        Glue g = Glue.dims("T", 64, "D", 256);
+        gluelab.expr.Expr x = g.input("x", "fp32", "T", "D");
+        gluelab.expr.Expr e = x.sub(x.amax()).exp();
+        Region soft = g.region("softmax").out("y", e.div(e.sum())).out("m", x.mean().broadcastTo(g.dim("D")).add(x.square().mean()));
+        List<gluelab.expr.Expr> order = CudaSource.byPhase(soft.nodes());
+        for (gluelab.expr.Expr n : order) for (gluelab.expr.Expr a : n.args()) assertTrue(order.indexOf(a) < order.indexOf(n), n.describe());
+        RowPlan plan = RowPlan.of(soft);
+        String src = CudaSource.generate(plan, new LaunchConfig(64, 256, 0, 4)).source();
+        // amax and the two means of x are phase 1; the sum of exp waits for the max.
+        assertEquals(1, count(src, "row_sums<2>(sb"), src);
+        assertEquals(1, count(src, "= row_sum("), src);
+        assertEquals('E', nvcc().compileCubin(src, "softmax.cu", "sm_90", List.of("-std=c++17"))[1]);
+    }
+
     private static int count(String s, String part) {
         int n = 0;
         for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) n++;
