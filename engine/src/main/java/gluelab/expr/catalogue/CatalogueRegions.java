@@ -26,8 +26,8 @@ import java.util.Optional;
  * (the same buffers, so the same checks and floors apply): variant {@code region} of {@code bench}
  * runs their generated fused regions beside the hand-written kernels. Every op but MoE routing
  * (top-k is not an expression here) has one, forward and, where the catalogue has it, backward.
- * Backwards come from reverse-mode differentiation, except add+rmsnorm's: the catalogue's backward
- * takes the saved sum h and the residual stream's gradient dh, so it is written out.
+ * Backwards come from reverse-mode differentiation; add+rmsnorm's reads the saved sum h (as the
+ * catalogue's hand kernel: h, w, dy, dh in; dx, which is also the residual's gradient, and dw out).
  */
 public final class CatalogueRegions implements ExpressionVariant {
     /** A region and the catalogue names of the tensors it calls differently (catalogue name -> region name). */
@@ -77,7 +77,7 @@ public final class CatalogueRegions implements ExpressionVariant {
                 Region r = Examples.rmsnorm(g, dt.id());
                 yield new Expressed(fwd ? r : r.backward(), Map.of());
             }
-            case "add_rmsnorm" -> new Expressed(fwd ? addRmsnorm(s) : addRmsnormBackward(s), Map.of());
+            case "add_rmsnorm" -> new Expressed(fwd ? addRmsnorm(s) : addRmsnorm(s).backward(), Map.of());
             case "qnorm_rope_complex", "qnorm_rope_real" -> {
                 Glue g = Glue.dims("T", s.tokens(), "H", s.dim("H"), "HD", s.dim("HD"), "HD2", s.dim("HD") / 2);
                 Region r = op.name().endsWith("complex") ? Examples.qnormRopeComplex(g, dt.id()) : qnormRopeInterleaved(g, dt);
@@ -108,20 +108,6 @@ public final class CatalogueRegions implements ExpressionVariant {
         Expr x = g.input("x", s.dtype(), "T", "D"), r = g.input("r", s.dtype(), "T", "D"), w = g.input("w", s.dtype(), "D");
         Expr h = x.add(r);
         return g.region("add_rmsnorm").out("h", h).out("y", Examples.rmsnorm(g, h, w));
-    }
-
-    /**
-     * The catalogue's add+rmsnorm backward: from the saved h, w, dy and the residual stream's dh,
-     * dx = dh + rstd * (dy w) - h rstd^3 mean(dy w h) (dx is also the residual's gradient) and dw = sum over tokens of dy h rstd.
-     */
-    static Region addRmsnormBackward(OpShape s) {
-        DType dt = s.dtype();
-        Glue g = Glue.dims("T", s.tokens(), "D", s.dim("D"));
-        Expr h = g.input("h", dt, "T", "D"), w = g.input("w", dt, "D"), dy = g.data("dy", dt, "T", "D"), dh = g.data("dh", dt, "T", "D");
-        Expr rstd = h.square().mean().add(g.param("eps", 1e-5)).rsqrt();
-        Expr gw = dy.mul(w);
-        Expr dx = dh.add(rstd.mul(gw)).sub(h.mul(rstd.pow(3).mul(gw.mul(h).mean())));
-        return g.region("add_rmsnorm.bwd").out("dx", dx.cast(dt)).out("dw", dy.mul(h).mul(rstd).sumTo(w.shape(), dt));
     }
 
     /** The catalogue's real form: RoPE on interleaved pairs (q[2i], q[2i+1]) with cos and sin tables. */
