@@ -235,7 +235,8 @@ class RegionGpuTest extends GpuTest {
     /**
      * A short sweep: the default, and the candidates with its run length, the smallest block that
      * fits, 2 or 4 blocks per SM where rows are summed, with and without fetching rows ahead; every
-     * candidate of a flat region (12).
+     * candidate of a flat region (12). Long rows summed over tokens (the norms' backwards) also
+     * fetching ahead with two rows a block or half-length runs (the tuner's and the hand kernel's picks, 256 threads a row).
      */
     static List<LaunchConfig> sweep(Region x) {
         RowPlan plan = RowPlan.of(x);
@@ -243,7 +244,9 @@ class RegionGpuTest extends GpuTest {
         List<LaunchConfig> out = new ArrayList<>(List.of(d));
         for (LaunchConfig c : LaunchConfig.candidates(plan)) {
             boolean small = c.isFlat() || c.vector() == d.vector() && c.blockThreads() == Math.max(256, c.threadsPerRow()) && c.blocksPerSm() <= 4;
-            if (small && !out.contains(c)) out.add(c);
+            boolean longSummed = !plan.accumulated().isEmpty() && c.prefetch() && c.threadsPerRow() >= 128 && c.blocksPerSm() <= 4
+                    && (c.blockThreads() == 2 * c.threadsPerRow() || c.vector() == d.vector() / 2);
+            if ((small || longSummed) && !out.contains(c)) out.add(c);
         }
         return out;
     }

@@ -36,6 +36,22 @@ public final class GeneratedModule {
     /** Streaming multiprocessors of the device: what grid caps are counted in. */
     public int sms() { return device.sms(); }
 
+    /** Blocks of {@code kernel} that are resident on one SM at once with {@code block} threads, as the driver computes from its registers and shared memory (at least 1). */
+    public int residentBlocks(String kernel, int block) {
+        int[] blocks = new int[1];
+        CUfunction f = function(kernel);
+        device.guard(() -> JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block, 0));
+        return Math.max(1, blocks[0]);
+    }
+
+    private CUfunction function(String kernel) {
+        return functions.computeIfAbsent(kernel, n -> {
+            CUfunction fn = new CUfunction();
+            device.guard(() -> JCudaDriver.cuModuleGetFunction(fn, module, n));
+            return fn;
+        });
+    }
+
     /** A launch of {@code kernel} with arguments in its C order: Buffer, Long, Integer, Float, Double. */
     public Launch launch(String kernel, int grid, int block, List<Object> args) {
         KernelLaunch.Args a = new KernelLaunch.Args();
@@ -49,11 +65,7 @@ public final class GeneratedModule {
                 default -> throw new IllegalArgumentException("kernel " + kernel + ": unsupported argument " + o);
             }
         }
-        CUfunction f = functions.computeIfAbsent(kernel, n -> {
-            CUfunction fn = new CUfunction();
-            device.guard(() -> JCudaDriver.cuModuleGetFunction(fn, module, n));
-            return fn;
-        });
+        CUfunction f = function(kernel);
         return new CudaProgram(device).add(a.launchFunction(kernel, f, grid, block));
     }
 }

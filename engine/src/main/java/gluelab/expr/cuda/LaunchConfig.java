@@ -9,7 +9,8 @@ import java.util.List;
  * How a generated region kernel is launched: threads per row (a row's elements are spread over
  * them, 4 to 1024), threads per block (so rows per block = block / threadsPerRow), and a grid cap in blocks
  * per SM (0: one row group per block, no cap; regions that sum over rows cap it, since each block
- * writes one partial row of each sum), and elements per access: a thread owns runs of {@code vector} neighbours and
+ * writes one partial row of each sum; a capped grid is one resident wave: fewer blocks an SM where
+ * the kernel's registers do not let that many be resident at once), and elements per access: a thread owns runs of {@code vector} neighbours and
  * loads and stores them in 4-16 byte accesses where a row's length allows. A flat region (elementwise
  * over one shape, {@link RowPlan#flat}) is walked as tiles of blockThreads x vector x {@code unroll}
  * elements instead of rows (threads per row = the block; unroll 0 for row kernels), in a grid-stride

@@ -29,7 +29,9 @@ record CudaRegion(Signature signature, RowPlan plan, CudaSource.Generated genera
         // A flat region's kernel walks tiles of its rows x length elements; it is told the element count.
         long elements = rows * plan.maxLength();
         long groups = c.isFlat() ? (elements + c.tile() - 1) / c.tile() : (rows + c.rowsPerBlock() - 1) / c.rowsPerBlock();
-        int grid = (int) Math.max(1, Math.min(groups, c.blocksPerSm() > 0 ? (long) c.blocksPerSm() * module.sms() : Integer.MAX_VALUE));
+        // A capped grid is one resident wave (as the hand kernels size theirs): no more blocks an SM than its registers and shared memory hold.
+        int perSm = c.blocksPerSm() > 0 ? Math.min(c.blocksPerSm(), module.residentBlocks(CudaSource.MAIN, c.blockThreads())) : 0;
+        int grid = (int) Math.max(1, Math.min(groups, perSm > 0 ? (long) perSm * module.sms() : Integer.MAX_VALUE));
         List<Expr> outs = List.copyOf(plan.region().written().values());
         List<Buffer> workspaces = new ArrayList<>();
         List<Object> main = new ArrayList<>(inputs);
