@@ -66,26 +66,11 @@ final class Autodiff {
             Map<Expr, Expr> memo = new IdentityHashMap<>();
             memo.put(value, saved);
             Map<String, Expr> outs = new LinkedHashMap<>();
-            bwd.outputs().forEach((name, e) -> outs.put(name, replace(e, memo)));
+            bwd.outputs().forEach((name, e) -> outs.put(name, Composition.rebuild(e, memo)));
             Region candidate = Region.of(bwd.name(), outs);
             if (inputBytes(candidate) < inputBytes(bwd)) bwd = candidate;
         }
         return bwd;
-    }
-
-    private static Expr replace(Expr e, Map<Expr, Expr> memo) {
-        Expr done = memo.get(e);
-        if (done != null) return done;
-        List<Expr> args = new java.util.ArrayList<>(e.args().size());
-        boolean same = true;
-        for (Expr a : e.args()) {
-            Expr r = replace(a, memo);
-            same &= r == a;
-            args.add(r);
-        }
-        Expr out = same ? e : e.withArgs(args);
-        memo.put(e, out);
-        return out;
     }
 
     private static long inputBytes(Region r) {

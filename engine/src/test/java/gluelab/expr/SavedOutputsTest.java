@@ -82,7 +82,7 @@ class SavedOutputsTest {
             Map<String, Expr> recomputed = new LinkedHashMap<>();
             Map<Expr, Expr> sub = new java.util.IdentityHashMap<>();
             sub.put(bwd.input("h"), x.add(r));
-            bwd.outputs().forEach((n, e) -> recomputed.put(n, substitute(e, sub)));
+            bwd.outputs().forEach((n, e) -> recomputed.put(n, Composition.rebuild(e, sub)));
             Map<String, double[]> rin = new LinkedHashMap<>(bin);
             rin.remove("h");
             rin.put("x", in.get("x"));
@@ -93,14 +93,5 @@ class SavedOutputsTest {
                 for (int i = 0; i < a.length; i++) assertEquals(e[i], a[i], 1e-4 * Math.max(1, Math.abs(e[i])), o + "[" + i + "]");
             }
         }
-    }
-
-    private static Expr substitute(Expr e, Map<Expr, Expr> memo) {
-        Expr done = memo.get(e);
-        if (done != null) return done;
-        List<Expr> args = e.args().stream().map(a -> substitute(a, memo)).toList();
-        Expr out = e.args().isEmpty() ? e : e.withArgs(args);
-        memo.put(e, out);
-        return out;
     }
 }
