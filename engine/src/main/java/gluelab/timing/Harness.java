@@ -70,10 +70,12 @@ public final class Harness {
         return List.of(out);
     }
 
-    /** Runs the group round-robin twice, so module loads and first touches are behind it. */
+    /** Runs the group round-robin twice on every placement, so module loads and first touches are behind it. */
     private void prime(List<Subject> subjects) {
         for (int r = 0; r < 2; r++) {
-            for (Subject s : subjects) s.launch().run();
+            for (Subject s : subjects) {
+                for (int p = 0; p < s.launch().placements(); p++) s.launch().run();
+            }
             device.synchronize();
         }
     }
@@ -142,7 +144,8 @@ public final class Harness {
             Subject s = subjects.get(phase.get(j));
             double[] raw = streams[j].samples();
             out[phase.get(j)] = new Measurement(s.label(), config.mode(), raw, Summary.of(raw), reasons[j], s.launch().kernels(),
-                    s.argumentBytes() + s.launch().scratchBytes(), wall[j], discarded[j], streams[j].finalNoise(), s.stop());
+                    s.argumentBytes() + s.launch().scratchBytes(), wall[j], discarded[j], streams[j].finalNoise(), s.stop(),
+                    s.launch().placements());
         }
     }
 
