@@ -54,7 +54,11 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         if (!dtype.isFloating()) throw new IllegalArgumentException("activation dtype must be floating, got " + dtype.id());
         if (checkTokens < 0) throw new IllegalArgumentException("check size must be >= 0 tokens (0 skips checks), got " + checkTokens);
         if (checkTokens > 0) Tokens.check(checkTokens, "--check " + checkTokens);
-        if (placements != DEVICE_PLACEMENTS) checkPlacements(placements, "placements");
+        if (placements != DEVICE_PLACEMENTS) checkPlacements(placements, "--placements");
+        if (placements > 1 && timing.mode() == Mode.HOT) {
+            throw new IllegalArgumentException("--placements " + placements + " needs cold samples (--mode cold): a hot sample times launches on the data"
+                    + " the previous launch left in cache, which rotating placements would evict");
+        }
         boolean any = false;
         for (GlueOp op : ops) for (Pass p : passes) any |= op.supports(p);
         if (!any) {
@@ -100,11 +104,12 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
     }
 
     /**
-     * The placements this plan asks of {@code device}: its own count unless the plan names one. A
-     * group may still get fewer (its size, the free memory; each row records how many it had).
+     * The placements this plan asks of {@code device}: its own count unless the plan names one (one
+     * for hot samples, which time data left in cache by the launch before). A group may still get fewer (its size, the free memory; each row records how many it had).
      */
     public int placements(Device device) {
-        return placements == DEVICE_PLACEMENTS ? device.capabilities().placements() : placements;
+        if (placements != DEVICE_PLACEMENTS) return placements;
+        return timing.mode() == Mode.HOT ? 1 : device.capabilities().placements();
     }
 
     /** {@code n} as a {@code --placements} value: fails, naming the option, unless it is in 1..{@code Capabilities.MAX_PLACEMENTS}. */

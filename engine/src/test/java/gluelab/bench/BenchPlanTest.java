@@ -73,6 +73,16 @@ class BenchPlanTest {
             assertEquals("2", p.withPlacements(2).parameters(eight).get("placements"));
             assertEquals("8", p.parameters(eight).get("placements"));
         }
+        BenchPlan hot = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).mode("hot").build();
+        try (CpuDevice cpu = new CpuDevice(1)) {
+            var eight = new DelegatingDevice(cpu) {
+                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16), true, 0, 256L << 20, 8); }
+            };
+            assertEquals(1, hot.placements(eight), "hot samples keep one placement");
+        }
+        var hotError = assertThrows(IllegalArgumentException.class, () -> hot.withPlacements(2));
+        assertTrue(hotError.getMessage().startsWith("--placements 2 needs cold samples (--mode cold)"), hotError.getMessage());
+        assertEquals(1, hot.withPlacements(1).placements());
         BenchPlan four = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).placements(4).build();
         assertEquals(4, four.placements());
         assertEquals(4, four.withStop(1.0, null, null).placements(), "stop overrides keep the placements");

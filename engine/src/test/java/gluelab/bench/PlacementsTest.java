@@ -136,6 +136,23 @@ class PlacementsTest {
     }
 
     @Test
+    void theHarnessSpreadsEverySampleOverThePlacementsAlike() {
+        try (Placements p = Placements.allocate(device, RMSNORM, SHAPE, Pass.FORWARD, BOTH, 3, 42, n -> {})) {
+            // 1 ns of device time a cold sample: one launch would do, rounded up to one per placement.
+            TimingConfig fast = new TimingConfig(Mode.COLD, 0, new StopRule(5, 0, 0.5, 0.2, 20), 2, 1e-9);
+            var m = new gluelab.timing.Harness(device).measure(new gluelab.timing.Harness.Subject("rmsnorm", p.rotating(1), 0,
+                    fast.stop()), fast);
+            assertEquals(3, m.placements());
+            List<Integer> runs = new ArrayList<>();
+            for (var e : device.runs.entrySet()) runs.add(e.getValue());
+            assertEquals(3, runs.size(), "the fused launch of each placement ran");
+            int min = runs.stream().mapToInt(i -> i).min().orElseThrow(), max = runs.stream().mapToInt(i -> i).max().orElseThrow();
+            assertTrue(max - min <= 1, "placements ran alike (the one probe launch aside): " + runs);
+            assertTrue(min >= 2 + m.summary().count(), "primed twice each, then once per sample: " + runs + ", " + m.summary().count() + " samples");
+        }
+    }
+
+    @Test
     void aFailureInTheFirstPlacementClosesWhatItAllocated() {
         device.failAt = tensors();  // the last output of the first placement
         var e = assertThrows(IllegalArgumentException.class,
