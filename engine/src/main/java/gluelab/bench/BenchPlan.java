@@ -105,7 +105,8 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
 
     /**
      * The placements this plan asks of {@code device}: its own count unless the plan names one (one
-     * for hot samples, which time data left in cache by the launch before). A group may still get fewer (its size, the free memory; each row records how many it had).
+     * for hot samples, which time data left in cache by the launch before). A group may still get
+     * fewer (its size, the free memory); each row's measurement records how many it had.
      */
     public int placements(Device device) {
         if (placements != DEVICE_PLACEMENTS) return placements;
