@@ -86,8 +86,10 @@ if [[ $steps == *" flush "* ]]; then
     go 75 "flush ${F}x L2: demos of 2k,4k x2, 2k at 10x the min-time" || continue
     for run in a b; do
       GLUELAB_L2_FLUSH=$F timed "flush$F $run" timeout 60 $G demo --device cuda --tokens 2k,4k --out $R/f$F$run > $R/f$F$run.out 2> $R/f$F$run.err
+      tail -1 $R/f$F$run.err
     done
     GLUELAB_L2_FLUSH=$F timed "flush$F tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --out $R/f${F}x > $R/f${F}x.out 2> $R/f${F}x.err
+    tail -1 $R/f${F}x.err
     for pair in "a b 2" "a x 1" "b x 1"; do
       set -- $pair; echo "-- flush ${F}x: compare $1 $2 --bound $3"
       $G compare $R/f$F$1 $R/f$F$2 --bound $3 > $R/compare_f$F$1$2.txt; echo "exit $?"; head -8 $R/compare_f$F$1$2.txt
@@ -99,9 +101,11 @@ if [[ $steps == *" placements "* ]]; then
     go 75 "placements $P: demos of 2k,4k x2, 2k at 10x the min-time" || continue
     for run in a b; do
       timed "placements$P $run" timeout 60 $G demo --device cuda --tokens 2k,4k --placements $P --out $R/p$P$run > $R/p$P$run.out 2> $R/p$P$run.err
+      tail -1 $R/p$P$run.err   # timed's line: exit status and wall
     done
     timed "placements$P tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --placements $P --out $R/p${P}x > $R/p${P}x.out 2> $R/p${P}x.err
-    grep -h "^note:" $R/p$P?.err $R/p${P}x.err | head -5
+    tail -1 $R/p${P}x.err
+    grep -h "^note:" $R/p$P?.err | head -5
     python3 - $R $P <<'PY'
 import json, glob, sys, collections
 R, P = sys.argv[1], sys.argv[2]
