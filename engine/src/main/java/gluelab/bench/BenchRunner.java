@@ -94,6 +94,7 @@ public final class BenchRunner {
 
     private List<Measured> measureGroup(Harness harness, BenchPlan plan, BenchPlan.Group g, int placements) {
         List<Variant> variants = plan.variants().stream().filter(v -> runs(v, g)).toList();
+        if (variants.isEmpty()) return List.of();
         List<Launch> graphs = new ArrayList<>();
         try (Placements placed = Placements.allocate(device, g.op(), g.shape(), g.pass(), variants, placements, 42, notes)) {
             try {

@@ -231,6 +231,10 @@ class PlacementsTest {
         assertEquals(0, device.open(device.buffers));
         assertEquals(0, device.open(device.launches));
         assertEquals("3", plan.parameters(device).get("placements"));
+        BenchPlan regionOnly = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("moe_routing")), List.of(16L), List.of(Variant.REGION),
+                List.of(Pass.FORWARD), DType.BF16, fast, 0);
+        assertEquals(List.of(), new BenchRunner(device, Calibration.given("test", 50e9, 1e11), notes::add).run(regionOnly, Progress.NONE, row -> {}).rows(),
+                "an op without an expression gives no region row, and nothing is placed for it");
         assertEquals("1", new BenchPlan(Presets.LLAMA_3_8B, List.of(RMSNORM), List.of(16L), BOTH, List.of(Pass.FORWARD), DType.BF16, fast, 0)
                 .parameters(device).get("placements"), "the CPU's own count");
     }
