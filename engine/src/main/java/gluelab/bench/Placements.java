@@ -38,7 +38,7 @@ import java.util.function.Consumer;
  * together (arguments and scratch), and the placements after the first use at most half of the
  * device's free memory (fewer are used, with a note, when they do not fit; a later placement whose
  * allocation still fails is dropped the same way). 2 GiB keeps all 8 placements for groups up to
- * 256 MiB, the groups whose rows move between processes (2k and 4k tokens: 16-130 MB), and costs
+ * 256 MiB, the groups whose rows move between processes (2k and 4k tokens: 0.3-135 MB of arguments), and costs
  * little: larger groups span so many pages that they average the layout themselves (16k/32k rows
  * agreed within 0.4% between processes) and get fewer placements or one.
  */
