@@ -13,6 +13,9 @@
 #   flush:     issue 10's per-process levels under each flush size in FLUSHES (default "2 4 8", x L2):
 #              per size, two demos of the 2k and 4k rows and a 2k demo with 10x the min-time, compared
 #              at the done-when bounds (2% demo vs demo, 1% against the 10x run)
+#   placements: the same per buffer-placement count in PLACEMENTS (default "1 8"; demo --placements N,
+#              1 = one placement, the old way): two demos of the 2k and 4k rows and a 2k demo with 10x the
+#              min-time, compared at 2% and 1%; walls, placements per row and any placement notes printed
 # BUDGET (seconds, default 380): a step that would start too late to finish is skipped; the replay gets what is left.
 set -u
 K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}; R=${RES:-/tmp/res}; mkdir -p $R $OUT /tmp/h
@@ -83,11 +86,40 @@ if [[ $steps == *" flush "* ]]; then
     go 75 "flush ${F}x L2: demos of 2k,4k x2, 2k at 10x the min-time" || continue
     for run in a b; do
       GLUELAB_L2_FLUSH=$F timed "flush$F $run" timeout 60 $G demo --device cuda --tokens 2k,4k --out $R/f$F$run > $R/f$F$run.out 2> $R/f$F$run.err
+      tail -1 $R/f$F$run.err
     done
     GLUELAB_L2_FLUSH=$F timed "flush$F tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --out $R/f${F}x > $R/f${F}x.out 2> $R/f${F}x.err
+    tail -1 $R/f${F}x.err
     for pair in "a b 2" "a x 1" "b x 1"; do
       set -- $pair; echo "-- flush ${F}x: compare $1 $2 --bound $3"
       $G compare $R/f$F$1 $R/f$F$2 --bound $3 > $R/compare_f$F$1$2.txt; echo "exit $?"; head -8 $R/compare_f$F$1$2.txt
+    done
+  done
+fi
+if [[ $steps == *" placements "* ]]; then
+  for P in ${PLACEMENTS:-1 8}; do
+    go 75 "placements $P: demos of 2k,4k x2, 2k at 10x the min-time" || continue
+    for run in a b; do
+      timed "placements$P $run" timeout 60 $G demo --device cuda --tokens 2k,4k --placements $P --out $R/p$P$run > $R/p$P$run.out 2> $R/p$P$run.err
+      tail -1 $R/p$P$run.err   # timed's line: exit status and wall
+    done
+    timed "placements$P tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --placements $P --out $R/p${P}x > $R/p${P}x.out 2> $R/p${P}x.err
+    tail -1 $R/p${P}x.err
+    grep -h "^note:" $R/p$P?.err | head -5
+    python3 - $R $P <<'PY'
+import json, glob, sys, collections
+R, P = sys.argv[1], sys.argv[2]
+for run in ("a", "b", "x"):
+    f = glob.glob(f"{R}/p{P}{run}/demo-*/record.json")
+    if not f:
+        print(f"placements {P} {run}: no record"); continue
+    rec = json.load(open(f[0]))
+    used = collections.Counter((r["key"]["replay"], r["measurement"].get("placements", 1)) for r in rec["rows"])
+    print(f"placements {P} {run}: {len(rec['rows'])} rows, asked {rec['parameters'].get('placements')}, rows by (replay, placements used) {dict(used)}")
+PY
+    for pair in "a b 2" "a x 1" "b x 1"; do
+      set -- $pair; echo "-- placements $P: compare $1 $2 --bound $3"
+      timeout 20 $G compare $R/p$P$1 $R/p$P$2 --bound $3 > $R/compare_p$P$1$2.txt; echo "exit $?"; head -8 $R/compare_p$P$1$2.txt | cut -c1-200
     done
   done
 fi

@@ -23,10 +23,21 @@ import java.util.List;
  * selects nothing is refused, saying why. {@code checkTokens} is the (small) size at which
  * correctness is checked against fp64; 0 turns checks off. The CLI's bench and demo, the
  * {@code %bench} magic and the notebook facade all build plans through {@link Builder}, so the
- * defaults below exist once.
+ * defaults below exist once. {@code placements} is how many buffer placements a small group's
+ * direct rows rotate through ({@link Placements}); {@link #DEVICE_PLACEMENTS} takes the device's
+ * own count (8 on CUDA, 1 on the CPU), 1 turns rotation off.
  */
 public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, List<Variant> variants, List<Pass> passes,
-                        DType dtype, TimingConfig timing, long checkTokens) {
+                        DType dtype, TimingConfig timing, long checkTokens, int placements) {
+    /** Placements as the device says ({@code Capabilities.placements()}). */
+    public static final int DEVICE_PLACEMENTS = 0;
+
+    /** A plan with the device's placements. */
+    public BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, List<Variant> variants, List<Pass> passes, DType dtype,
+                     TimingConfig timing, long checkTokens) {
+        this(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, DEVICE_PLACEMENTS);
+    }
+
     public BenchPlan {
         ops = List.copyOf(ops);
         tokens = List.copyOf(tokens);
@@ -43,6 +54,11 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         if (!dtype.isFloating()) throw new IllegalArgumentException("activation dtype must be floating, got " + dtype.id());
         if (checkTokens < 0) throw new IllegalArgumentException("check size must be >= 0 tokens (0 skips checks), got " + checkTokens);
         if (checkTokens > 0) Tokens.check(checkTokens, "--check " + checkTokens);
+        if (placements != DEVICE_PLACEMENTS) checkPlacements(placements, "--placements");
+        if (placements > 1 && timing.mode() == Mode.HOT) {
+            throw new IllegalArgumentException("--placements " + placements + " needs cold samples (--mode cold): a hot sample times launches on the data"
+                    + " the previous launch left in cache, which rotating placements would evict");
+        }
         boolean any = false;
         for (GlueOp op : ops) for (Pass p : passes) any |= op.supports(p);
         if (!any) {
@@ -71,7 +87,42 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         params.put("maxNoise", Double.toString(timing.stop().maxNoise()));
         params.put("timeoutSeconds", Double.toString(timing.stop().timeoutSeconds()));
         params.put("checkTokens", Long.toString(checkTokens));
+        params.put("placements", placements == DEVICE_PLACEMENTS ? "device" : Integer.toString(placements));
         return params;
+    }
+
+    /**
+     * The parameters of this plan as run on {@code device}: the device's id, and the placements
+     * asked of it as a number (a group may have had fewer; each row's measurement says how many).
+     */
+    public java.util.Map<String, String> parameters(Device device) {
+        java.util.Map<String, String> params = parameters();
+        params.put("placements", Integer.toString(placements(device)));
+        params.put("placementMaxBytes", Long.toString(Placements.MAX_BYTES));
+        params.put("device", device.id());
+        return params;
+    }
+
+    /**
+     * The placements this plan asks of {@code device}: its own count unless the plan names one (one
+     * for hot samples, which time data left in cache by the launch before). A group may still get
+     * fewer (its size, the free memory); each row's measurement records how many it had.
+     */
+    public int placements(Device device) {
+        if (placements != DEVICE_PLACEMENTS) return placements;
+        return timing.mode() == Mode.HOT ? 1 : device.capabilities().placements();
+    }
+
+    /** {@code n} as a {@code --placements} value: fails, naming the option, unless it is in 1..{@code Capabilities.MAX_PLACEMENTS}. */
+    public static int placementsOption(int n) { return checkPlacements(n, "--placements"); }
+
+    /** Fails, naming {@code option}, unless {@code n} is in 1..{@code Capabilities.MAX_PLACEMENTS}. */
+    private static int checkPlacements(int n, String option) {
+        int max = gluelab.device.Capabilities.MAX_PLACEMENTS;
+        if (n < 1 || n > max) {
+            throw new IllegalArgumentException(option + " must be 1.." + max + " buffer placements (1 = one placement, no rotation), got " + n);
+        }
+        return n;
     }
 
     /** The model a plan measures unless told otherwise. */
@@ -94,7 +145,12 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
      */
     public BenchPlan withStop(Double timeoutSeconds, Double minSeconds, Double maxNoisePercent) {
         return new BenchPlan(spec, ops, tokens, variants, passes, dtype,
-                timing.withStop(Builder.overridden(timing.stop(), timeoutSeconds, minSeconds, maxNoisePercent)), checkTokens);
+                timing.withStop(Builder.overridden(timing.stop(), timeoutSeconds, minSeconds, maxNoisePercent)), checkTokens, placements);
+    }
+
+    /** This plan with {@code n} buffer placements (the {@code --placements} option; checked by that name). */
+    public BenchPlan withPlacements(int n) {
+        return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, placementsOption(n));
     }
 
     /**
@@ -111,6 +167,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         private DType dtype = DType.BF16;
         private TimingConfig timing = TimingConfig.defaults();
         private long checkTokens = DEFAULT_CHECK_TOKENS;
+        private int placements = DEVICE_PLACEMENTS;
 
         private Builder(SpecRegistry specs) {
             this.specs = specs;
@@ -172,9 +229,15 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
             return this;
         }
 
+        /** Buffer placements a small group's direct rows rotate through (1 = off; the device's count unless set). */
+        public Builder placements(int n) {
+            placements = placementsOption(n);
+            return this;
+        }
+
         public BenchPlan build() {
             if (ops.isEmpty()) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
-            return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens);
+            return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, placements);
         }
 
         private static double option(String name, double v, boolean zeroAllowed) {

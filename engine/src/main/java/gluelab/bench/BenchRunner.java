@@ -3,11 +3,8 @@ package gluelab.bench;
 import gluelab.calibrate.Calibration;
 import gluelab.check.Checker;
 import gluelab.check.Correctness;
-import gluelab.device.Buffer;
 import gluelab.device.Device;
 import gluelab.device.Launch;
-import gluelab.device.OpBuffers;
-import gluelab.device.OpInstance;
 import gluelab.floor.Floor;
 import gluelab.ops.MeasureKey;
 import gluelab.ops.Pass;
@@ -23,8 +20,9 @@ import java.util.*;
 import java.util.function.Consumer;
 
 /**
- * Runs a plan: for each group, fill inputs once, prepare every variant (and its CUDA-graph
- * replay where the device has graphs), screen them interleaved, attach the floor and (at the
+ * Runs a plan: for each group, fill inputs once, place them (with every variant prepared on each
+ * placement, see {@link Placements}) and the CUDA-graph replay of each variant where the device
+ * has graphs, screen them interleaved, attach the floor and (at the
  * plan's check size) correctness. Each row is handed to {@code onRow} as soon as it is measured,
  * so callers can log and save progressively. Groups the device cannot run (a dtype it lacks) are
  * refused before anything runs, with the device's reason.
@@ -32,10 +30,18 @@ import java.util.function.Consumer;
 public final class BenchRunner {
     private final Device device;
     private final Calibration calibration;
+    private final Consumer<String> notes;
 
+    /** A runner whose notes (fewer buffer placements than asked) go to stderr. */
     public BenchRunner(Device device, Calibration calibration) {
+        this(device, calibration, note -> System.err.println("note: " + note));
+    }
+
+    /** A runner that tells {@code notes} what it changed from the plan (fewer buffer placements than asked, for lack of memory). */
+    public BenchRunner(Device device, Calibration calibration, Consumer<String> notes) {
         this.device = device;
         this.calibration = calibration;
+        this.notes = notes;
     }
 
     /** Correctness is checked once per op, pass and variant, at the plan's check size. */
@@ -61,12 +67,13 @@ public final class BenchRunner {
         }
         List<Row> rows = new ArrayList<>();
         Harness harness = new Harness(device);
+        int placements = plan.placements(device);
         int done = 0;
         for (BenchPlan.Group g : groups) {
             if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("bench interrupted");
             progress.update("bench", done, groups.size(), g.op().name() + " " + g.pass().id() + " T=" + g.shape().tokens());
             Floor floor = Floor.of(g.op(), g.shape(), g.pass(), calibration);
-            for (Measured m : measureGroup(harness, plan, g)) {
+            for (Measured m : measureGroup(harness, plan, g, placements)) {
                 Row row = new Row(m.key(), plan.spec().name(), floor.bytes(), floor.flops(), floor.idealSeconds() * 1e6, floor.bound(),
                         m.measurement(), checks.get(new CheckKey(g.op().name(), g.pass(), m.key().variant())));
                 rows.add(row);
@@ -85,40 +92,38 @@ public final class BenchRunner {
         return v != Variant.REGION || gluelab.device.ExpressionVariant.available(g.op(), g.pass());
     }
 
-    private List<Measured> measureGroup(Harness harness, BenchPlan plan, BenchPlan.Group g) {
-        Map<String, Buffer> args = new LinkedHashMap<>();
-        List<Launch> launches = new ArrayList<>();
-        try {
-            OpBuffers.allocate(device, g.op(), g.shape(), g.pass(), 42, args);
-            List<Harness.Subject> subjects = new ArrayList<>();
-            List<MeasureKey> keys = new ArrayList<>();
-            for (Variant v : plan.variants()) {
-                if (!runs(v, g)) continue;
-                OpInstance inst = new OpInstance(g.op(), g.shape(), g.pass(), v);
-                Launch l = device.prepare(inst, args);
-                launches.add(l);
-                MeasureKey key = new MeasureKey(g.op().name(), g.pass(), v, Replay.DIRECT, g.shape().tokens(), plan.dtype());
-                subjects.add(new Harness.Subject(key.toString(), l, g.argumentBytes(), plan.timing().stop()));
-                keys.add(key);
-                // Every measurement also gets a CUDA-graph row where the device has graphs, on its own sample budget.
-                if (device.capabilities().graphReplay()) {
-                    var graph = device.graph(l, TimedLaunch.GRAPH_REPEATS);
-                    if (graph.isPresent()) {
-                        launches.add(graph.get());
-                        MeasureKey gk = key.withReplay(Replay.GRAPH);
-                        subjects.add(new Harness.Subject(gk.toString(), graph.get(), g.argumentBytes(), plan.timing().stop().forGraphReplays()));
-                        keys.add(gk);
+    private List<Measured> measureGroup(Harness harness, BenchPlan plan, BenchPlan.Group g, int placements) {
+        List<Variant> variants = plan.variants().stream().filter(v -> runs(v, g)).toList();
+        if (variants.isEmpty()) return List.of();
+        List<Launch> graphs = new ArrayList<>();
+        try (Placements placed = Placements.allocate(device, g.op(), g.shape(), g.pass(), variants, placements, 42, notes)) {
+            try {
+                List<Harness.Subject> subjects = new ArrayList<>();
+                List<MeasureKey> keys = new ArrayList<>();
+                for (int i = 0; i < variants.size(); i++) {
+                    MeasureKey key = new MeasureKey(g.op().name(), g.pass(), variants.get(i), Replay.DIRECT, g.shape().tokens(), plan.dtype());
+                    subjects.add(new Harness.Subject(key.toString(), placed.rotating(i), g.argumentBytes() * placed.count(), plan.timing().stop()));
+                    keys.add(key);
+                    // Every measurement also gets a CUDA-graph row where the device has graphs, on its own sample budget. It
+                    // replays one placement: its 20 launches after one flush find their data in L2, which rotating would change.
+                    if (device.capabilities().graphReplay()) {
+                        var graph = device.graph(placed.first(i), TimedLaunch.GRAPH_REPEATS);
+                        if (graph.isPresent()) {
+                            graphs.add(graph.get());
+                            MeasureKey gk = key.withReplay(Replay.GRAPH);
+                            subjects.add(new Harness.Subject(gk.toString(), graph.get(), g.argumentBytes(), plan.timing().stop().forGraphReplays()));
+                            keys.add(gk);
+                        }
                     }
                 }
+                List<Measurement> ms = harness.interleave(subjects, plan.timing());
+                List<Measured> out = new ArrayList<>();
+                for (int i = 0; i < ms.size(); i++) out.add(new Measured(keys.get(i), ms.get(i)));
+                return out;
+            } finally {
+                java.util.Collections.reverse(graphs);
+                graphs.forEach(Launch::close);
             }
-            List<Measurement> ms = harness.interleave(subjects, plan.timing());
-            List<Measured> out = new ArrayList<>();
-            for (int i = 0; i < ms.size(); i++) out.add(new Measured(keys.get(i), ms.get(i)));
-            return out;
-        } finally {
-            java.util.Collections.reverse(launches);
-            launches.forEach(Launch::close);
-            args.values().forEach(Buffer::close);
         }
     }
 }

@@ -44,6 +44,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Mixin StopOptions stopOptions = new StopOptions();
 
+    @Mixin PlacementOptions placementOptions = new PlacementOptions();
+
     @Option(names = "--check", defaultValue = "16", description = "tokens for the correctness check vs fp64; 0 skips (default: ${DEFAULT-VALUE})")
     long check;
 
@@ -55,8 +57,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The plan these options describe, every option checked (the notebook's %bench magic parses the same options). */
     public BenchPlan plan(SpecRegistry specs) {
-        return stopOptions.applyTo(BenchPlan.builder(specs).ops(ops).model(model).tokens(tokens).variants(variants).passes(passes).dtype(dtype)
-                .mode(mode)).check(check).build();
+        return placementOptions.applyTo(stopOptions.applyTo(BenchPlan.builder(specs).ops(ops).model(model).tokens(tokens).variants(variants)
+                .passes(passes).dtype(dtype).mode(mode))).check(check).build();
     }
 
     /** The --device option as given (auto when absent). */

@@ -23,6 +23,8 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Mixin StopOptions stopOptions = new StopOptions();
 
+    @Mixin PlacementOptions placementOptions = new PlacementOptions();
+
     @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE}); see 'gluelab specs'")
     String model;
 
@@ -44,13 +46,14 @@ public final class DemoCommand implements Callable<Integer> {
     @Override public Integer call() {
         if (!(stopFraction > 0 && stopFraction < 1)) throw new IllegalArgumentException("--stop-fraction must be in (0, 1), got " + stopFraction);
         stopOptions.check();
+        placementOptions.check();
         SpecRegistry specs = SpecRegistry.load(Locations.specFolders());
         var spec = specs.get(model);
         List<Long> given = tokens == null ? null : Tokens.parse(tokens);
         try (Gluelab lab = Gluelab.open(deviceOptions.device, specs)) {
             // A device with graph replay is a GPU: it gets the larger token counts.
             List<Long> tok = given != null ? given : Tokens.parse(lab.device().capabilities().graphReplay() ? "2k,4k,16k,32k" : "512,1024,2048,4096");
-            BenchPlan plan = stopOptions.applyTo(BenchPlan.demo(spec, tok));
+            BenchPlan plan = placementOptions.applyTo(stopOptions.applyTo(BenchPlan.demo(spec, tok)));
             plan.checkRuns(lab.device());
             System.out.println("device: " + lab.device().id() + " (" + lab.facts().name() + ", " + lab.facts().cores() + " cores)");
             if (recalibrate) lab.calibrate();

@@ -11,13 +11,21 @@ import java.util.Set;
  * activation dtypes its ops run, whether it replays captured graphs, its peak FLOP/s from the spec
  * sheet (0 where unknown; the calibrator then measures one), and the buffer size its bandwidth
  * calibration wants ({@code calibrationBytes}: large enough that a copy's start and tail vanish in
- * its time; the calibrator still caps it by free memory).
+ * its time; the calibrator still caps it by free memory) and {@code placements}, how many
+ * independent copies of a small group's buffers a bench rotates its direct launches through by
+ * default (1: one copy, no rotation; see {@code bench.Placements} for why a GPU wants several).
  */
-public record Capabilities(Set<DType> dtypes, boolean graphReplay, double peakFlops, long calibrationBytes) {
+public record Capabilities(Set<DType> dtypes, boolean graphReplay, double peakFlops, long calibrationBytes, int placements) {
+    /** The most placements a bench may rotate through (beyond this the allocations cost more than they buy). */
+    public static final int MAX_PLACEMENTS = 64;
+
     public Capabilities {
         dtypes = dtypes.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(dtypes));
         if (!(peakFlops >= 0)) throw new IllegalArgumentException("peak FLOP/s must be >= 0, got " + peakFlops);
         if (calibrationBytes <= 0) throw new IllegalArgumentException("calibration buffer bytes must be > 0, got " + calibrationBytes);
+        if (placements < 1 || placements > MAX_PLACEMENTS) {
+            throw new IllegalArgumentException("buffer placements must be in 1.." + MAX_PLACEMENTS + ", got " + placements);
+        }
     }
 
     /** Why ops in {@code dtype} are skipped on {@code device}, or empty when they run (nvbench's skip(reason)). */

@@ -13,5 +13,8 @@ public interface Launch extends AutoCloseable {
     /** Extra memory the launch holds beyond its arguments (eager intermediates). */
     long scratchBytes();
 
+    /** Independent buffer sets its runs rotate through (a bench's placements); 1 for a launch bound to one set. */
+    default int placements() { return 1; }
+
     @Override default void close() {}
 }

@@ -396,6 +396,9 @@ public final class Gluelab implements AutoCloseable {
         /** Correctness check size in tokens; 0 skips checks. */
         public BenchBuilder check(long tokensForCheck) { plan.check(tokensForCheck); return this; }
 
+        /** Buffer placements a small group's direct rows rotate through (1 = off; default: the device's count). */
+        public BenchBuilder placements(int n) { plan.placements(n); return this; }
+
         public BenchPlan plan() { return plan.build(); }
 
         public BenchResult run() {

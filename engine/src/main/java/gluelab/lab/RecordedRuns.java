@@ -14,7 +14,9 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -59,9 +61,14 @@ public final class RecordedRuns {
         Map<String, String> telemetry = new LinkedHashMap<>();
         device.telemetry().forEach((k, v) -> telemetry.put("before." + k, v));
         try {
-            BenchResult result = new BenchRunner(device, calibration).run(plan, progress, row -> devlog.measurement(row.describe()));
+            List<String> notes = new ArrayList<>();
+            BenchResult result = new BenchRunner(device, calibration, note -> {
+                System.err.println("note: " + note);
+                devlog.note(note);
+                notes.add(note);
+            }).run(plan, progress, row -> devlog.measurement(row.describe()));
             device.telemetry().forEach((k, v) -> telemetry.put("after." + k, v));
-            ExperimentRecord record = new ExperimentRecord(ExperimentRecord.FORMAT, id, kind, plan.spec(), parameters(plan), telemetry,
+            ExperimentRecord record = new ExperimentRecord(ExperimentRecord.FORMAT, id, kind, plan.spec(), parameters(plan, notes), telemetry,
                     Environment.capture(device.facts(), calibration, started), result.rows(), stopFraction, Instant.now().toString());
             RecordStore.save(partial, record);
             new RunReport(record).render(partial);
@@ -75,9 +82,9 @@ public final class RecordedRuns {
         }
     }
 
-    private Map<String, String> parameters(BenchPlan plan) {
-        Map<String, String> params = new LinkedHashMap<>(plan.parameters());
-        params.put("device", device.id());
+    private Map<String, String> parameters(BenchPlan plan, List<String> notes) {
+        Map<String, String> params = new LinkedHashMap<>(plan.parameters(device));
+        if (!notes.isEmpty()) params.put("notes", String.join("; ", notes));
         return params;
     }
 }

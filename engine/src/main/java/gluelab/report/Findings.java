@@ -24,6 +24,14 @@ import java.util.stream.Collectors;
 public final class Findings {
     private Findings() {}
 
+    /** The buffer placements the direct rows rotated through, where any row rotated (records before placements have none). */
+    private static String placements(ExperimentRecord r) {
+        int most = r.rows().stream().mapToInt(row -> row.measurement().placements()).max().orElse(1);
+        if (most <= 1) return "";
+        return ", direct rows of small groups rotated through up to " + most + " buffer placements (" + r.parameters().getOrDefault("placements", "?")
+                + " asked)";
+    }
+
     public static String markdown(ExperimentRecord r, Ranking ranking, Map<String, String> charts) {
         StringBuilder md = new StringBuilder();
         Calibration cal = r.environment().calibration();
@@ -32,7 +40,7 @@ public final class Findings {
         md.append("Conditions: ").append(r.model()).append(", ").append(r.rows().isEmpty() ? "-" : r.rows().getFirst().dtype().id())
                 .append(", tokens ").append(r.parameters().getOrDefault("tokens", "?")).append(", device ")
                 .append(r.environment().device().kind()).append(" (").append(r.environment().device().name()).append("), ")
-                .append(String.format("floor bandwidth %.1f GB/s", cal.bandwidth() / 1e9)).append(".\n\n");
+                .append(String.format("floor bandwidth %.1f GB/s", cal.bandwidth() / 1e9)).append(placements(r)).append(".\n\n");
         md.append("```\n");
         for (Candidate c : ranking.ranked()) {
             Row fused = find(r.rows(), new MeasureKey(c.op(), c.pass(), Variant.FUSED, Replay.DIRECT, c.tokens(), c.key().dtype()));

@@ -40,8 +40,7 @@ public final class ShardBench {
         BenchPlan bench = benchPlan(plan, s);
         Instant started = Instant.now();
         BenchResult result = new BenchRunner(device, cal).run(bench, progress, row -> {});
-        Map<String, String> params = new LinkedHashMap<>(bench.parameters());
-        params.put("device", device.id());
+        Map<String, String> params = new LinkedHashMap<>(bench.parameters(device));
         params.put(SWEEP, sweepId);
         params.put(SHARD, s.name());
         params.put(SHARD_INDEX, Integer.toString(s.index()));

@@ -70,10 +70,12 @@ public final class Harness {
         return List.of(out);
     }
 
-    /** Runs the group round-robin twice, so module loads and first touches are behind it. */
+    /** Runs the group round-robin twice on every placement, so module loads and first touches are behind it. */
     private void prime(List<Subject> subjects) {
         for (int r = 0; r < 2; r++) {
-            for (Subject s : subjects) s.launch().run();
+            for (Subject s : subjects) {
+                for (int p = 0; p < s.launch().placements(); p++) s.launch().run();
+            }
             device.synchronize();
         }
     }
@@ -142,20 +144,28 @@ public final class Harness {
             Subject s = subjects.get(phase.get(j));
             double[] raw = streams[j].samples();
             out[phase.get(j)] = new Measurement(s.label(), config.mode(), raw, Summary.of(raw), reasons[j], s.launch().kernels(),
-                    s.argumentBytes() + s.launch().scratchBytes(), wall[j], discarded[j], streams[j].finalNoise(), s.stop());
+                    s.argumentBytes() + s.launch().scratchBytes(), wall[j], discarded[j], streams[j].finalNoise(), s.stop(),
+                    s.launch().placements());
         }
     }
 
     /**
      * Launches one sample times: a graph replay's launches; a batch in HOT mode; in COLD mode as
-     * many cold launches as cover {@link TimingConfig#coldSampleSeconds()}, from one probe (at most 64).
+     * many cold launches as cover {@link TimingConfig#coldSampleSeconds()}, from one probe (at most
+     * 64), rounded up to a multiple of the launch's placements.
      */
     private int launchesPerSample(Launch launch, TimingConfig config, DeviceTimer timer) {
         if (config.mode() == Mode.HOT) return launch.repeats() * config.hotBatch();
-        if (launch.repeats() > 1 || config.coldSampleSeconds() <= 0) return launch.repeats();
-        double probe = sample(launch, config, timer, 1);
-        if (!(probe > 0)) return 1;
-        return (int) Math.max(1, Math.min(64, Math.ceil(config.coldSampleSeconds() / probe)));
+        if (launch.repeats() > 1) return launch.repeats();
+        int k = 1;
+        if (config.coldSampleSeconds() > 0) {
+            double probe = sample(launch, config, timer, 1);
+            if (probe > 0) k = (int) Math.max(1, Math.min(64, Math.ceil(config.coldSampleSeconds() / probe)));
+        }
+        // A launch rotating through placements: every sample covers each placement alike, so samples are means over all
+        // of them (one mode), not a mixture of each placement's level that the median's interval would straddle.
+        int p = launch.placements();
+        return (k + p - 1) / p * p;
     }
 
     /**

@@ -12,9 +12,20 @@ import java.util.Optional;
  * records older than the rule).
  */
 public record Measurement(String label, Mode mode, double[] samples, Summary summary, StopRule.Reason stopReason,
-                          int kernels, long peakBytes, double wallSeconds, int discarded, double noise, StopRule rule) {
+                          int kernels, long peakBytes, double wallSeconds, int discarded, double noise, StopRule rule, int placements) {
+    /**
+     * {@code placements}: the independent buffer sets the launches rotated through (1: one set); a
+     * record written before placements existed reads as 1, which is what those runs used.
+     */
     public Measurement {
         samples = samples.clone();
+        if (placements < 1) placements = 1;
+    }
+
+    /** A measurement of launches bound to one buffer set. */
+    public Measurement(String label, Mode mode, double[] samples, Summary summary, StopRule.Reason stopReason,
+                       int kernels, long peakBytes, double wallSeconds, int discarded, double noise, StopRule rule) {
+        this(label, mode, samples, summary, stopReason, kernels, peakBytes, wallSeconds, discarded, noise, rule, 1);
     }
 
     public double medianMicros() { return summary.median() * 1e6; }

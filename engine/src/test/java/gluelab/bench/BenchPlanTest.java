@@ -59,6 +59,41 @@ class BenchPlanTest {
     }
 
     @Test
+    void placementsAreTheDevicesUnlessNamedAndCheckedByOptionName() {
+        BenchPlan p = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).build();
+        assertEquals(BenchPlan.DEVICE_PLACEMENTS, p.placements());
+        assertEquals("device", p.parameters().get("placements"));
+        try (CpuDevice cpu = new CpuDevice(1)) {
+            assertEquals(1, p.placements(cpu), "the CPU says 1");
+            var eight = new DelegatingDevice(cpu) {
+                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16), true, 0, 256L << 20, 8); }
+            };
+            assertEquals(8, p.placements(eight));
+            assertEquals(2, p.withPlacements(2).placements(eight));
+            assertEquals("2", p.withPlacements(2).parameters(eight).get("placements"));
+            assertEquals("8", p.parameters(eight).get("placements"));
+        }
+        BenchPlan hot = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).mode("hot").build();
+        try (CpuDevice cpu = new CpuDevice(1)) {
+            var eight = new DelegatingDevice(cpu) {
+                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16), true, 0, 256L << 20, 8); }
+            };
+            assertEquals(1, hot.placements(eight), "hot samples keep one placement");
+        }
+        var hotError = assertThrows(IllegalArgumentException.class, () -> hot.withPlacements(2));
+        assertTrue(hotError.getMessage().startsWith("--placements 2 needs cold samples (--mode cold)"), hotError.getMessage());
+        assertEquals(1, hot.withPlacements(1).placements());
+        BenchPlan four = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).placements(4).build();
+        assertEquals(4, four.placements());
+        assertEquals(4, four.withStop(1.0, null, null).placements(), "stop overrides keep the placements");
+        for (int bad : new int[]{0, -1, 65}) {
+            var e = assertThrows(IllegalArgumentException.class, () -> BenchPlan.builder(SPECS).placements(bad));
+            assertEquals("--placements must be 1..64 buffer placements (1 = one placement, no rotation), got " + bad, e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> four.withPlacements(bad));
+        }
+    }
+
+    @Test
     void aPlanThatSelectsNothingSaysWhy() {
         var e = assertThrows(IllegalArgumentException.class, () -> BenchPlan.builder(SPECS).ops(List.of("cat", "cast")).passes("bwd").build());
         assertEquals("nothing to measure: passes [bwd] select no rows (cat has [fwd], cast has [fwd])", e.getMessage());
@@ -68,7 +103,7 @@ class BenchPlanTest {
     void aDtypeTheDeviceLacksIsRefusedBeforeAnythingRuns() {
         try (CpuDevice cpu = new CpuDevice(1)) {
             var bf16Only = new DelegatingDevice(cpu) {
-                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16, DType.FP32), true, 0, 256L << 20); }
+                @Override public Capabilities capabilities() { return new Capabilities(EnumSet.of(DType.BF16, DType.FP32), true, 0, 256L << 20, 1); }
             };
             BenchPlan fp16 = BenchPlan.builder(SPECS).ops(List.of("rmsnorm")).dtype("fp16").build();
             var e = assertThrows(IllegalArgumentException.class, () -> fp16.checkRuns(bf16Only));

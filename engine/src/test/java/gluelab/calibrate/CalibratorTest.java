@@ -16,7 +16,7 @@ class CalibratorTest {
             var small = new DelegatingDevice(cpu) {
                 @Override public Capabilities capabilities() {
                     Capabilities c = inner.capabilities();
-                    return new Capabilities(c.dtypes(), c.graphReplay(), c.peakFlops(), 16L << 20);
+                    return new Capabilities(c.dtypes(), c.graphReplay(), c.peakFlops(), 16L << 20, c.placements());
                 }
             };
             Calibration c = new Calibrator(small, null).measure();

@@ -59,6 +59,8 @@ class CliTest {
         assertBadInput(run("bench", "rmsnorm", "--tokens", "99999999999"), "over the limit");
         assertBadInput(run("bench", "swiglu", "--tokens", "16000000"), "needs about", "GiB");
         assertBadInput(run("demo", "--tokens", ""), "token counts are empty");
+        assertBadInput(run("demo", "--placements", "0"), "--placements must be 1..64");
+        assertBadInput(run("bench", "rmsnorm", "--placements", "100"), "--placements must be 1..64");
     }
 
     @Test

@@ -43,6 +43,8 @@ class RecordRoundTripTest {
             assertEquals(16, run.record().rows().size());
             ExperimentRecord loaded = RecordStore.load(run.dir());
             assertEquals(Json.write(run.record()), Json.write(loaded));
+            assertEquals("1", loaded.parameters().get("placements"), "the CPU's placements, recorded with the run parameters");
+            assertTrue(loaded.rows().stream().allMatch(r -> r.measurement().placements() == 1));
             for (int i = 0; i < loaded.rows().size(); i++) {
                 assertArrayEquals(run.record().rows().get(i).measurement().samples(), loaded.rows().get(i).measurement().samples());
             }

@@ -70,6 +70,24 @@ class FindingsTest {
     }
 
     @Test
+    void theConditionsNameTheBufferPlacementsWhereRowsRotated(@TempDir Path out) {
+        ExperimentRecord r = hotSound;
+        assertFalse(findings(r, out).contains("placements"), "the CPU uses one placement: nothing to say");
+        List<gluelab.record.Row> rotated = r.rows().stream().map(row -> {
+            var m = row.measurement();
+            var three = new gluelab.timing.Measurement(m.label(), m.mode(), m.samples(), m.summary(), m.stopReason(), m.kernels(), m.peakBytes(),
+                    m.wallSeconds(), m.discarded(), m.noise(), m.rule(), 3);
+            return new gluelab.record.Row(row.key(), row.model(), row.bytes(), row.flops(), row.idealUs(), row.bound(), three, row.correctness());
+        }).toList();
+        var params = new java.util.LinkedHashMap<>(r.parameters());
+        params.put("placements", "8");
+        ExperimentRecord rr = new ExperimentRecord(r.formatVersion(), r.id(), r.kind(), r.spec(), params, r.telemetry(), r.environment(), rotated,
+                r.stopFraction(), r.finishedAt());
+        String conditions = section(findings(rr, out), "Summary");
+        assertTrue(conditions.contains("direct rows of small groups rotated through up to 3 buffer placements (8 asked)"), conditions);
+    }
+
+    @Test
     void aColdCpuRunSaysWhatItDidNotTest(@TempDir Path out) throws Exception {
         ExperimentRecord r = coldNoisy;
         String md = findings(r, out.resolve("render"));

@@ -41,10 +41,13 @@ public final class CpuDevice implements Device {
 
     @Override public DeviceFacts facts() { return facts; }
 
-    /** Every floating dtype; no graphs; peak FLOP/s unknown (the calibrator measures it); calibration buffers 4x the LLC, at least 256 MiB. */
+    /**
+     * Every floating dtype; no graphs; peak FLOP/s unknown (the calibrator measures it); calibration buffers 4x the LLC, at least
+     * 256 MiB; one buffer placement (the CPU's rows are far noisier than a layout's bias, so rotating buys nothing there).
+     */
     @Override public gluelab.device.Capabilities capabilities() {
         return new gluelab.device.Capabilities(java.util.EnumSet.of(DType.BF16, DType.FP16, DType.FP32, DType.FP64), false, 0,
-                Math.max(4 * facts.lastLevelCacheBytes(), 256L << 20));
+                Math.max(4 * facts.lastLevelCacheBytes(), 256L << 20), 1);
     }
 
     @Override public Buffer allocate(TensorSpec spec) { return new CpuBuffer(Tensor.allocate(spec)); }

@@ -213,14 +213,19 @@ public final class CudaDevice implements Device {
         p.add(columnSum(sums, slices, n, out));
     }
 
+    /** Buffer placements a bench rotates a small group's direct launches through (see {@link #capabilities()}). */
+    static final int PLACEMENTS = 8;
+
     @Override public String id() { return "cuda:" + ordinal; }
 
     @Override public DeviceFacts facts() { return facts; }
 
     @Override public gluelab.device.Capabilities capabilities() {
-        // 4 GiB buffers (16x L2 where that is more), as the anchors' torch copy: a ~0.5 ms kernel still pays its start and tail
+        // 4 GiB buffers (16x L2 where that is more), as the anchors' torch copy: a ~0.5 ms kernel still pays its start and tail.
+        // 8 placements: a cold launch of data that fits in L2 takes a level per process from where its buffers land (H200: up
+        // to 3-4% on 2k-token rows); rotating through 8 independent sets averages that layout out within one process.
         return new gluelab.device.Capabilities(java.util.EnumSet.of(gluelab.tensor.DType.BF16, gluelab.tensor.DType.FP32), true,
-                Double.parseDouble(facts.extras().get("peak_bf16_flops")), Math.max(16 * facts.lastLevelCacheBytes(), 4L << 30));
+                Double.parseDouble(facts.extras().get("peak_bf16_flops")), Math.max(16 * facts.lastLevelCacheBytes(), 4L << 30), PLACEMENTS);
     }
 
     @Override public Buffer allocate(TensorSpec spec) {

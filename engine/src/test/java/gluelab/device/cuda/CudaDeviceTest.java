@@ -225,6 +225,8 @@ class CudaDeviceTest extends GpuTest {
         assertEquals(List.of("eager", "eager graph", "fused", "fused graph"), rows.stream().map(r -> r.key().series()).toList());
         assertEquals(6, rows.get(0).measurement().kernels());
         assertEquals(1, rows.get(2).measurement().kernels());
+        assertEquals(List.of(8, 1, 8, 1), rows.stream().map(r -> r.measurement().placements()).toList(),
+                "direct rows rotate through CUDA's 8 buffer placements; graph rows replay one");
         assertTrue(rows.get(2).measuredUs() < rows.get(0).measuredUs(), "fused should beat eager: " + rows);
     }
 
