@@ -474,8 +474,11 @@ extern "C" __global__ void hold_stream(volatile int* flag, i64 timeout_ns) {
 //   CFG_PF       prefetch the next row while reducing this one (norms, q-norm + RoPE backward)
 //   CFG_CS       streaming (evict-first) loads and stores for data touched once
 //   CFG_L2PF     16-byte loads ask L2 to fetch 256-byte blocks (.L2::256B: fewer, longer DRAM bursts)
-//   CFG_STAGES   norms: rows staged in shared memory by cp.async, STAGES - 1 rows in flight ahead of
-//                the one being reduced, without the registers a prefetch into registers costs
+//   CFG_STAGES   norms and q-norm + RoPE: rows staged in shared memory by cp.async, STAGES - 1 rows in
+//                flight ahead of the one being reduced, without the registers a prefetch into registers costs
+//   CFG_DWFIN    backwards: dw finished in the kernel (per-block partials, a grid barrier, a column tile
+//                per block) instead of by column-sum launches after it
+//   CFG_ILEAVE   norm backward: block b takes rows b, b + grid, ... (RPB at a time) instead of a contiguous run
 //   CFG_RPB      rows a norm block handles at once (THREADS / RPB threads per row; 32 = a warp per row)
 //   CFG_MINB     blocks per SM the compiler must fit (caps registers; 1 = no cap)
 #ifdef GLUE_CONFIG
@@ -701,6 +704,78 @@ __device__ __forceinline__ float group_sum(float v) {
     return v;
 }
 
+#if defined(GLUE_FUSED_RMSNORM_BWD) || defined(GLUE_FUSED_QNORM_ROPE_BWD)
+// CFG_DWFIN: the weight gradient finished inside the backward kernel instead of by column_sum
+// launches after it. Every block writes its fp32 partial row, the blocks meet at a grid barrier, then
+// each block sums a tile of columns over all partial rows in a fixed order (the same bits every run)
+// and stores dw. The barrier needs every block resident at once: CudaFused launches one resident
+// wave at most (the occupancy calculator's blocks per SM x SMs), so no block waits for another's SM.
+#ifndef CFG_DWFIN
+#define CFG_DWFIN 0
+#endif
+#if CFG_DWFIN
+// bar[0] counts arrivals, bar[1] departures; the last block to leave zeroes both (the engine zeroes
+// them once when it allocates them), so the next launch finds them at 0.
+__device__ __forceinline__ void grid_barrier(unsigned* bar) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(bar, 1u);
+        unsigned seen;
+        while (true) {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(bar) : "memory");
+            if (seen >= gridDim.x) break;
+            __nanosleep(40);
+        }
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ void grid_depart(unsigned* bar) {
+    if (threadIdx.x == 0 && atomicAdd(bar + 1, 1u) == gridDim.x - 1) { bar[0] = 0; bar[1] = 0; }
+}
+
+// dw[j] = sum over parts p of partial[p, j] (n % 4 == 0), columns in tiles of Q float4 quads, Q the
+// power of 2 up to 8 that gives every block about one tile (one round of L2 loads): tile t to block
+// t, t + grid, ...; thread (quad q, lane l) adds parts l, l + T / Q, ... of its quad, the lanes of a
+// warp that share a quad add by shuffles (a fixed tree), the warps in shared memory in warp order.
+// Partials are read from L2 (ld.cg): other blocks wrote them.
+template <int T>
+__device__ __forceinline__ void finish_columns(const float* partial, int parts, int n, void* out) {
+    constexpr int QMAX = 8, W = T / 32;
+    __shared__ float4 fin[W][QMAX];
+    const int quads = n / 4;
+    int Q = 1;
+    while (Q < QMAX && Q * (int)gridDim.x < quads) Q <<= 1;
+    const int q = threadIdx.x % Q, l = threadIdx.x / Q, lanes = T / Q, tiles = (quads + Q - 1) / Q;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int quad = tile * Q + q;
+        float4 a = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (quad < quads) {
+            #pragma unroll 4
+            for (int p = l; p < parts; p += lanes) {
+                float4 v = __ldcg((const float4*)(partial + (i64)p * n) + quad);
+                a.x += v.x; a.y += v.y; a.z += v.z; a.w += v.w;
+            }
+        }
+        for (int o = Q; o < 32; o <<= 1) {
+            a.x += __shfl_xor_sync(0xffffffffu, a.x, o); a.y += __shfl_xor_sync(0xffffffffu, a.y, o);
+            a.z += __shfl_xor_sync(0xffffffffu, a.z, o); a.w += __shfl_xor_sync(0xffffffffu, a.w, o);
+        }
+        if ((threadIdx.x & 31) < Q) fin[threadIdx.x >> 5][q] = a;
+        __syncthreads();
+        if (threadIdx.x < Q && quad < quads) {
+            float s[4] = {0.f, 0.f, 0.f, 0.f};
+            #pragma unroll
+            for (int w = 0; w < W; w++) { float4 v = fin[w][q]; s[0] += v.x; s[1] += v.y; s[2] += v.z; s[3] += v.w; }
+            stv<4>(out, (i64)quad * 4, s);
+        }
+        __syncthreads();
+    }
+}
+#endif
+#endif
+
 #endif  // GLUE_CONFIG
 
 #if defined(GLUE_FUSED_RMSNORM_FWD) || defined(GLUE_FUSED_RMSNORM_BWD)
@@ -720,6 +795,9 @@ __device__ __forceinline__ float group_sum(float v) {
 #define NORM_WREG (CFG_CPT * NORM_WD <= 16)
 #ifndef CFG_STAGES
 #define CFG_STAGES 0
+#endif
+#ifndef CFG_ILEAVE
+#define CFG_ILEAVE 0
 #endif
 #if CFG_STAGES
 static_assert(NORM_WD == 4, "staged norm rows move 16-byte accesses");
@@ -887,7 +965,8 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_fwd(const void* x, const voi
 // residual's gradient (addend) is added to dx. CFG_PF: the next row's loads are issued before this
 // row's reduction.
 extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const void* w, const void* dy, const void* addend,
-                                                                       void* dx, float* partial, i64 rows, int n, i64 rpb, float eps) {
+                                                                       void* dx, float* partial, i64 rows, int n, i64 rpb, float eps,
+                                                                       void* dwo, unsigned* bar) {
     constexpr int T = CFG_THREADS, V = CFG_VEC, C = CFG_CPT, RPB = CFG_RPB, L = NORM_L, WD = NORM_WD;
     __shared__ float sh[2][2 * (T / 32)];
     const int chunks = n / V, lane = threadIdx.x % L, grp = threadIdx.x / L;
@@ -912,7 +991,14 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
 #endif
         }
     };
-    const i64 r0 = (i64)blockIdx.x * rpb, r1 = min(rows, r0 + rpb);
+    // Block b's rows: [b * rpb, (b + 1) * rpb), RPB at a time; CFG_ILEAVE: b * RPB, (b + grid) * RPB, ...
+    // (the grid moves through the rows together, so the rows in flight at once are neighbours).
+#if CFG_ILEAVE
+    const i64 r0 = (i64)blockIdx.x * RPB, r1 = rows, step = (i64)gridDim.x * RPB;
+    (void)rpb;
+#else
+    const i64 r0 = (i64)blockIdx.x * rpb, r1 = min(rows, r0 + rpb), step = RPB;
+#endif
     i64 row = r0 + grp;
 #if CFG_STAGES
     constexpr int S = CFG_STAGES, NT = 2 + CFG_ADD;
@@ -926,21 +1012,21 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
 #endif
     auto issue = [&](i64 rw, int slot) { norm_issue<NT>(ring, slot, src, rw, rw < r1, lane, chunks, n); };
     #pragma unroll
-    for (int s = 0; s < S - 1; s++) issue(row + s * RPB, s);
+    for (int s = 0; s < S - 1; s++) issue(row + s * step, s);
     int slot = 0;
 #elif CFG_PF
     unsigned xn[C][WD], gn[C][WD], an[C][WD];
     if (row < r1) load(row, xr, gr, ar);
 #endif
     int parity = 0;
-    for (i64 base = r0; base < r1; base += RPB, row += RPB, parity ^= 1) {
+    for (i64 base = r0; base < r1; base += step, row += step, parity ^= 1) {
         const bool live = row < r1;
 #if CFG_STAGES
-        issue(row + (S - 1) * RPB, slot == 0 ? S - 1 : slot - 1);
+        issue(row + (S - 1) * step, slot == 0 ? S - 1 : slot - 1);
         norm_take_row<NT, S>(ring, slot, dst, live, lane, chunks);
         slot = slot + 1 == S ? 0 : slot + 1;
 #elif CFG_PF
-        if (row + RPB < r1) load(row + RPB, xn, gn, an);
+        if (row + step < r1) load(row + step, xn, gn, an);
 #else
         if (live) load(row, xr, gr, ar);
 #endif
@@ -989,11 +1075,52 @@ extern "C" __global__ void ROW_BOUNDS fused_rmsnorm_bwd(const void* x, const voi
         }
 #endif
     }
+#if CFG_DWFIN
+    // The block's row groups' partials summed into one (group order) through the ring, which is free
+    // once every copy has landed; then dw is finished across the grid (finish_columns).
+    static_assert(CFG_STAGES || RPB == 1, "dw finished in the kernel: the row groups meet in the staging ring");
+    if constexpr (RPB > 1) {
+#if CFG_STAGES
+        cp_async_wait<0>();
+        __syncthreads();
+        float* red = reinterpret_cast<float*>(norm_ring<NT>());
+        if (grp > 0) {
+            #pragma unroll
+            for (int c = 0; c < C; c++) {
+                #pragma unroll
+                for (int k = 0; k < V; k++) red[(((grp - 1) * C + c) * V + k) * L + lane] = dw[c][k];
+            }
+        }
+        __syncthreads();
+        if (grp == 0) {
+            for (int g = 1; g < RPB; g++) {
+                #pragma unroll
+                for (int c = 0; c < C; c++) {
+                    #pragma unroll
+                    for (int k = 0; k < V; k++) dw[c][k] += red[(((g - 1) * C + c) * V + k) * L + lane];
+                }
+            }
+        }
+#endif
+    }
+    if (grp == 0) {
+        #pragma unroll
+        for (int c = 0; c < C; c++) {
+            int q = lane + c * L;
+            if (q < chunks) stf<V>(partial, (i64)blockIdx.x * n + (i64)q * V, dw[c]);
+        }
+    }
+    grid_barrier(bar);
+    finish_columns<T>(partial, gridDim.x, n, dwo);
+    grid_depart(bar);
+#else
     #pragma unroll
     for (int c = 0; c < C; c++) {
         int q = lane + c * L;
         if (q < chunks) stf<V>(partial, ((i64)blockIdx.x * RPB + grp) * n + (i64)q * V, dw[c]);
     }
+    (void)dwo; (void)bar;
+#endif
 }
 #endif
 
@@ -1023,9 +1150,114 @@ __device__ __forceinline__ void rope_table(const float* freqs, const float* cosv
     ldf<QP>(sinv, pos * half + p0, s);
 #endif
 }
+
+#ifndef CFG_STAGES
+#define CFG_STAGES 0
+#endif
+#if CFG_STAGES
+// Rows staged in shared memory by cp.async (CFG_STAGES): each group of LANES threads works through a
+// contiguous run of rows with STAGES - 1 rows in flight ahead of the one it reduces, without the
+// registers a prefetch into registers costs. The ring is [stage][tensor][access][thread] of 16-byte
+// slots (STAGES * NT * QA * THREADS * 16 bytes of dynamic shared memory: FusedConfigs.stagedBytes);
+// each thread reads back only what it copied, so waiting for its own copies is all the ordering it
+// needs. Consecutive rows are the heads of one token, so the RoPE table is loaded when the token changes.
+#define QA (QV * ES / 16)
+static_assert(QV * ES % 16 == 0, "staged q-norm rows move 16-byte accesses");
+template <int NT>
+using QRing = uint4 (*)[NT][QA][CFG_THREADS];
+
+template <int NT>
+__device__ __forceinline__ QRing<NT> q_ring() {
+    extern __shared__ uint4 q_ring_mem[];
+    return reinterpret_cast<QRing<NT>>(q_ring_mem);
+}
+
+// This thread's accesses of row `row` of the NT tensors into `slot` when `has`; one commit group either way.
+template <int NT>
+__device__ __forceinline__ void q_issue(QRing<NT> ring, int slot, const void* const (&src)[NT], i64 row, bool has, int hd, int sub) {
+    if (has) {
+        const i64 e = (row * hd + (i64)sub * QV) * ES;
+        #pragma unroll
+        for (int t = 0; t < NT; t++) {
+            #pragma unroll
+            for (int a = 0; a < QA; a++) cp_async16(&ring[slot][t][a][threadIdx.x], (const char*)src[t] + e + 16 * a);
+        }
+    }
+    cp_async_commit();
+}
+
+// Row i of a group's contiguous run of rpg rows [first, first + rpg) (consecutive rows are the heads
+// of one token: the table is loaded once per token; interleaving the groups' rows lost on the H200).
+struct QRows {
+    i64 first, end, count;
+    __device__ __forceinline__ i64 row(i64 i) const { return first + i; }
+    __device__ __forceinline__ bool has(i64 i) const { return i < count && row(i) < end; }
+};
+__device__ __forceinline__ QRows q_rows(i64 group, i64 rpg, i64 rows) { return QRows{group * rpg, rows, rpg}; }
+
+// Waits for the oldest row in flight (S - 1 newer groups may still be) and moves it to registers.
+template <int NT, int S>
+__device__ __forceinline__ void q_take(QRing<NT> ring, int slot, unsigned (&w)[NT][4 * QA]) {
+    cp_async_wait<S - 1>();
+    #pragma unroll
+    for (int t = 0; t < NT; t++) {
+        #pragma unroll
+        for (int a = 0; a < QA; a++) {
+            uint4 v = ring[slot][t][a][threadIdx.x];
+            w[t][4 * a] = v.x; w[t][4 * a + 1] = v.y; w[t][4 * a + 2] = v.z; w[t][4 * a + 3] = v.w;
+        }
+    }
+}
+#endif
 #endif
 
 #ifdef GLUE_FUSED_QNORM_ROPE_FWD
+#if CFG_STAGES
+// Staged: group g of the grid works through rows [g * rpg, (g + 1) * rpg) (rpg = rows / groups, rounded up).
+extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv,
+                                                                          const float* sinv, void* out, i64 rows, i64 heads, int hd, float eps) {
+    constexpr int S = CFG_STAGES;
+    const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
+    const i64 group = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) / QL, groups = (i64)gridDim.x * (CFG_THREADS / QL);
+    const i64 rpg = (rows + groups - 1) / groups;
+    const QRows span = q_rows(group, rpg, rows);
+    float wv[QV];
+    ldv<QV>(w, sub * QV, wv);
+    const QRing<1> ring = q_ring<1>();
+    const void* const src[1] = {q};
+    #pragma unroll
+    for (int st = 0; st < S - 1; st++) q_issue<1>(ring, st, src, span.row(st), span.has(st), hd, sub);
+    float c[QP], s[QP];
+    i64 tok = -1;
+    int slot = 0;
+    for (i64 i = 0; i < rpg; i++) {
+        const i64 row = span.row(i);
+        const bool live = span.has(i);
+        q_issue<1>(ring, slot == 0 ? S - 1 : slot - 1, src, span.row(i + S - 1), span.has(i + S - 1), hd, sub);
+        unsigned wq[1][4 * QA];
+        q_take<1, S>(ring, slot, wq);
+        slot = slot + 1 == S ? 0 : slot + 1;
+        float a[QV], ss = 0.f;
+        cvt<QV>(wq[0], a);
+        if (live) {
+            #pragma unroll
+            for (int k = 0; k < QV; k++) ss += a[k] * a[k];
+            const i64 t = token_of(row, heads);
+            if (t != tok) { rope_table(freqs, cosv, sinv, t, half, p0, c, s); tok = t; }
+        }
+        const float rs = rsqrtf(group_sum<QL>(ss) / hd + eps);
+        if (!live) continue;
+        float o[QV];
+        #pragma unroll
+        for (int k = 0; k < QP; k++) {
+            float x0 = a[2 * k] * rs * wv[2 * k], x1 = a[2 * k + 1] * rs * wv[2 * k + 1];
+            o[2 * k] = x0 * c[k] - x1 * s[k];
+            o[2 * k + 1] = x0 * s[k] + x1 * c[k];
+        }
+        stv<QV>(out, row * hd + sub * QV, o);
+    }
+}
+#else
 // CFG_RPI rows per group are loaded before any is reduced (independent loads in flight).
 extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv,
                                                                           const float* sinv, void* out, i64 rows, i64 heads, int hd, float eps) {
@@ -1067,6 +1299,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
         }
     }
 }
+#endif  // CFG_STAGES
 #endif
 
 #ifdef GLUE_FUSED_QNORM_ROPE_BWD
@@ -1078,7 +1311,8 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
 // table are loaded before this row's reductions.
 extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const void* w, const float* freqs, const float* cosv,
                                                                           const float* sinv, const void* dy, void* dq, float* partial,
-                                                                          i64 rows, i64 heads, int hd, i64 rpg, float eps) {
+                                                                          i64 rows, i64 heads, int hd, i64 rpg, float eps,
+                                                                          void* dwo, unsigned* bar) {
     const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
     const i64 group = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) / QL;
     const i64 r0 = group * rpg;
@@ -1087,22 +1321,50 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
     #pragma unroll
     for (int k = 0; k < QV; k++) dw[k] = 0.f;
     float a[QV], d[QV], c[QP], s[QP];
+#if CFG_STAGES
+    constexpr int S = CFG_STAGES;
+    const QRing<2> ring = q_ring<2>();
+    const void* const src[2] = {q, dy};
+    const QRows span = q_rows(group, rpg, rows);
+    #pragma unroll
+    for (int st = 0; st < S - 1; st++) q_issue<2>(ring, st, src, span.row(st), span.has(st), hd, sub);
+    i64 tok = -1;
+    int slot = 0;
+#else
     auto load = [&](i64 row, float (&ad)[QV], float (&dd)[QV], float (&cd)[QP], float (&sd)[QP]) {
         ldv<QV>(q, row * hd + sub * QV, ad);
         ldv<QV>(dy, row * hd + sub * QV, dd);
         rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, cd, sd);
     };
-#if CFG_PF
+#endif
+#if CFG_PF && !CFG_STAGES
     float an[QV], dn[QV], cn[QP], sn[QP];
     if (r0 < rows) load(r0, a, d, c, s);
 #endif
     for (i64 i = 0; i < rpg; i++) {
-        i64 row = r0 + i;
-        bool live = row < rows;
+#if CFG_STAGES
+        const i64 row = span.row(i);
+        const bool live = span.has(i);
+        q_issue<2>(ring, slot == 0 ? S - 1 : slot - 1, src, span.row(i + S - 1), span.has(i + S - 1), hd, sub);
+        {
+            unsigned wr[2][4 * QA];
+            q_take<2, S>(ring, slot, wr);
+            cvt<QV>(wr[0], a);
+            cvt<QV>(wr[1], d);
+        }
+        slot = slot + 1 == S ? 0 : slot + 1;
+        if (live) {
+            const i64 t = token_of(row, heads);
+            if (t != tok) { rope_table(freqs, cosv, sinv, t, half, p0, c, s); tok = t; }
+        }
+#else
+        const i64 row = r0 + i;
+        const bool live = row < rows;
 #if CFG_PF
         if (i + 1 < rpg && row + 1 < rows) load(row + 1, an, dn, cn, sn);
 #else
         if (live) load(row, a, d, c, s);
+#endif
 #endif
         float ga[QV], ss = 0.f, dot = 0.f;
         if (live) {
@@ -1126,7 +1388,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
             }
             stv<QV>(dq, row * hd + sub * QV, o);
         }
-#if CFG_PF
+#if CFG_PF && !CFG_STAGES
         #pragma unroll
         for (int k = 0; k < QV; k++) { a[k] = an[k]; d[k] = dn[k]; }
         #pragma unroll
@@ -1151,6 +1413,13 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
         for (int k = 0; k < W; k++) t += red[k][j];
         partial[(i64)blockIdx.x * hd + j] = t;
     }
+#if CFG_DWFIN
+    grid_barrier(bar);
+    finish_columns<CFG_THREADS>(partial, gridDim.x, hd, dwo);
+    grid_depart(bar);
+#else
+    (void)dwo; (void)bar;
+#endif
     (void)group;
 }
 #endif

@@ -52,13 +52,17 @@ final class CudaFused {
                     if (add) a.ptr(t.get("h")); else a.nullPtr();
                     p.add(a.ptr(t.get("y")).i64(rows).i32(n).f32(eps).launch(k, (int) blocks, threads, smem));
                 } else {
-                    // Block b handles rows [b*rpb, (b+1)*rpb), `together` at a time, one dw partial per row group.
+                    // Block b handles rows [b*rpb, (b+1)*rpb), `together` at a time, one dw partial per row
+                    // group (per block where the kernel finishes dw itself: dwfin).
                     long rpb = (rows + blocks - 1) / blocks, parts = (rows + rpb - 1) / rpb;
-                    CudaBuffer partial = p.scratch("dw_partial", DType.FP32, parts * together, n);
+                    boolean finish = finishesDw(c);
+                    CudaBuffer partial = p.scratch("dw_partial", DType.FP32, finish ? parts : parts * together, n);
                     Args a = new Args().ptr(t.get(add ? "h" : "x")).ptr(t.get("w")).ptr(t.get("dy"));
                     if (add) a.ptr(t.get("dh")); else a.nullPtr();
-                    p.add(a.ptr(t.get("dx")).ptr(partial).i64(rows).i32(n).i64(rpb).f32(eps).launch(k, (int) parts, threads, smem));
-                    d.columnSum(p, partial, parts * together, n, t.get("dw"));
+                    a.ptr(t.get("dx")).ptr(partial).i64(rows).i32(n).i64(rpb).f32(eps).ptr(t.get("dw"));
+                    if (finish) a.ptr(gridBarrier(p)); else a.nullPtr();
+                    p.add(a.launch(k, (int) parts, threads, smem));
+                    if (!finish) d.columnSum(p, partial, parts * together, n, t.get("dw"));
                 }
             }
             case "qnorm_rope_complex", "qnorm_rope_real" -> {
@@ -73,15 +77,17 @@ final class CudaFused {
                 if (fwd) {
                     long rowsPerBlock = groupsPerBlock * c.get("rpi");
                     int grid = (int) Math.min((rows + rowsPerBlock - 1) / rowsPerBlock, wave);
-                    p.add(a.ptr(t.get("out")).i64(rows).i64(heads).i32(hd).f32(eps).launch(k, grid, threads));
+                    p.add(a.ptr(t.get("out")).i64(rows).i64(heads).i32(hd).f32(eps).launch(k, grid, threads, smem));
                 } else {
                     long groups0 = Math.min(rows, (long) wave * groupsPerBlock), rpg = (rows + groups0 - 1) / groups0;
                     long blocks = ((rows + rpg - 1) / rpg + groupsPerBlock - 1) / groupsPerBlock;
                     // One dw partial per block: the kernel sums its row groups' partials first.
                     CudaBuffer partial = p.scratch("dw_partial", DType.FP32, blocks, hd);
-                    p.add(a.ptr(t.get("dy")).ptr(t.get("dq")).ptr(partial).i64(rows).i64(heads).i32(hd).i64(rpg).f32(eps)
-                            .launch(k, (int) blocks, threads));
-                    d.columnSum(p, partial, blocks, hd, t.get("dw"));
+                    boolean finish = finishesDw(c);
+                    a.ptr(t.get("dy")).ptr(t.get("dq")).ptr(partial).i64(rows).i64(heads).i32(hd).i64(rpg).f32(eps).ptr(t.get("dw"));
+                    if (finish) a.ptr(gridBarrier(p)); else a.nullPtr();
+                    p.add(a.launch(k, (int) blocks, threads, smem));
+                    if (!finish) d.columnSum(p, partial, blocks, hd, t.get("dw"));
                 }
             }
             case "swiglu" -> {
@@ -111,6 +117,20 @@ final class CudaFused {
             }
             default -> throw new IllegalArgumentException("the CUDA device has no fused kernel for op '" + in.op().name() + "'");
         }
+    }
+
+    /**
+     * dwfin=1: the backward finishes its weight gradient itself, after a grid barrier (the grids
+     * above are one resident wave at most, so every block runs at once and the barrier cannot wait
+     * on a block that has no SM).
+     */
+    private static boolean finishesDw(KernelConfig c) { return c.params().getOrDefault("dwfin", 0) == 1; }
+
+    /** The grid barrier's two counters (arrivals, departures), zeroed here once; the kernel leaves them at zero. */
+    private static CudaBuffer gridBarrier(CudaProgram p) {
+        CudaBuffer bar = p.scratch("grid_barrier", DType.I32, 2);
+        JCudaDriver.cuMemsetD32(bar.ptr(), 0, 2);
+        return bar;
     }
 
     /** Blocks of this kernel that are resident on one SM at once (at least 1). */

@@ -122,14 +122,16 @@ final class FusedConfigs {
     private static int stagedBytes(int stages, int tensors, int cpt, int threads) { return stages * tensors * cpt * threads * 16; }
 
     /**
-     * Dynamic shared memory of a staged norm config ({@code stages}: the ring of 16-byte accesses,
-     * [stage][tensor][access][thread]); 0 for every other config.
+     * Dynamic shared memory of a staged config: a norm's or q-norm's ring of 16-byte accesses
+     * ({@code stages}: [stage][tensor][access][thread]); 0 for every other config.
      */
     static int stagedBytes(OpInstance in, KernelConfig c) {
         int stages = c.params().getOrDefault("stages", 0);
         if (stages == 0) return 0;
         int tensors = (in.pass() == Pass.FORWARD ? 1 : 2) + (in.op().name().equals("add_rmsnorm") ? 1 : 0);
-        return stagedBytes(stages, tensors, c.get("cpt"), c.get("threads"));
+        // q-norm + RoPE: a row's vec elements per thread, in 16-byte accesses.
+        int accesses = c.params().containsKey("cpt") ? c.get("cpt") : c.get("vec") * in.shape().dtype().bytes() / 16;
+        return stagedBytes(stages, tensors, accesses, c.get("threads"));
     }
 
     /**
@@ -151,6 +153,10 @@ final class FusedConfigs {
                     for (int pf : new int[]{1, 0}) {
                         if (cpt * words * (add ? 3 : 2) * (pf + 1) + cpt * vec > NORM_BWD_WORDS) continue;
                         out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "minb", 1));
+                        // dw finished in the kernel, the grid's rows interleaved (below)
+                        if (pf == 1 && rpb == 1 && n % 16 == 0) {
+                            out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "minb", 1, "dwfin", 1, "ileave", 1));
+                        }
                         int capped = 65536 / (threads * 80);
                         if (pf == 1 && capped > 1) {
                             out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", pf, "minb", capped));
@@ -162,6 +168,14 @@ final class FusedConfigs {
                         for (int stages : new int[]{2, 3, 4}) {
                             if (stagedBytes(stages, add ? 3 : 2, cpt, threads) > STAGED_BYTES) continue;
                             out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "minb", 1, "stages", stages));
+                            // dw finished in the kernel (a grid barrier, then a column tile per block: one launch
+                            // fewer, a partial row per block) and the grid's rows interleaved (block b: rows b,
+                            // b + grid, ...: the rows in flight at once are neighbours). The H200's picks at 8k and
+                            // 32k; each alone gained 1-2%, the two together 5-6%.
+                            if (n % 16 == 0 && stages <= 3) {
+                                out.add(config(RMSNORM_BWD, "threads", threads, "vec", vec, "cpt", cpt, "rpb", rpb, "pf", 0, "minb", 1, "stages", stages,
+                                        "dwfin", 1, "ileave", 1));
+                            }
                         }
                     }
                 }
@@ -194,7 +208,14 @@ final class FusedConfigs {
                         if (threads >= 128 && rpi == 2) {
                             out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "minb", 1024 / threads));
                         }
-
+                    }
+                    // Rows staged in shared memory (cp.async), stages - 1 rows ahead per group (the real form's
+                    // pick on the H200; the complex form keeps lanes=8 vec=16 unstaged).
+                    if (threads >= 128 && vec * es % 16 == 0) {
+                        for (int stages : new int[]{3, 4, 6}) {
+                            if (stagedBytes(stages, 1, vec * es / 16, threads) > STAGED_BYTES) continue;
+                            out.add(config(QNR_FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", 1, "stages", stages));
+                        }
                     }
                 } else {
                     for (int pf : new int[]{0, 1}) {
@@ -202,6 +223,18 @@ final class FusedConfigs {
                         // Registers capped at about 80 a thread: more groups in flight per SM.
                         if (threads >= 128) out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "minb", 65536 / (threads * 80)));
                         if (pf == 0 && threads <= 128 && vec * es >= 16) out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "l2pf", 1));
+                    }
+                    // Rows staged in shared memory (cp.async), stages - 1 rows ahead per group, and dw finished in
+                    // the kernel after a grid barrier (no column-sum launches after it): the H200's picks at 8k and
+                    // 32k (staged without dwfin 3-5% behind; dwfin on the unstaged forms 3-4%).
+                    if (threads >= 128 && vec * es % 16 == 0 && hd % 4 == 0) {
+                        for (int stages : new int[]{3, 4}) {
+                            if (stagedBytes(stages, 2, vec * es / 16, threads) > STAGED_BYTES) continue;
+                            out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", 0, "stages", stages, "dwfin", 1));
+                            // registers capped at about 80 a thread (a row of 16 elements a thread takes ~120)
+                            out.add(config(QNR_BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", 0, "minb", 65536 / (threads * 80),
+                                    "stages", stages, "dwfin", 1));
+                        }
                     }
                 }
             }

@@ -122,6 +122,48 @@ class FusedConfigsTest {
         assertTrue(staged >= 8, staged + " staged configs");
     }
 
+    /**
+     * One config of each form whose kernel code is not in the round-robin hundred above (a grid
+     * barrier that finishes dw, rows interleaved across the grid, rows staged for q-norm + RoPE)
+     * compiles for sm_90, and the staged q-norm forms ask for the shared memory their ring takes.
+     */
+    @Test
+    void barrierAndStagedFormsCompileWithinTheirSharedMemory() {
+        NvccCompiler nvcc = NvccCompilerTest.nvcc();
+        String source = CudaKernels.readSource();
+        CompileCache cache = new CompileCache(cacheDir, nvcc);
+        List<String> forms = List.of("dwfin", "ileave", "stages");
+        Map<List<String>, Map.Entry<OpInstance, KernelConfig>> firstOfForm = new LinkedHashMap<>();
+        for (OpInstance in : catalogue(Presets.ANCHOR_H200, 8192)) {
+            String op = in.op().name();
+            if (!op.startsWith("qnorm_rope") && !op.equals("rmsnorm")) continue;
+            for (KernelConfig c : FusedConfigs.configs(in)) {
+                List<String> form = new ArrayList<>(List.of(op, in.pass().name()));
+                for (String f : forms) if (c.params().getOrDefault(f, 0) > 0) form.add(f);
+                if (form.size() == 2 || op.equals("rmsnorm") && !form.contains("dwfin")) continue;
+                firstOfForm.putIfAbsent(form, Map.entry(in, c));
+                int bytes = FusedConfigs.stagedBytes(in, c);
+                if (c.params().containsKey("stages") && op.startsWith("qnorm_rope")) {
+                    int tensors = in.pass() == Pass.FORWARD ? 1 : 2;
+                    assertEquals(c.get("stages") * tensors * (c.get("vec") * 2 / 16) * c.get("threads") * 16, bytes, c.toString());
+                }
+                assertTrue(bytes <= 100 * 1024, c + ": " + bytes + " bytes");
+            }
+        }
+        // rmsnorm bwd: dwfin + ileave, staged and not; per q-norm form: fwd staged, bwd staged + dwfin
+        assertEquals(2 + 2 * 2, firstOfForm.size(), firstOfForm.keySet().toString());
+        List<KernelConfig> configs = new ArrayList<>();
+        Map<KernelConfig, OpInstance> owner = new IdentityHashMap<>();
+        for (var e : firstOfForm.values()) {
+            KernelConfig c = new KernelConfig(e.getValue().kernel(), e.getValue().params());
+            owner.put(c, e.getKey());
+            configs.add(c);
+        }
+        List<Tunable.CompileOutcome> outcomes = CudaTuning.compileAll(configs, Runtime.getRuntime().availableProcessors(), c -> c,
+                c -> cache.fetch(source, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(owner.get(c), c)));
+        for (Tunable.CompileOutcome o : outcomes) assertTrue(o.error().isEmpty(), o.config() + ": " + o.error().orElse(""));
+    }
+
     @Test
     void aConfigThatDoesNotCompileIsReportedWithItsReason() {
         NvccCompiler nvcc = NvccCompilerTest.nvcc();
