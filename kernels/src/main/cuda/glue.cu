@@ -1315,7 +1315,9 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
                                                                           void* dwo, unsigned* bar) {
     const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
     const i64 group = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) / QL;
+#if !CFG_STAGES
     const i64 r0 = group * rpg;
+#endif
     float wv[QV], dw[QV];
     ldv<QV>(w, sub * QV, wv);
     #pragma unroll
