@@ -9,11 +9,14 @@ import java.lang.foreign.ValueLayout;
  * read or written as float/double, which is how CPU kernels compute (fp32 accumulate, as GPUs do).
  */
 public final class Tensor implements AutoCloseable {
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    /** True when the JVM runs with jdk.incubator.vector: bf16 bulk loads and stores then convert whole SIMD vectors. */
+    public static final boolean VECTOR_API = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
 
     private final TensorSpec spec;
     private final DType dtype;
@@ -84,6 +87,10 @@ public final class Tensor implements AutoCloseable {
         switch (dtype) {
             case FP32 -> MemorySegment.copy(data, FLOAT, index * 4, dst, off, n);
             case BF16 -> {
+                if (VECTOR_API) {
+                    Bf16Vectors.load(data, index, dst, off, n);
+                    return;
+                }
                 short[] tmp = shorts(n);
                 MemorySegment.copy(data, SHORT, index * 2, tmp, 0, n);
                 for (int i = 0; i < n; i++) dst[off + i] = Float.intBitsToFloat((tmp[i] & 0xffff) << 16);
@@ -104,6 +111,10 @@ public final class Tensor implements AutoCloseable {
         switch (dtype) {
             case FP32 -> MemorySegment.copy(src, off, data, FLOAT, index * 4, n);
             case BF16 -> {
+                if (VECTOR_API) {
+                    Bf16Vectors.store(src, off, data, index, n);
+                    return;
+                }
                 short[] tmp = shorts(n);
                 for (int i = 0; i < n; i++) {
                     int bits = Float.floatToRawIntBits(src[off + i]);

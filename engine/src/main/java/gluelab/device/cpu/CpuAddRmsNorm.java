@@ -6,6 +6,7 @@ import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
 import gluelab.tensor.Tensor;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
@@ -25,6 +26,15 @@ final class CpuAddRmsNorm implements CpuKernels.OpKernels {
             return p.pass(() -> CpuRmsNorm.fusedBackward(par, t.get("h"), w, t.get("dy"), t.get("dh"), t.get("dx"), t.get("dw"), rows, n, eps, size));
         }
         Tensor x = t.get("x"), r = t.get("r"), h = t.get("h"), y = t.get("y");
+        if (NormKernels.onBf16Rows(x, r, h, y)) {
+            return p.pass(() -> {
+                float[] wv = Bf16Rows.split(NormKernels.vector(w), n);
+                MemorySegment xs = x.segment(), rs = r.segment(), hs = h.segment(), ys = y.segment();
+                par.range(rows, size, (from, to) -> {
+                    for (long row = from; row < to; row++) Bf16Rows.addNorm(xs, rs, hs, ys, row * n, wv, n, eps);
+                });
+            });
+        }
         return p.pass(() -> {
             float[] wv = NormKernels.vector(w);
             Primitives.rows(par, rows, n, size, (row, a, b) -> {

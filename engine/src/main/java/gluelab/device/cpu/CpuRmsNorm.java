@@ -6,6 +6,7 @@ import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
 import gluelab.tensor.Tensor;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
@@ -32,6 +33,15 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
         Program p = new Program();
         if (in.pass() == Pass.FORWARD) {
             Tensor y = t.get("y");
+            if (NormKernels.onBf16Rows(x, y)) {
+                return p.pass(() -> {
+                    float[] wv = Bf16Rows.split(NormKernels.vector(w), n);
+                    MemorySegment xs = x.segment(), ys = y.segment();
+                    par.range(rows, size, (from, to) -> {
+                        for (long r = from; r < to; r++) Bf16Rows.norm(xs, ys, r * n, wv, n, eps);
+                    });
+                });
+            }
             return p.pass(() -> {
                 float[] wv = NormKernels.vector(w);
                 Primitives.rows(par, rows, n, size, (r, a, b) -> {
@@ -49,6 +59,17 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
                               long rows, int n, float eps, long chunk) {
         float[] wv = NormKernels.vector(w);
         float[][] partials = new float[(int) ((rows + chunk - 1) / chunk)][];
+        if (NormKernels.onBf16Rows(x, dy, addend, dx)) {
+            MemorySegment xs = x.segment(), gs = dy.segment(), as = addend == null ? null : addend.segment(), dxs = dx.segment();
+            float[] ws = Bf16Rows.split(wv, n);
+            par.chunks(rows, chunk, (from, to) -> {
+                float[] acc = new float[n];
+                for (long r = from; r < to; r++) Bf16Rows.normBackward(xs, gs, as, dxs, r * n, ws, acc, n, eps);
+                partials[(int) (from / chunk)] = Bf16Rows.unsplit(acc, n);
+            });
+            NormKernels.storeColumnSum(partials, dw, n);
+            return;
+        }
         par.chunks(rows, chunk, (from, to) -> {
             float[] acc = new float[n], xa = new float[n], g = new float[n], out = new float[n], add = new float[n];
             for (long r = from; r < to; r++) {

@@ -6,6 +6,7 @@ import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
 import gluelab.tensor.Tensor;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
@@ -24,6 +25,11 @@ final class CpuSwiGlu implements CpuKernels.OpKernels {
         Program p = new Program();
         if (in.pass() == Pass.FORWARD) {
             Tensor out = t.get("out");
+            // Blocks are multiples of the vector length, so the lanes fall as in the float loops.
+            if (NormKernels.onBf16Rows(g, u, out)) {
+                MemorySegment gs = g.segment(), us = u.segment(), os = out.segment();
+                return p.pass(() -> par.chunks(n, block, (from, to) -> Bf16Rows.swiglu(gs, us, os, from, to)));
+            }
             return p.pass(() -> Primitives.blocks(par, n, block, (start, len, a, b, c, d) -> {
                 g.load(start, a, 0, len);
                 u.load(start, b, 0, len);
@@ -33,6 +39,10 @@ final class CpuSwiGlu implements CpuKernels.OpKernels {
             }));
         }
         Tensor dy = t.get("dy"), dg = t.get("dgate"), du = t.get("dup");
+        if (NormKernels.onBf16Rows(g, u, dy, dg, du)) {
+            MemorySegment gs = g.segment(), us = u.segment(), ds = dy.segment(), dgs = dg.segment(), dus = du.segment();
+            return p.pass(() -> par.chunks(n, block, (from, to) -> Bf16Rows.swigluBackward(gs, us, ds, dgs, dus, from, to)));
+        }
         return p.pass(() -> Primitives.blocks(par, n, block, (start, len, a, b, up, d) -> {
             g.load(start, a, 0, len);
             u.load(start, up, 0, len);

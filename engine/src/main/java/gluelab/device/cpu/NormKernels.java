@@ -1,5 +1,6 @@
 package gluelab.device.cpu;
 
+import gluelab.tensor.DType;
 import gluelab.tensor.Tensor;
 
 /** RMSNorm over rows of width n: the fused row loops shared by the norm ops. */
@@ -7,7 +8,14 @@ final class NormKernels {
     private NormKernels() {}
 
     /** True when the JVM runs with jdk.incubator.vector, so the row loops use {@link VectorRows}. */
-    static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+    static final boolean VECTOR = Tensor.VECTOR_API;
+
+    /** True when the loops can run on {@link Bf16Rows}: the Vector API is there and every tensor is bf16. */
+    static boolean onBf16Rows(Tensor... tensors) {
+        if (!VECTOR) return false;
+        for (Tensor t : tensors) if (t != null && t.dtype() != DType.BF16) return false;
+        return true;
+    }
 
     /** Fused forward of one row held in x: y = x * rstd * w (x and y may be the same array). */
     static void fusedRow(float[] x, float[] w, float[] y, int n, float eps) {
