@@ -6,17 +6,28 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * The fused loops straight on bf16 memory: a row or block is read from the tensors' segments two
  * bf16 to an int lane ({@link Bf16Vectors#loadPairs}), its even and odd elements widened in
  * registers and rounded back on the way out, with no float copy of the data and no lane shuffles.
  * A row of the default model (4096 bf16, 8 KiB) stays in L1 between the passes, so memory is read
- * once. Row vectors (the norm weight, its gradient's accumulator) are kept split: the even
- * elements of each step's pairs, then the odd ones ({@link #split}, {@link #unsplit}).
+ * once. The norm weight is kept split: the even elements of each step's pairs, then the odd ones
+ * ({@link #split}).
  * Elementwise results match the float loops; sums run in two lanes sets (even, odd), so a norm's
  * rstd and dot products may differ from them in the last bits (within the fp64 checks).
- * Loaded only when the JVM has jdk.incubator.vector.
+ *
+ * <p>A row's passes call each other through method handles held in non-final fields, which C2
+ * cannot inline, so each pass is compiled on its own. Inlined into one caller, the passes of a
+ * row ran past C2's inlining budget (NodeCountInliningCutoff): the vector operations left over
+ * stayed calls that box every vector, and the row ran 30-100x slower, or not, depending on the
+ * order in which methods happened to be compiled. A handle call costs a few ns a row. The norms'
+ * backward rows (three passes of about 40 vector operations each) hit that budget even one pass
+ * at a time, so they stay on float rows ({@link VectorRows}) with whole-vector bf16 conversions
+ * ({@link gluelab.tensor.Tensor#load}). Loaded only when the JVM has jdk.incubator.vector.
  */
 final class Bf16Rows {
     /** Elements per step. */
@@ -24,6 +35,27 @@ final class Bf16Rows {
     private static final int HALF = STEP / 2;
 
     private Bf16Rows() {}
+
+    // Not final: a constant handle would be inlined (see the class comment).
+    private static MethodHandle sumSquaresPass = pass("sumSquares", float.class, MemorySegment.class, long.class, int.class);
+    private static MethodHandle addPass = pass("add", void.class, MemorySegment.class, MemorySegment.class, MemorySegment.class, long.class, int.class);
+    private static MethodHandle sigmoidsPass = pass("sigmoids", void.class, MemorySegment.class, long.class, int.class, float[].class, float[].class);
+    private static MethodHandle upGradPass = pass("upGrad", void.class, MemorySegment.class, MemorySegment.class, MemorySegment.class, long.class, int.class, float[].class);
+
+    private static MethodHandle pass(String name, Class<?> returns, Class<?>... params) {
+        try {
+            return MethodHandles.lookup().findStatic(Bf16Rows.class, name, MethodType.methodType(returns, params));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Bf16Rows has no pass " + name, e);
+        }
+    }
+
+    /** What a pass threw (the passes throw nothing checked). */
+    private static RuntimeException rethrow(Throwable e) {
+        if (e instanceof RuntimeException r) return r;
+        if (e instanceof Error err) throw err;
+        return new IllegalStateException(e);
+    }
 
     /** The first n elements that whole steps cover. */
     static int vectorPart(int n) { return n - n % STEP; }
@@ -42,24 +74,13 @@ final class Bf16Rows {
         return out;
     }
 
-    /** The inverse of {@link #split}. */
-    static float[] unsplit(float[] v, int n) {
-        float[] out = new float[n];
-        int m = vectorPart(n);
-        for (int s = 0; s < m; s += STEP) {
-            for (int k = 0; k < HALF; k++) {
-                out[s + 2 * k] = v[s + k];
-                out[s + 2 * k + 1] = v[s + HALF + k];
-            }
-        }
-        System.arraycopy(v, m, out, m, n - m);
-        return out;
-    }
-
     private static FloatVector vector(float[] a, int i) { return FloatVector.fromArray(Bf16Vectors.FLOATS, a, i); }
 
+    /** A scalar as a vector, once per loop rather than at each use (less code for C2, see the class comment). */
+    private static FloatVector broadcast(float v) { return FloatVector.broadcast(Bf16Vectors.FLOATS, v); }
+
     /** sum of squares of the n values from element {@code at} of x. */
-    static float sumSquares(MemorySegment x, long at, int n) {
+    private static float sumSquares(MemorySegment x, long at, int n) {
         FloatVector even = FloatVector.zero(Bf16Vectors.FLOATS), odd = even;
         int m = vectorPart(n);
         for (int j = 0; j < m; j += STEP) {
@@ -80,67 +101,44 @@ final class Bf16Rows {
 
     /** RMSNorm forward of the row at element {@code at}: y = x * rstd * w (w split). */
     static void norm(MemorySegment x, MemorySegment y, long at, float[] w, int n, float eps) {
-        float rs = rstd(sumSquares(x, at, n), n, eps);
+        float ss;
+        try {
+            ss = (float) sumSquaresPass.invokeExact(x, at, n);
+        } catch (Throwable e) {
+            throw rethrow(e);
+        }
+        scale(x, y, at, w, n, rstd(ss, n, eps));
+    }
+
+    /** y = x * rs * w over one row. */
+    private static void scale(MemorySegment x, MemorySegment y, long at, float[] w, int n, float rs) {
         int m = vectorPart(n);
+        FloatVector rsv = broadcast(rs);
         for (int j = 0; j < m; j += STEP) {
             IntVector p = Bf16Vectors.loadPairs(x, at + j);
-            Bf16Vectors.storePairs(Bf16Vectors.even(p).mul(rs).mul(vector(w, j)), Bf16Vectors.odd(p).mul(rs).mul(vector(w, j + HALF)), y, at + j);
+            Bf16Vectors.storePairs(Bf16Vectors.even(p).mul(rsv).mul(vector(w, j)), Bf16Vectors.odd(p).mul(rsv).mul(vector(w, j + HALF)), y, at + j);
         }
         for (int j = m; j < n; j++) Bf16Vectors.set(y, at + j, Bf16Vectors.get(x, at + j) * rs * w[j]);
     }
 
     /** add_rmsnorm forward of one row: h = x + r (stored, rounded), y = norm(h as stored). */
     static void addNorm(MemorySegment x, MemorySegment r, MemorySegment h, MemorySegment y, long at, float[] w, int n, float eps) {
+        try {
+            addPass.invokeExact(x, r, h, at, n);
+        } catch (Throwable e) {
+            throw rethrow(e);
+        }
+        norm(h, y, at, w, n, eps);
+    }
+
+    /** h = x + r over one row. */
+    private static void add(MemorySegment x, MemorySegment r, MemorySegment h, long at, int n) {
         int m = vectorPart(n);
         for (int j = 0; j < m; j += STEP) {
             IntVector px = Bf16Vectors.loadPairs(x, at + j), pr = Bf16Vectors.loadPairs(r, at + j);
             Bf16Vectors.storePairs(Bf16Vectors.even(px).add(Bf16Vectors.even(pr)), Bf16Vectors.odd(px).add(Bf16Vectors.odd(pr)), h, at + j);
         }
         for (int j = m; j < n; j++) Bf16Vectors.set(h, at + j, Bf16Vectors.get(x, at + j) + Bf16Vectors.get(r, at + j));
-        norm(h, y, at, w, n, eps);
-    }
-
-    /**
-     * RMSNorm backward of one row from x and its upstream grad g: accumulates dw into dwAcc and
-     * writes dx (plus the residual's grad {@code addend}, when not null). w and dwAcc are split.
-     */
-    static void normBackward(MemorySegment x, MemorySegment g, MemorySegment addend, MemorySegment dx, long at,
-                             float[] w, float[] dwAcc, int n, float eps) {
-        float rs = rstd(sumSquares(x, at, n), n, eps);
-        FloatVector dotEven = FloatVector.zero(Bf16Vectors.FLOATS), dotOdd = dotEven;
-        int m = vectorPart(n);
-        for (int j = 0; j < m; j += STEP) {
-            IntVector px = Bf16Vectors.loadPairs(x, at + j), pg = Bf16Vectors.loadPairs(g, at + j);
-            FloatVector ne = Bf16Vectors.even(px).mul(rs), no = Bf16Vectors.odd(px).mul(rs);
-            FloatVector ge = Bf16Vectors.even(pg), go = Bf16Vectors.odd(pg);
-            ge.fma(ne, vector(dwAcc, j)).intoArray(dwAcc, j);
-            go.fma(no, vector(dwAcc, j + HALF)).intoArray(dwAcc, j + HALF);
-            dotEven = ge.mul(vector(w, j)).fma(ne, dotEven);
-            dotOdd = go.mul(vector(w, j + HALF)).fma(no, dotOdd);
-        }
-        float dot = dotEven.add(dotOdd).reduceLanes(VectorOperators.ADD);
-        for (int j = m; j < n; j++) {
-            float nv = Bf16Vectors.get(x, at + j) * rs, gj = Bf16Vectors.get(g, at + j);
-            dwAcc[j] += gj * nv;
-            dot += gj * w[j] * nv;
-        }
-        dot /= n;
-        for (int j = 0; j < m; j += STEP) {
-            IntVector px = Bf16Vectors.loadPairs(x, at + j), pg = Bf16Vectors.loadPairs(g, at + j);
-            FloatVector de = Bf16Vectors.even(pg).mul(vector(w, j)).sub(Bf16Vectors.even(px).mul(rs).mul(dot)).mul(rs);
-            FloatVector dodd = Bf16Vectors.odd(pg).mul(vector(w, j + HALF)).sub(Bf16Vectors.odd(px).mul(rs).mul(dot)).mul(rs);
-            if (addend != null) {
-                IntVector pa = Bf16Vectors.loadPairs(addend, at + j);
-                de = de.add(Bf16Vectors.even(pa));
-                dodd = dodd.add(Bf16Vectors.odd(pa));
-            }
-            Bf16Vectors.storePairs(de, dodd, dx, at + j);
-        }
-        for (int j = m; j < n; j++) {
-            float d = rs * (Bf16Vectors.get(g, at + j) * w[j] - Bf16Vectors.get(x, at + j) * rs * dot);
-            if (addend != null) d += Bf16Vectors.get(addend, at + j);
-            Bf16Vectors.set(dx, at + j, d);
-        }
     }
 
     private static FloatVector silu(FloatVector x) { return x.div(x.neg().lanewise(VectorOperators.EXP).add(1f)); }
@@ -158,30 +156,59 @@ final class Bf16Rows {
         }
     }
 
-    /** SwiGLU backward over elements [from, to): dgate and dup from gate, up and the grad dy. */
+    /**
+     * SwiGLU backward over elements [from, to) (at most {@code sg.length}): dgate and dup from gate,
+     * up and the grad dy. The sigmoid and 1 + gate * (1 - sigmoid) go through {@code sg} and
+     * {@code k} (split layout, in L1) so that each pass stays small enough for C2 to compile whole
+     * (see the class comment).
+     */
     static void swigluBackward(MemorySegment gate, MemorySegment up, MemorySegment dy, MemorySegment dgate, MemorySegment dup,
-                               long from, long to) {
-        long i = from;
-        for (long end = to - STEP; i <= end; i += STEP) {
-            IntVector pg = Bf16Vectors.loadPairs(gate, i), pu = Bf16Vectors.loadPairs(up, i), pd = Bf16Vectors.loadPairs(dy, i);
-            FloatVector xe = Bf16Vectors.even(pg), xo = Bf16Vectors.odd(pg), de = Bf16Vectors.even(pd), dodd = Bf16Vectors.odd(pd);
-            FloatVector se = sigmoid(xe), so = sigmoid(xo);
-            Bf16Vectors.storePairs(de.mul(xe).mul(se), dodd.mul(xo).mul(so), dup, i);
-            Bf16Vectors.storePairs(gateGrad(xe, se, de, Bf16Vectors.even(pu)), gateGrad(xo, so, dodd, Bf16Vectors.odd(pu)), dgate, i);
+                               long from, long to, float[] sg, float[] k) {
+        int len = (int) (to - from), m = vectorPart(len);
+        try {
+            sigmoidsPass.invokeExact(gate, from, m, sg, k);
+            upGradPass.invokeExact(gate, dy, dup, from, m, sg);
+        } catch (Throwable e) {
+            throw rethrow(e);
         }
-        for (; i < to; i++) {
-            float x = Bf16Vectors.get(gate, i), d = Bf16Vectors.get(dy, i), sg = 1f / (1f + (float) Math.exp(-x));
-            Bf16Vectors.set(dup, i, d * x * sg);
-            Bf16Vectors.set(dgate, i, d * Bf16Vectors.get(up, i) * sg * (1 + x * (1 - sg)));
+        gateGrad(up, dy, dgate, from, m, sg, k);
+        for (long i = from + m; i < to; i++) {
+            float x = Bf16Vectors.get(gate, i), d = Bf16Vectors.get(dy, i), s = 1f / (1f + (float) Math.exp(-x));
+            Bf16Vectors.set(dup, i, d * x * s);
+            Bf16Vectors.set(dgate, i, d * Bf16Vectors.get(up, i) * s * (1 + x * (1 - s)));
         }
     }
 
-    private static FloatVector sigmoid(FloatVector x) {
-        return FloatVector.broadcast(Bf16Vectors.FLOATS, 1f).div(x.neg().lanewise(VectorOperators.EXP).add(1f));
+    /** sg = sigmoid(gate) and k = 1 + gate * (1 - sg) over m elements from element {@code at}, split. */
+    private static void sigmoids(MemorySegment gate, long at, int m, float[] sg, float[] k) {
+        for (int j = 0; j < m; j += STEP) {
+            IntVector p = Bf16Vectors.loadPairs(gate, at + j);
+            sigmoid(Bf16Vectors.even(p), sg, k, j);
+            sigmoid(Bf16Vectors.odd(p), sg, k, j + HALF);
+        }
     }
 
-    /** d * up * sg * (1 + x * (1 - sg)). */
-    private static FloatVector gateGrad(FloatVector x, FloatVector sg, FloatVector d, FloatVector up) {
-        return d.mul(up).mul(sg).mul(x.mul(sg.neg().add(1f)).add(1f));
+    private static void sigmoid(FloatVector x, float[] sg, float[] k, int j) {
+        FloatVector s = FloatVector.broadcast(Bf16Vectors.FLOATS, 1f).div(x.neg().lanewise(VectorOperators.EXP).add(1f));
+        s.intoArray(sg, j);
+        x.mul(s.neg().add(1f)).add(1f).intoArray(k, j);
+    }
+
+    /** dup = dy * gate * sg. */
+    private static void upGrad(MemorySegment gate, MemorySegment dy, MemorySegment dup, long at, int m, float[] sg) {
+        for (int j = 0; j < m; j += STEP) {
+            IntVector pg = Bf16Vectors.loadPairs(gate, at + j), pd = Bf16Vectors.loadPairs(dy, at + j);
+            Bf16Vectors.storePairs(Bf16Vectors.even(pd).mul(Bf16Vectors.even(pg)).mul(vector(sg, j)),
+                    Bf16Vectors.odd(pd).mul(Bf16Vectors.odd(pg)).mul(vector(sg, j + HALF)), dup, at + j);
+        }
+    }
+
+    /** dgate = dy * up * sg * k. */
+    private static void gateGrad(MemorySegment up, MemorySegment dy, MemorySegment dgate, long at, int m, float[] sg, float[] k) {
+        for (int j = 0; j < m; j += STEP) {
+            IntVector pu = Bf16Vectors.loadPairs(up, at + j), pd = Bf16Vectors.loadPairs(dy, at + j);
+            Bf16Vectors.storePairs(Bf16Vectors.even(pd).mul(Bf16Vectors.even(pu)).mul(vector(sg, j)).mul(vector(k, j)),
+                    Bf16Vectors.odd(pd).mul(Bf16Vectors.odd(pu)).mul(vector(sg, j + HALF)).mul(vector(k, j + HALF)), dgate, at + j);
+        }
     }
 }

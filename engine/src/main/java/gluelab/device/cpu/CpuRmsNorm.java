@@ -59,17 +59,6 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
                               long rows, int n, float eps, long chunk) {
         float[] wv = NormKernels.vector(w);
         float[][] partials = new float[(int) ((rows + chunk - 1) / chunk)][];
-        if (NormKernels.onBf16Rows(x, dy, addend, dx)) {
-            MemorySegment xs = x.segment(), gs = dy.segment(), as = addend == null ? null : addend.segment(), dxs = dx.segment();
-            float[] ws = Bf16Rows.split(wv, n);
-            par.chunks(rows, chunk, (from, to) -> {
-                float[] acc = new float[n];
-                for (long r = from; r < to; r++) Bf16Rows.normBackward(xs, gs, as, dxs, r * n, ws, acc, n, eps);
-                partials[(int) (from / chunk)] = Bf16Rows.unsplit(acc, n);
-            });
-            NormKernels.storeColumnSum(partials, dw, n);
-            return;
-        }
         par.chunks(rows, chunk, (from, to) -> {
             float[] acc = new float[n], xa = new float[n], g = new float[n], out = new float[n], add = new float[n];
             for (long r = from; r < to; r++) {

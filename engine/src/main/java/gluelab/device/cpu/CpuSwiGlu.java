@@ -41,7 +41,10 @@ final class CpuSwiGlu implements CpuKernels.OpKernels {
         Tensor dy = t.get("dy"), dg = t.get("dgate"), du = t.get("dup");
         if (NormKernels.onBf16Rows(g, u, dy, dg, du)) {
             MemorySegment gs = g.segment(), us = u.segment(), ds = dy.segment(), dgs = dg.segment(), dus = du.segment();
-            return p.pass(() -> par.chunks(n, block, (from, to) -> Bf16Rows.swigluBackward(gs, us, ds, dgs, dus, from, to)));
+            return p.pass(() -> par.range((n + block - 1) / block, 1, (first, last) -> {
+                float[] sg = new float[block], k = new float[block];
+                for (long b = first; b < last; b++) Bf16Rows.swigluBackward(gs, us, ds, dgs, dus, b * block, Math.min(n, (b + 1) * block), sg, k);
+            }));
         }
         return p.pass(() -> Primitives.blocks(par, n, block, (start, len, a, b, up, d) -> {
             g.load(start, a, 0, len);
