@@ -17,13 +17,13 @@ import java.lang.invoke.MethodType;
  * A row of the default model (4096 bf16, 8 KiB) stays in L1 between the passes, so memory is read
  * once. The norm weight is kept split: the even elements of each step's pairs, then the odd ones
  * ({@link #split}).
- * Elementwise results match the float loops; sums run in two lanes sets (even, odd), so a norm's
+ * Elementwise results match the float loops; sums run in two lane sets (even, odd), so a norm's
  * rstd and dot products may differ from them in the last bits (within the fp64 checks).
  *
  * <p>A row's passes call each other through method handles held in non-final fields, which C2
  * cannot inline, so each pass is compiled on its own. Inlined into one caller, the passes of a
  * row ran past C2's inlining budget (NodeCountInliningCutoff): the vector operations left over
- * stayed calls that box every vector, and the row ran 30-100x slower, or not, depending on the
+ * stayed calls that box every vector, and the row ran 30-300x slower, or not, depending on the
  * order in which methods happened to be compiled. A handle call costs a few ns a row. The norms'
  * backward rows (three passes of about 40 vector operations each) hit that budget even one pass
  * at a time, so they stay on float rows ({@link VectorRows}) with whole-vector bf16 conversions
