@@ -46,13 +46,7 @@ public final class CudaDevice implements Device {
     private final int sms, maxSmClock;
     private CUstream stream;
     private CudaKernels kernels;
-    // One flush buffer per placement, used in turn: the flush leaves L2 full of its dirty lines, which the timed
-    // launch then evicts, and how that costs depends on where the flush buffer sits; with one buffer a process
-    // kept one level on every cold row (H200, 2026-11-30: a demo's direct 2k rows 0.66% lower on average than
-    // two other processes', graph rows alike), so the flush rotates through 7 layouts: coprime with the bench's 8
-    // placements, so each data placement meets every flush buffer instead of always the same one.
-    private static final int FLUSH_BUFFERS = 7;
-    private final CUdeviceptr[] flushBuffers = new CUdeviceptr[FLUSH_BUFFERS];
+    private CUdeviceptr flushBuffer;
     private long flushWords;
     private Pointer holdFlagHost;
     private CUdeviceptr holdFlagDevice;
@@ -113,21 +107,18 @@ public final class CudaDevice implements Device {
         extras.put("peak_bf16_flops", Double.toString(peakBf16Flops(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR))));
         extras.put("nvml", nvml.isPresent() ? "yes" : "no");
         extras.put("l2_flush_bytes", Long.toString(flush.bytes(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE))));
-        extras.put("l2_flush_buffers", Integer.toString(FLUSH_BUFFERS));
         String nameText = new String(name).trim().replace("\0", "");
         return new DeviceFacts("cuda", nameText, ordinal, mem[0], attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), sms, theoretical,
                 "CUDA driver " + driver[0] / 1000 + "." + (driver[0] % 1000) / 10, cache.compiler().id(), extras);
     }
 
-    /** Stream, L2 flush buffers (2x L2 each unless GLUELAB_L2_FLUSH says otherwise; 7 used in turn) and the host-mapped flag of the stream-holding kernel. */
+    /** Stream, L2 flush buffer (2x L2 unless GLUELAB_L2_FLUSH says otherwise) and the host-mapped flag of the stream-holding kernel. */
     private void setUpContextResources() {
         stream = new CUstream();
         cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
         flushWords = flushBytes() / 4;
-        for (int i = 0; i < flushBuffers.length; i++) {
-            flushBuffers[i] = new CUdeviceptr();
-            cuMemAlloc(flushBuffers[i], flushWords * 4);
-        }
+        flushBuffer = new CUdeviceptr();
+        cuMemAlloc(flushBuffer, flushWords * 4);
         holdFlagHost = new Pointer();
         cuMemHostAlloc(holdFlagHost, 4, JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP);
         holdFlagDevice = new CUdeviceptr();
@@ -408,8 +399,7 @@ public final class CudaDevice implements Device {
 
     @Override public void flushCache() {
         makeCurrent();
-        flushRound++;
-        cuMemsetD32Async(flushBuffers[flushRound % flushBuffers.length], flushRound, flushWords, stream);
+        cuMemsetD32Async(flushBuffer, ++flushRound, flushWords, stream);
     }
 
     @Override public void synchronize() { guard(() -> cuStreamSynchronize(stream)); }
@@ -459,7 +449,7 @@ public final class CudaDevice implements Device {
             if (fault != null) return;
             makeCurrent();
             cuStreamSynchronize(stream);
-            for (CUdeviceptr b : flushBuffers) if (b != null) cuMemFree(b);
+            cuMemFree(flushBuffer);
             cuMemFreeHost(holdFlagHost);
         } catch (CudaException ignored) {
             // Closing after a fault: the context is released below regardless.
