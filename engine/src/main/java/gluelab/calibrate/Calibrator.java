@@ -26,6 +26,13 @@ import java.util.stream.IntStream;
  * they stream from memory), and peak fp32 FLOP/s; caches the result per device fingerprint.
  */
 public final class Calibrator {
+    /**
+     * The measuring method's version, part of the cache file's name: a calibration cached by an older
+     * method is measured again instead of reused (method 2: the CPU's peak FLOP/s from vector FMAs; method 1
+     * read about 11 GFLOP/s, so every CPU floor was a FLOP floor).
+     */
+    static final int METHOD = 2;
+
     private final Device device;
     private final Path cacheDir;
 
@@ -36,7 +43,7 @@ public final class Calibrator {
 
     /** The cached calibration for this device, or a fresh one (then cached). */
     public Calibration calibrate(boolean force) {
-        Path file = cacheDir.resolve(device.facts().fingerprint() + ".json");
+        Path file = cacheDir.resolve(device.facts().fingerprint() + "-m" + METHOD + ".json");
         if (!force && Files.isRegularFile(file)) {
             try {
                 return Json.MAPPER.readValue(file.toFile(), Calibration.class).asCached();

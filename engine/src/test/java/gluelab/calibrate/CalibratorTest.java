@@ -8,17 +8,38 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.*;
 
 class CalibratorTest {
+    /** The CPU device asking for 16 MiB calibration buffers: quick to measure. */
+    private static DelegatingDevice small(CpuDevice cpu) {
+        return new DelegatingDevice(cpu) {
+            @Override public Capabilities capabilities() {
+                Capabilities c = inner.capabilities();
+                return new Capabilities(c.dtypes(), c.graphReplay(), c.peakFlops(), 16L << 20, c.placements());
+            }
+        };
+    }
+
+    @Test
+    void aCalibrationCachedByAnOlderMethodIsMeasuredAgain(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (CpuDevice cpu = new CpuDevice(1)) {
+            var device = small(cpu);
+            // What method 1 left behind: its file name had no method, and its CPU peak read ~11 GFLOP/s.
+            Calibration old = new Calibration(device.facts().fingerprint(), "old", 16L << 20, 1e9, 1e9, 1e9, 1e9, 11e9, 0, "then", "", null, false);
+            java.nio.file.Files.writeString(dir.resolve(device.facts().fingerprint() + ".json"), gluelab.files.Json.write(old));
+            Calibration fresh = new Calibrator(device, dir).calibrate(false);
+            assertFalse(fresh.fromCache(), "measured again, not the older method's file");
+            assertNotEquals(11e9, fresh.peakFlops());
+            Calibration again = new Calibrator(device, dir).calibrate(false);
+            assertTrue(again.fromCache(), "the new method's file is reused");
+            assertEquals(fresh.copyMedian(), again.copyMedian());
+        }
+    }
+
     @Test
     void buffersAreTheSizeTheDeviceAsksFor() {
         try (CpuDevice cpu = new CpuDevice(1)) {
             long own = cpu.capabilities().calibrationBytes();
             assertTrue(own >= 256L << 20 && own >= 4 * cpu.facts().lastLevelCacheBytes(), "the CPU asks for 4x its LLC, at least 256 MiB: " + own);
-            var small = new DelegatingDevice(cpu) {
-                @Override public Capabilities capabilities() {
-                    Capabilities c = inner.capabilities();
-                    return new Capabilities(c.dtypes(), c.graphReplay(), c.peakFlops(), 16L << 20, c.placements());
-                }
-            };
+            var small = small(cpu);
             Calibration c = new Calibrator(small, null).measure();
             assertEquals(16L << 20, c.bufferBytes());
             assertTrue(c.copyMedian() > 0 && c.triadMedian() > 0, c.toString());
