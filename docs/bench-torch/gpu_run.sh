@@ -81,31 +81,32 @@ if [[ $steps == *" compare "* ]]; then
   timeout 90 $G torch compare-compile llama16.py:model --device cuda --inputs "x:1,T,1024:bf16" --tokens 2048 --timeout 1 > $R/compare.txt 2>&1
   echo "rc=$? ($SECONDS s)"; cat $R/compare.txt
 fi
+# trio TAG D DEMO-OPTIONS...: issue 10's precision test in fresh processes: two demos of the 2k and 4k rows ($R/Da,
+# $R/Db) and a 2k demo at 10x the min-time ($R/Dx), then the three compares at the done-when bounds (2%, 1%, 1%)
+trio() {
+  local tag=$1 d=$2 run; shift 2
+  for run in a b; do
+    timed "$tag $run" timeout 60 $G demo --device cuda --tokens 2k,4k "$@" --out $R/$d$run > $R/$d$run.out 2> $R/$d$run.err
+    tail -1 $R/$d$run.err   # timed's line: exit status and wall
+  done
+  timed "$tag tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 "$@" --out $R/${d}x > $R/${d}x.out 2> $R/${d}x.err
+  tail -1 $R/${d}x.err
+  grep -h "^note:" $R/$d?.err | head -5
+  for pair in "a b 2" "a x 1" "b x 1"; do
+    set -- $pair; echo "-- $tag: compare $1 $2 --bound $3"
+    timeout 20 $G compare $R/$d$1 $R/$d$2 --bound $3 > $R/compare_$d$1$2.txt; echo "exit $?"; head -8 $R/compare_$d$1$2.txt | cut -c1-200
+  done
+}
 if [[ $steps == *" flush "* ]]; then
   for F in ${FLUSHES:-2 4 8}; do
     go 75 "flush ${F}x L2: demos of 2k,4k x2, 2k at 10x the min-time" || continue
-    for run in a b; do
-      GLUELAB_L2_FLUSH=$F timed "flush$F $run" timeout 60 $G demo --device cuda --tokens 2k,4k --out $R/f$F$run > $R/f$F$run.out 2> $R/f$F$run.err
-      tail -1 $R/f$F$run.err
-    done
-    GLUELAB_L2_FLUSH=$F timed "flush$F tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --out $R/f${F}x > $R/f${F}x.out 2> $R/f${F}x.err
-    tail -1 $R/f${F}x.err
-    for pair in "a b 2" "a x 1" "b x 1"; do
-      set -- $pair; echo "-- flush ${F}x: compare $1 $2 --bound $3"
-      $G compare $R/f$F$1 $R/f$F$2 --bound $3 > $R/compare_f$F$1$2.txt; echo "exit $?"; head -8 $R/compare_f$F$1$2.txt
-    done
+    (export GLUELAB_L2_FLUSH=$F; trio "flush ${F}x" f$F)
   done
 fi
 if [[ $steps == *" placements "* ]]; then
   for P in ${PLACEMENTS:-1 8}; do
     go 75 "placements $P: demos of 2k,4k x2, 2k at 10x the min-time" || continue
-    for run in a b; do
-      timed "placements$P $run" timeout 60 $G demo --device cuda --tokens 2k,4k --placements $P --out $R/p$P$run > $R/p$P$run.out 2> $R/p$P$run.err
-      tail -1 $R/p$P$run.err   # timed's line: exit status and wall
-    done
-    timed "placements$P tenx" timeout 60 $G demo --device cuda --tokens 2k --min-time 0.2 --timeout 5 --placements $P --out $R/p${P}x > $R/p${P}x.out 2> $R/p${P}x.err
-    tail -1 $R/p${P}x.err
-    grep -h "^note:" $R/p$P?.err | head -5
+    trio "placements $P" p$P --placements $P
     python3 - $R $P <<'PY'
 import json, glob, sys, collections
 R, P = sys.argv[1], sys.argv[2]
@@ -117,10 +118,6 @@ for run in ("a", "b", "x"):
     used = collections.Counter((r["key"]["replay"], r["measurement"].get("placements", 1)) for r in rec["rows"])
     print(f"placements {P} {run}: {len(rec['rows'])} rows, asked {rec['parameters'].get('placements')}, rows by (replay, placements used) {dict(used)}")
 PY
-    for pair in "a b 2" "a x 1" "b x 1"; do
-      set -- $pair; echo "-- placements $P: compare $1 $2 --bound $3"
-      timeout 20 $G compare $R/p$P$1 $R/p$P$2 --bound $3 > $R/compare_p$P$1$2.txt; echo "exit $?"; head -8 $R/compare_p$P$1$2.txt | cut -c1-200
-    done
   done
 fi
 if [[ $steps == *" tests "* ]]; then

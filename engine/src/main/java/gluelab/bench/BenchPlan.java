@@ -54,7 +54,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         if (!dtype.isFloating()) throw new IllegalArgumentException("activation dtype must be floating, got " + dtype.id());
         if (checkTokens < 0) throw new IllegalArgumentException("check size must be >= 0 tokens (0 skips checks), got " + checkTokens);
         if (checkTokens > 0) Tokens.check(checkTokens, "--check " + checkTokens);
-        if (placements != DEVICE_PLACEMENTS) checkPlacements(placements, "--placements");
+        if (placements != DEVICE_PLACEMENTS) placementsOption(placements);
         if (placements > 1 && timing.mode() == Mode.HOT) {
             throw new IllegalArgumentException("--placements " + placements + " needs cold samples (--mode cold): a hot sample times launches on the data"
                     + " the previous launch left in cache, which rotating placements would evict");
@@ -114,13 +114,10 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
     }
 
     /** {@code n} as a {@code --placements} value: fails, naming the option, unless it is in 1..{@code Capabilities.MAX_PLACEMENTS}. */
-    public static int placementsOption(int n) { return checkPlacements(n, "--placements"); }
-
-    /** Fails, naming {@code option}, unless {@code n} is in 1..{@code Capabilities.MAX_PLACEMENTS}. */
-    private static int checkPlacements(int n, String option) {
+    public static int placementsOption(int n) {
         int max = gluelab.device.Capabilities.MAX_PLACEMENTS;
         if (n < 1 || n > max) {
-            throw new IllegalArgumentException(option + " must be 1.." + max + " buffer placements (1 = one placement, no rotation), got " + n);
+            throw new IllegalArgumentException("--placements must be 1.." + max + " buffer placements (1 = one placement, no rotation), got " + n);
         }
         return n;
     }

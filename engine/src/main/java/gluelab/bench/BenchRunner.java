@@ -32,9 +32,12 @@ public final class BenchRunner {
     private final Calibration calibration;
     private final Consumer<String> notes;
 
+    /** Where a runner's notes go unless told otherwise. */
+    public static final Consumer<String> STDERR_NOTES = note -> System.err.println("note: " + note);
+
     /** A runner whose notes (fewer buffer placements than asked) go to stderr. */
     public BenchRunner(Device device, Calibration calibration) {
-        this(device, calibration, note -> System.err.println("note: " + note));
+        this(device, calibration, STDERR_NOTES);
     }
 
     /** A runner that tells {@code notes} what it changed from the plan (fewer buffer placements than asked, for lack of memory). */

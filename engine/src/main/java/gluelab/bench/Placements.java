@@ -85,8 +85,7 @@ public final class Placements implements AutoCloseable {
         try {
             done.add(place(device, op, shape, pass, variants, host));
             long each = Math.max(1, done.getFirst().bytes());
-            int byBudget = (int) Math.min(asked, Math.max(1, maxBytes / each));
-            int count = byBudget;
+            int count = (int) Math.min(asked, Math.max(1, maxBytes / each));
             String what = op.name() + " " + pass.id() + " T=" + shape.tokens();
             if (count > 1) {
                 long free = device.availableMemory();

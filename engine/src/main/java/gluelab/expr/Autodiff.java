@@ -75,7 +75,7 @@ final class Autodiff {
 
     private static long inputBytes(Region r) {
         long b = 0;
-        for (Expr in : r.inputs()) b += in.shape().elements() * in.dtype().bytes();
+        for (Expr in : r.inputs()) b += in.bytes();
         return b;
     }
 

@@ -71,6 +71,9 @@ public final class Expr {
 
     public DType dtype() { return dtype; }
 
+    /** Bytes of this value in memory: every element at its dtype's width. */
+    public long bytes() { return shape.elements() * dtype.bytes(); }
+
     /** A constant's value, a power's exponent, a parameter's default. */
     public double num() { return num; }
 

@@ -62,11 +62,8 @@ public final class RecordedRuns {
         device.telemetry().forEach((k, v) -> telemetry.put("before." + k, v));
         try {
             List<String> notes = new ArrayList<>();
-            BenchResult result = new BenchRunner(device, calibration, note -> {
-                System.err.println("note: " + note);
-                devlog.note(note);
-                notes.add(note);
-            }).run(plan, progress, row -> devlog.measurement(row.describe()));
+            BenchResult result = new BenchRunner(device, calibration, BenchRunner.STDERR_NOTES.andThen(devlog::note).andThen(notes::add))
+                    .run(plan, progress, row -> devlog.measurement(row.describe()));
             device.telemetry().forEach((k, v) -> telemetry.put("after." + k, v));
             ExperimentRecord record = new ExperimentRecord(ExperimentRecord.FORMAT, id, kind, plan.spec(), parameters(plan, notes), telemetry,
                     Environment.capture(device.facts(), calibration, started), result.rows(), stopFraction, Instant.now().toString());

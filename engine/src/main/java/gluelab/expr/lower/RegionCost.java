@@ -8,8 +8,8 @@ import gluelab.expr.Region;
 public record RegionCost(long bytesRead, long bytesWritten, long flops) {
     public static RegionCost of(Region r) {
         long read = 0, written = 0, flops = 0;
-        for (Expr in : r.inputs()) read += bytes(in);
-        for (Expr o : r.written().values()) written += bytes(o);
+        for (Expr in : r.inputs()) read += in.bytes();
+        for (Expr o : r.written().values()) written += o.bytes();
         for (Expr e : r.nodes()) {
             long per = e.op().flopsPerElement();
             long n = e.op().kind() == Op.Kind.REDUCE || e.op() == Op.SUM_TO ? e.arg(0).shape().elements() : e.shape().elements();
@@ -17,8 +17,6 @@ public record RegionCost(long bytesRead, long bytesWritten, long flops) {
         }
         return new RegionCost(read, written, flops);
     }
-
-    public static long bytes(Expr e) { return e.shape().elements() * e.dtype().bytes(); }
 
     public long bytes() { return bytesRead + bytesWritten; }
 
