@@ -46,7 +46,12 @@ public final class KernelMain {
         GluelabConnection connection = new GluelabConnection(props);
         kernel.becomeHandlerForConnection(connection);
         connection.shellChannel().abortQueuedWhen(kernel::takeAbortQueued);
-        connection.connect();
+        try {
+            connection.connect();
+        } catch (RuntimeException e) {
+            connection.close(); // the ports bound before the failing one are released
+            throw e;
+        }
         return new Served(kernel, connection);
     }
 }

@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 class ConnectionFileTest {
     static String file(int shell, String iopub) {
-        return "{\"shell_port\": " + shell + ", \"iopub_port\": " + iopub + ", \"stdin_port\": " + SignatureTestPorts.next() + ", \"control_port\": "
-                + SignatureTestPorts.next() + ", \"hb_port\": " + SignatureTestPorts.next() + ", \"ip\": \"127.0.0.1\", \"key\": \"k\", "
+        return "{\"shell_port\": " + shell + ", \"iopub_port\": " + iopub + ", \"stdin_port\": " + TestPorts.one() + ", \"control_port\": "
+                + TestPorts.one() + ", \"hb_port\": " + TestPorts.one() + ", \"ip\": \"127.0.0.1\", \"key\": \"k\", "
                 + "\"transport\": \"tcp\", \"signature_scheme\": \"hmac-sha256\"}";
     }
 
@@ -34,7 +34,7 @@ class ConnectionFileTest {
     @Test
     void aPortInUseIsNamedByItsField(@TempDir Path dir) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-            Path f = Files.writeString(dir.resolve("kernel-4.json"), file(taken.getLocalPort(), String.valueOf(SignatureTestPorts.next())));
+            Path f = Files.writeString(dir.resolve("kernel-4.json"), file(taken.getLocalPort(), String.valueOf(TestPorts.one())));
             GluelabConnection c = new GluelabConnection(ConnectionFile.read(f));
             try {
                 var e = assertThrows(IllegalStateException.class, c::connect);
@@ -45,13 +45,20 @@ class ConnectionFileTest {
         }
     }
 
-    /** Free ports for the files above. */
-    static final class SignatureTestPorts {
-        static int next() {
-            try {
-                return SignatureTest.freePort();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
+
+    @Test
+    void aKernelThatCannotBindOnePortReleasesTheOthers() throws Exception {
+        int[] p = TestPorts.distinct(5);
+        // jjava's order: control, shell, stdin, hb, iopub; the kernel binds hb, shell, then control.
+        try (ServerSocket taken = new ServerSocket(p[0], 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            var props = new org.dflib.jjava.jupyter.kernel.KernelConnectionProperties("127.0.0.1", p[0], p[1], p[2], p[3], p[4], "tcp", "hmac-sha256", "k");
+            var e = assertThrows(IllegalStateException.class, () -> KernelMain.serve(props));
+            assertTrue(e.getMessage().contains("control_port " + p[0]), e.getMessage());
+        }
+        // hb (p[3]) and shell (p[1]) were bound before control failed; both are free again.
+        for (int port : new int[]{p[3], p[1]}) {
+            try (ServerSocket again = new ServerSocket(port, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+                assertEquals(port, again.getLocalPort());
             }
         }
     }

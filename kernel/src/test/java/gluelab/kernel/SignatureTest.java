@@ -1,7 +1,6 @@
 package gluelab.kernel;
 
 import gluelab.kernel.channel.GluelabConnection;
-import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.zeromq.SocketType;
@@ -10,7 +9,6 @@ import org.zeromq.ZMQ;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,12 +20,6 @@ import static org.junit.jupiter.api.Assertions.*;
 /** Over real ZMQ sockets: a badly signed or unsigned execute_request is dropped, never run; the kernel keeps serving. */
 class SignatureTest {
     static final String KEY = "a0436f6c-1916-498b-8eb9-e81ab9368e84";
-
-    static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     static byte[][] message(String type, String content, String key) throws Exception {
         String header = "{\"msg_id\": \"" + UUID.randomUUID() + "\", \"username\": \"test\", \"session\": \"s\", \"date\": \"2026-11-29T00:00:00Z\", "
@@ -54,11 +46,10 @@ class SignatureTest {
     @Test
     void unsignedAndBadlySignedRequestsNeverRun(@TempDir Path dir) throws Exception {
         Path marker = dir.resolve("MARKER");
-        var props = new KernelConnectionProperties("127.0.0.1", freePort(), freePort(), freePort(), freePort(), freePort(), "tcp", "hmac-sha256", KEY);
-        GluelabConnection connection = KernelMain.serve(props).connection();
+        GluelabConnection connection = TestPorts.serve(KEY).connection();
         try (ZContext ctx = new ZContext()) {
             ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
-            shell.connect("tcp://127.0.0.1:" + props.getShellPort());
+            shell.connect("tcp://127.0.0.1:" + connection.properties().getShellPort());
             String code = "java.nio.file.Files.writeString(java.nio.file.Path.of(" + com.fasterxml.jackson.databind.node.TextNode.valueOf(marker.toString()) + "), \\\"ran\\\")";
             String content = "{\"code\": \"" + code + "\", \"silent\": false, \"store_history\": true, \"user_expressions\": {}, \"allow_stdin\": false}";
             send(shell, message("execute_request", content, "wrong-key"));
@@ -91,11 +82,10 @@ class SignatureTest {
     @Test
     void aValidlySignedMessageReplayedIsDroppedAndQueuedRequestsAreAbortedAfterAnError(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("runs.txt");
-        var props = new KernelConnectionProperties("127.0.0.1", freePort(), freePort(), freePort(), freePort(), freePort(), "tcp", "hmac-sha256", KEY);
-        GluelabConnection connection = KernelMain.serve(props).connection();
+        GluelabConnection connection = TestPorts.serve(KEY).connection();
         try (ZContext ctx = new ZContext()) {
             ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
-            shell.connect("tcp://127.0.0.1:" + props.getShellPort());
+            shell.connect("tcp://127.0.0.1:" + connection.properties().getShellPort());
             shell.setReceiveTimeOut(60_000);
             String append = "java.nio.file.Files.writeString(java.nio.file.Path.of(" + com.fasterxml.jackson.databind.node.TextNode.valueOf(log.toString())
                     + "), \"x\", java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);";

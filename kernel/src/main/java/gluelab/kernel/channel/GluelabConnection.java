@@ -35,6 +35,9 @@ public final class GluelabConnection extends JupyterConnection {
 
     public SafeShellChannel shellChannel() { return safeShell; }
 
+    /** Where this connection binds, as the connection file said. */
+    public KernelConnectionProperties properties() { return props; }
+
     public SafeShellChannel controlChannel() { return safeControl; }
 
     @Override public void connect() {
