@@ -62,6 +62,25 @@ class CpuOpsVsReferenceTest {
         }
     }
 
+    /** Widths that are no multiple of any SIMD step: the bf16 row loops' scalar tails run too. */
+    @ParameterizedTest(name = "{0} {1} hidden {2}")
+    @MethodSource("tails")
+    void normRowTailsMatchFp64(String name, Pass pass, int hidden) {
+        GlueOp op = Catalogue.get(name);
+        ModelSpec spec = new ModelSpec("tails", null, "test", hidden, 3, 3, 48, 32, hidden + 7, 96, 20, 4, "sigmoid", 1e-6, 10000, 2, List.of());
+        Correctness c = new Checker(device).check(op, op.shape(spec, 19, DType.BF16), pass, Variant.FUSED);
+        assertTrue(c.passed(), () -> "failed: " + c);
+        for (var e : c.vsReference()) assertTrue(e.maxUlp() <= 2.0, e.toString());
+    }
+
+    static Stream<Arguments> tails() {
+        List<Arguments> out = new ArrayList<>();
+        for (String op : List.of("rmsnorm", "add_rmsnorm", "swiglu")) {
+            for (Pass p : Pass.values()) for (int hidden : new int[]{53, 100}) out.add(Arguments.of(op, p, hidden));
+        }
+        return out.stream();
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("ops")
     void llamaShapesAreChecked(String name) {

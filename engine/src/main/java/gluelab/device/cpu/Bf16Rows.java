@@ -24,10 +24,10 @@ import java.lang.invoke.MethodType;
  * cannot inline, so each pass is compiled on its own. Inlined into one caller, the passes of a
  * row ran past C2's inlining budget (NodeCountInliningCutoff): the vector operations left over
  * stayed calls that box every vector, and the row ran 30-300x slower, or not, depending on the
- * order in which methods happened to be compiled. A handle call costs a few ns a row. The norms'
- * backward rows (three passes of about 40 vector operations each) hit that budget even one pass
- * at a time, so they stay on float rows ({@link VectorRows}) with whole-vector bf16 conversions
- * ({@link gluelab.tensor.Tensor#load}). Loaded only when the JVM has jdk.incubator.vector.
+ * order in which methods happened to be compiled. A handle call costs a few ns a row. A pass that
+ * both computes a norm backward's dx and rounds it to bf16 runs past the budget on its own, so
+ * that backward writes dx as floats into a row of scratch (in L1) and a separate pass rounds and
+ * stores it. Loaded only when the JVM has jdk.incubator.vector.
  */
 final class Bf16Rows {
     /** Elements per step. */
@@ -41,6 +41,10 @@ final class Bf16Rows {
     private static MethodHandle addPass = pass("add", void.class, MemorySegment.class, MemorySegment.class, MemorySegment.class, long.class, int.class);
     private static MethodHandle sigmoidsPass = pass("sigmoids", void.class, MemorySegment.class, long.class, int.class, float[].class, float[].class);
     private static MethodHandle upGradPass = pass("upGrad", void.class, MemorySegment.class, MemorySegment.class, MemorySegment.class, long.class, int.class, float[].class);
+    private static MethodHandle backwardSumsPass = pass("backwardSums", void.class, MemorySegment.class, MemorySegment.class, long.class, float[].class, int.class, float[].class);
+    private static MethodHandle backwardDxPass = pass("backwardDx", void.class, MemorySegment.class, MemorySegment.class, float[].class, long.class, float[].class, float[].class, int.class, float.class, float.class);
+    private static MethodHandle storeRowPass = pass("storeRow", void.class, float[].class, MemorySegment.class, long.class, int.class);
+    private static MethodHandle storeRowPlusPass = pass("storeRowPlus", void.class, float[].class, MemorySegment.class, MemorySegment.class, long.class, int.class);
 
     private static MethodHandle pass(String name, Class<?> returns, Class<?>... params) {
         try {
@@ -68,6 +72,20 @@ final class Bf16Rows {
             for (int k = 0; k < HALF; k++) {
                 out[s + k] = v[s + 2 * k];
                 out[s + HALF + k] = v[s + 2 * k + 1];
+            }
+        }
+        System.arraycopy(v, m, out, m, n - m);
+        return out;
+    }
+
+    /** The inverse of {@link #split}. */
+    static float[] unsplit(float[] v, int n) {
+        float[] out = new float[n];
+        int m = vectorPart(n);
+        for (int s = 0; s < m; s += STEP) {
+            for (int k = 0; k < HALF; k++) {
+                out[s + 2 * k] = v[s + k];
+                out[s + 2 * k + 1] = v[s + HALF + k];
             }
         }
         System.arraycopy(v, m, out, m, n - m);
@@ -139,6 +157,85 @@ final class Bf16Rows {
             Bf16Vectors.storePairs(Bf16Vectors.even(px).add(Bf16Vectors.even(pr)), Bf16Vectors.odd(px).add(Bf16Vectors.odd(pr)), h, at + j);
         }
         for (int j = m; j < n; j++) Bf16Vectors.set(h, at + j, Bf16Vectors.get(x, at + j) + Bf16Vectors.get(r, at + j));
+    }
+
+    /**
+     * RMSNorm backward of the row at element {@code at}, from x and the upstream grad g: dx (plus
+     * {@code addend}'s row when it is not null: the residual's grad of add_rmsnorm) stored, dw
+     * accumulated into {@code dwAcc}. w and dwAcc are split; {@code tmp} is a row of scratch.
+     */
+    static void normBackward(MemorySegment x, MemorySegment g, MemorySegment addend, MemorySegment dx, long at, float[] w, float[] dwAcc,
+                             float[] tmp, int n, float eps) {
+        float[] sums = new float[2];
+        try {
+            backwardSumsPass.invokeExact(x, g, at, w, n, sums);
+            float rs = rstd(sums[0], n, eps);
+            // dx = rs * (g * w - x * rs * dot), dot = sum(g * w * x * rs) / n
+            float c = rs * (rs * sums[1] / n);
+            backwardDxPass.invokeExact(x, g, tmp, at, w, dwAcc, n, rs, c);
+            if (addend == null) storeRowPass.invokeExact(tmp, dx, at, n);
+            else storeRowPlusPass.invokeExact(tmp, addend, dx, at, n);
+        } catch (Throwable e) {
+            throw rethrow(e);
+        }
+    }
+
+    /** sums[0] = sum of x squared, sums[1] = sum of g * w * x, over one row. */
+    private static void backwardSums(MemorySegment x, MemorySegment g, long at, float[] w, int n, float[] sums) {
+        FloatVector se = FloatVector.zero(Bf16Vectors.FLOATS), so = se, de = se, dO = se;
+        int m = vectorPart(n);
+        for (int j = 0; j < m; j += STEP) {
+            IntVector px = Bf16Vectors.loadPairs(x, at + j), pg = Bf16Vectors.loadPairs(g, at + j);
+            FloatVector xe = Bf16Vectors.even(px), xo = Bf16Vectors.odd(px);
+            se = xe.fma(xe, se);
+            so = xo.fma(xo, so);
+            de = Bf16Vectors.even(pg).mul(vector(w, j)).fma(xe, de);
+            dO = Bf16Vectors.odd(pg).mul(vector(w, j + HALF)).fma(xo, dO);
+        }
+        float ss = se.add(so).reduceLanes(VectorOperators.ADD), dot = de.add(dO).reduceLanes(VectorOperators.ADD);
+        for (int j = m; j < n; j++) {
+            float xv = Bf16Vectors.get(x, at + j);
+            ss += xv * xv;
+            dot += Bf16Vectors.get(g, at + j) * w[j] * xv;
+        }
+        sums[0] = ss;
+        sums[1] = dot;
+    }
+
+    /** tmp = (g * w - x * c) * rs and dwAcc += g * x * rs over one row (split layout). */
+    private static void backwardDx(MemorySegment x, MemorySegment g, float[] tmp, long at, float[] w, float[] dwAcc, int n, float rs, float c) {
+        FloatVector rsv = broadcast(rs), cv = broadcast(c);
+        int m = vectorPart(n);
+        for (int j = 0; j < m; j += STEP) {
+            IntVector px = Bf16Vectors.loadPairs(x, at + j), pg = Bf16Vectors.loadPairs(g, at + j);
+            FloatVector xe = Bf16Vectors.even(px), xo = Bf16Vectors.odd(px), ge = Bf16Vectors.even(pg), go = Bf16Vectors.odd(pg);
+            ge.fma(xe.mul(rsv), vector(dwAcc, j)).intoArray(dwAcc, j);
+            go.fma(xo.mul(rsv), vector(dwAcc, j + HALF)).intoArray(dwAcc, j + HALF);
+            ge.mul(vector(w, j)).sub(xe.mul(cv)).mul(rsv).intoArray(tmp, j);
+            go.mul(vector(w, j + HALF)).sub(xo.mul(cv)).mul(rsv).intoArray(tmp, j + HALF);
+        }
+        for (int j = m; j < n; j++) {
+            float xv = Bf16Vectors.get(x, at + j), gv = Bf16Vectors.get(g, at + j);
+            dwAcc[j] += gv * (xv * rs);
+            tmp[j] = (gv * w[j] - xv * c) * rs;
+        }
+    }
+
+    /** A row of split floats rounded to bf16 at element {@code at} of y. */
+    private static void storeRow(float[] tmp, MemorySegment y, long at, int n) {
+        int m = vectorPart(n);
+        for (int j = 0; j < m; j += STEP) Bf16Vectors.storePairs(vector(tmp, j), vector(tmp, j + HALF), y, at + j);
+        for (int j = m; j < n; j++) Bf16Vectors.set(y, at + j, tmp[j]);
+    }
+
+    /** storeRow of tmp plus the bf16 row of {@code addend}. */
+    private static void storeRowPlus(float[] tmp, MemorySegment addend, MemorySegment y, long at, int n) {
+        int m = vectorPart(n);
+        for (int j = 0; j < m; j += STEP) {
+            IntVector pa = Bf16Vectors.loadPairs(addend, at + j);
+            Bf16Vectors.storePairs(vector(tmp, j).add(Bf16Vectors.even(pa)), vector(tmp, j + HALF).add(Bf16Vectors.odd(pa)), y, at + j);
+        }
+        for (int j = m; j < n; j++) Bf16Vectors.set(y, at + j, tmp[j] + Bf16Vectors.get(addend, at + j));
     }
 
     private static FloatVector silu(FloatVector x) { return x.div(x.neg().lanewise(VectorOperators.EXP).add(1f)); }

@@ -57,6 +57,10 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
     /** One pass: per row load x and dy (and the residual grad addend), write dx, accumulate dw. */
     static void fusedBackward(CpuParallel par, Tensor x, Tensor w, Tensor dy, Tensor addend, Tensor dx, Tensor dw,
                               long rows, int n, float eps, long chunk) {
+        if (NormKernels.onBf16Rows(x, dy, addend, dx)) {
+            bf16Backward(par, x, w, dy, addend, dx, dw, rows, n, eps, chunk);
+            return;
+        }
         float[] wv = NormKernels.vector(w);
         float[][] partials = new float[(int) ((rows + chunk - 1) / chunk)][];
         par.chunks(rows, chunk, (from, to) -> {
@@ -72,6 +76,20 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
                 dx.store(r * n, out, 0, n);
             }
             partials[(int) (from / chunk)] = acc;
+        });
+        NormKernels.storeColumnSum(partials, dw, n);
+    }
+
+    /** {@link #fusedBackward} on {@link Bf16Rows}: w and the dw partials in its split layout. */
+    private static void bf16Backward(CpuParallel par, Tensor x, Tensor w, Tensor dy, Tensor addend, Tensor dx, Tensor dw,
+                                     long rows, int n, float eps, long chunk) {
+        float[] wv = Bf16Rows.split(NormKernels.vector(w), n);
+        float[][] partials = new float[(int) ((rows + chunk - 1) / chunk)][];
+        MemorySegment xs = x.segment(), gs = dy.segment(), as = addend == null ? null : addend.segment(), dxs = dx.segment();
+        par.chunks(rows, chunk, (from, to) -> {
+            float[] acc = new float[n], tmp = new float[n];
+            for (long r = from; r < to; r++) Bf16Rows.normBackward(xs, gs, as, dxs, r * n, wv, acc, tmp, n, eps);
+            partials[(int) (from / chunk)] = Bf16Rows.unsplit(acc, n);
         });
         NormKernels.storeColumnSum(partials, dw, n);
     }
