@@ -62,16 +62,17 @@ public final class Bf16Vectors {
 
     /** The inverse of {@link #loadPairs}: even and odd elements rounded to bf16 and interleaved at element {@code index}. */
     public static void storePairs(FloatVector even, FloatVector odd, MemorySegment seg, long index) {
-        roundedHigh(even).lanewise(VectorOperators.LSHR, 16).or(roundedHigh(odd)).intoMemorySegment(seg, 2 * index, ORDER);
+        // The shift drops the even half's low bits, so only the odd half needs the mask.
+        rounded(even).lanewise(VectorOperators.LSHR, 16).or(rounded(odd).and(0xffff0000)).intoMemorySegment(seg, 2 * index, ORDER);
     }
 
-    /** v rounded to bf16 in the upper half of each int lane (nearest even; a NaN stays a NaN), zeros below. */
-    private static IntVector roundedHigh(FloatVector v) {
+    /** v rounded to bf16 in the upper half of each int lane (nearest even; a NaN stays a NaN), junk below. */
+    private static IntVector rounded(FloatVector v) {
         // Scalar operands, not vector constants: C2 hoists their broadcasts out of the loop, where a
         // constant IntVector is loaded from its box at every use (measured: a bf16 copy 1.6x slower).
         IntVector bits = v.reinterpretAsInts();
         IntVector rounded = bits.add(bits.lanewise(VectorOperators.LSHR, 16).and(1)).add(0x7fff);
-        return rounded.blend(bits.or(0x400000), bits.and(0x7fffffff).compare(VectorOperators.GT, 0x7f800000)).and(0xffff0000);
+        return rounded.blend(bits.or(0x400000), bits.and(0x7fffffff).compare(VectorOperators.GT, 0x7f800000));
     }
 
     /** One bf16 value (the scalar tails of the loops). */
