@@ -136,7 +136,8 @@ class NotebookRunnerTest {
         Path nb = notebook(dir, "loop.ipynb", "System.out.println(\"before\");", "long n = 0; while (true) { n++; }", "1");
         long t0 = System.nanoTime();
         NotebookRunner.Result r = NotebookRunner.prepare(nb, dir.resolve("out"), Map.of()).execute(2);
-        assertTrue((System.nanoTime() - t0) / 1e9 < 30);
+        // A guard against a cell that never stops, not a speed check: JShell's start counts too on a loaded machine.
+        assertTrue((System.nanoTime() - t0) / 1e9 < 120);
         assertFalse(r.ok());
         assertEquals(1, r.failedCell());
         assertTrue(r.error().contains("cell timeout of 2 s"), r.error());

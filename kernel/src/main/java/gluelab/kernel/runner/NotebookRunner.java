@@ -228,16 +228,23 @@ public final class NotebookRunner {
             if (stopReason != null) return;
             signal = signalName;
             stopReason = reason;
-            // Only a running cell is stopped: an interrupt while JShell starts would break its compiler.
-            if (inCell) {
-                Evaluator ev = evaluator;
-                if (ev != null) ev.stop();
-                Thread t = runnerThread;
-                if (t != null) t.interrupt();
-            }
         }
+        // JShell's stop reaches only code already running: a stop that lands while the cell still compiles (or
+        // on a loaded machine, before it starts) is repeated every 100 ms until the cell ends or the grace is over.
+        long until = System.nanoTime() + STOP_GRACE_MS * 1_000_000L;
         try {
-            if (done.await(STOP_GRACE_MS, TimeUnit.MILLISECONDS)) return;
+            do {
+                synchronized (nb) {
+                    // Only a running cell is stopped: an interrupt while JShell starts would break its compiler.
+                    if (inCell) {
+                        Evaluator ev = evaluator;
+                        if (ev != null) ev.stop();
+                        Thread t = runnerThread;
+                        if (t != null) t.interrupt();
+                    }
+                }
+                if (done.await(100, TimeUnit.MILLISECONDS)) return;
+            } while (System.nanoTime() < until);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
