@@ -13,8 +13,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 class ConnectionFileTest {
     static String file(int shell, String iopub) {
-        return "{\"shell_port\": " + shell + ", \"iopub_port\": " + iopub + ", \"stdin_port\": " + TestPorts.one() + ", \"control_port\": "
-                + TestPorts.one() + ", \"hb_port\": " + TestPorts.one() + ", \"ip\": \"127.0.0.1\", \"key\": \"k\", "
+        int[] p = TestPorts.distinct(3);
+        return "{\"shell_port\": " + shell + ", \"iopub_port\": " + iopub + ", \"stdin_port\": " + p[0] + ", \"control_port\": "
+                + p[1] + ", \"hb_port\": " + p[2] + ", \"ip\": \"127.0.0.1\", \"key\": \"k\", "
                 + "\"transport\": \"tcp\", \"signature_scheme\": \"hmac-sha256\"}";
     }
 
