@@ -51,32 +51,52 @@ function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the notebook server on a free port in its own Jupyter dirs; resolves once its API answers. */
+/** The port the notebook server bound, from the server info file it writes once listening (nbserver-PID.json), or null. */
+function boundPort(runtimeDir) {
+  for (const f of fs.existsSync(runtimeDir) ? fs.readdirSync(runtimeDir) : []) {
+    if (!/^nbserver-\d+\.json$/.test(f)) continue;
+    try {
+      return JSON.parse(fs.readFileSync(path.join(runtimeDir, f), "utf8")).port ?? null;
+    } catch { /* still being written */ }
+  }
+  return null;
+}
+
+/**
+ * Starts the notebook server in its own Jupyter dirs; resolves once its API answers. The free port is only a
+ * starting point: another process may take it before the server binds, so the server tries the next ones itself
+ * (--port-retries) and the port it bound is read back from its server info file.
+ */
 async function startServer(workDir, scratch) {
   const port = await freePort();
   const token = randomBytes(16).toString("hex");
+  const runtimeDir = path.join(scratch, "runtime");
   const env = {
     ...process.env,
     JUPYTER_CONFIG_DIR: path.join(scratch, "config"),
     JUPYTER_DATA_DIR: path.join(scratch, "data"),
-    JUPYTER_RUNTIME_DIR: path.join(scratch, "runtime"),
+    JUPYTER_RUNTIME_DIR: runtimeDir,
   };
   const log = fs.openSync(path.join(outDir, "jupyter-server.log"), "w");
-  const server = spawn(jupyterCmd, ["--no-browser", "--allow-root", "--ip=127.0.0.1", `--port=${port}`, "--port-retries=0",
+  const server = spawn(jupyterCmd, ["--no-browser", "--allow-root", "--ip=127.0.0.1", `--port=${port}`, "--port-retries=50",
     `--NotebookApp.token=${token}`, `--notebook-dir=${workDir}`], { env, stdio: ["ignore", log, log] });
   let exited = null;
   server.on("exit", (code) => { exited = code; });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
+  // Two minutes: the server starts in seconds, but a loaded 2-core CI machine can take far longer.
+  for (let i = 0; i < 1200; i++) {
     if (exited !== null) throw new Error(`${jupyterCmd} exited with ${exited}; see ${path.join(outDir, "jupyter-server.log")}`);
-    try {
-      const r = await fetch(`${base}/api/status?token=${token}`);
-      if (r.ok) return { server, base, token };
-    } catch { /* not listening yet */ }
+    const bound = boundPort(runtimeDir);
+    if (bound !== null) {
+      const base = `http://127.0.0.1:${bound}`;
+      try {
+        const r = await fetch(`${base}/api/status?token=${token}`);
+        if (r.ok) return { server, base, token };
+      } catch { /* not answering yet */ }
+    }
     await sleep(100);
   }
   server.kill("SIGTERM");
-  throw new Error(`${jupyterCmd} did not answer on ${base} within 60 s`);
+  throw new Error(`${jupyterCmd} did not answer within 120 s; see ${path.join(outDir, "jupyter-server.log")}`);
 }
 
 /** Records, inside the page, every progress bar that appears or changes while cells run. */
@@ -132,8 +152,11 @@ async function runNotebook(browser, base, token, name) {
       const prompts = [...document.querySelectorAll("#notebook-container .code_cell .input_prompt")].map((p) => p.innerText);
       return !prompts.some((p) => p.includes("*")) && document.querySelector("#kernel_indicator_icon.kernel_idle_icon");
     }, null, { timeout: timeoutMs, polling: 500 });
-    // Let the last display updates and images settle before reading the page.
+    // Let the last display updates settle, and every image finish decoding (or fail: a broken one is still
+    // reported below) before reading the page: a fixed pause alone is too short for a loaded machine.
     await sleep(500);
+    await page.waitForFunction(() => [...document.querySelectorAll(".output_area img")].every((img) => img.complete),
+      null, { timeout: 30_000, polling: 200 }).catch(() => {});
     const seen = await page.evaluate(readPage);
     const shot = path.join(outDir, name.replace(/\.ipynb$/, ".png"));
     await page.screenshot({ path: shot, fullPage: true });
