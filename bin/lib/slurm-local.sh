@@ -74,11 +74,12 @@ CONF
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -i -f "$SLURM_CONF"
 slurmd -f "$SLURM_CONF" -N localhost
-for _ in $(seq 1 60); do
+# Up to 60 s: the daemons start in a second or two, but a loaded 2-core CI machine can take far longer.
+for _ in $(seq 1 120); do
   if [ "$(sinfo -h -N -o %t 2>/dev/null)" = "idle" ]; then echo "SLURM_CONF=$SLURM_CONF"; exit 0; fi
   sleep 0.5
 done
-echo "the local Slurm node did not come up; logs in $dir/log" >&2
+echo "the local Slurm node did not come up within 60 s; logs in $dir/log" >&2
 tail -n 20 "$dir"/log/*.log >&2 || true
 stop
 exit 1

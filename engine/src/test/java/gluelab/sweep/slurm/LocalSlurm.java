@@ -36,12 +36,25 @@ final class LocalSlurm implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * Starts the cluster on two free ports. Another process may take a port between our probe and the daemon's bind:
+     * that race is retried with new ports, a few times, and only for "Address already in use".
+     */
     static LocalSlurm start(Path dir) throws IOException, InterruptedException {
         Path script = script();
-        Process p = new ProcessBuilder(script.toString(), "start", dir.toString(), Integer.toString(freePort()), Integer.toString(freePort()))
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) throw new IllegalStateException("the local Slurm cluster did not start:\n" + out);
+        String out = "";
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int[] ports = twoFreePorts();
+            Process p = new ProcessBuilder(script.toString(), "start", dir.toString(), Integer.toString(ports[0]), Integer.toString(ports[1]))
+                    .redirectErrorStream(true).start();
+            out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() == 0) return started(script, dir, out);
+            if (!out.contains("Address already in use")) break;
+        }
+        throw new IllegalStateException("the local Slurm cluster did not start:\n" + out);
+    }
+
+    private static LocalSlurm started(Path script, Path dir, String out) {
         String conf = out.lines().filter(l -> l.startsWith("SLURM_CONF=")).findFirst()
                 .orElseThrow(() -> new IllegalStateException("slurm-local.sh printed no SLURM_CONF:\n" + out)).substring("SLURM_CONF=".length());
         return new LocalSlurm(script, dir, Path.of(conf));
@@ -61,9 +74,10 @@ final class LocalSlurm implements AutoCloseable {
         return null;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+    /** slurmctld's and slurmd's ports: both probes are held open together, so the two always differ. */
+    private static int[] twoFreePorts() throws IOException {
+        try (ServerSocket a = new ServerSocket(0); ServerSocket b = new ServerSocket(0)) {
+            return new int[]{a.getLocalPort(), b.getLocalPort()};
         }
     }
 }
