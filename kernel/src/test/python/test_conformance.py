@@ -2,12 +2,22 @@
 import unittest
 
 import jupyter_kernel_test as jkt
+from jupyter_client.manager import start_new_kernel
+
+# The suite waits 15 s for a kernel_info or inspect reply (its module's TIMEOUT, read at call time); the session's
+# first Shift-Tab loads the JDK's Javadoc, which a busy 2-core CI machine can take longer than that to do.
+jkt.TIMEOUT = 60
 
 
 class GluelabKernelTests(jkt.KernelTests):
     kernel_name = "gluelab"
     language_name = "java"
     file_extension = ".jshell"
+
+    @classmethod
+    def setUpClass(cls):
+        # jupyter_client waits 60 s by default for a kernel to start; a JVM on a loaded machine gets 120 s, as in the other tests.
+        cls.km, cls.kc = start_new_kernel(kernel_name=cls.kernel_name, startup_timeout=120)
 
     def execute_helper(self, code, timeout=60, **kwargs):
         # The first chart of a session loads fonts and AWT; on a busy 2-core CI machine that can take
