@@ -98,6 +98,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
     public java.util.Map<String, String> parameters(Device device) {
         java.util.Map<String, String> params = parameters();
         params.put("placements", Integer.toString(placements(device)));
+        params.put("warmupMaxSeconds", Double.toString(gluelab.timing.WarmupRule.of(timing, device.capabilities().jitCompiled()).maxSeconds()));
         params.put("placementMaxBytes", Long.toString(Placements.MAX_BYTES));
         params.put("device", device.id());
         return params;

@@ -13,9 +13,16 @@ import java.util.Set;
  * calibration wants ({@code calibrationBytes}: large enough that a copy's start and tail vanish in
  * its time; the calibrator still caps it by free memory) and {@code placements}, how many
  * independent copies of a small group's buffers a bench rotates its direct launches through by
- * default (1: one copy, no rotation; see {@code bench.Placements} for why a GPU wants several).
+ * default (1: one copy, no rotation; see {@code bench.Placements} for why a GPU wants several), and
+ * {@code jitCompiled}: its kernels are JVM code that the JIT compiles while they run (the CPU), so a
+ * warm-up waits for the compiler to go quiet ({@code timing.WarmupRule}).
  */
-public record Capabilities(Set<DType> dtypes, boolean graphReplay, double peakFlops, long calibrationBytes, int placements) {
+public record Capabilities(Set<DType> dtypes, boolean graphReplay, double peakFlops, long calibrationBytes, int placements, boolean jitCompiled) {
+    /** A device whose kernels are compiled before they run. */
+    public Capabilities(Set<DType> dtypes, boolean graphReplay, double peakFlops, long calibrationBytes, int placements) {
+        this(dtypes, graphReplay, peakFlops, calibrationBytes, placements, false);
+    }
+
     /** The most placements a bench may rotate through (beyond this the allocations cost more than they buy). */
     public static final int MAX_PLACEMENTS = 64;
 

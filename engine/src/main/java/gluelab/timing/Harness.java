@@ -59,7 +59,7 @@ public final class Harness {
         int[] perSample = new int[n];
         for (int i = 0; i < n; i++) perSample[i] = launchesPerSample(subjects.get(i).launch(), config, timer);
         Measurement[] out = new Measurement[n];
-        WarmupRule warmup = WarmupRule.of(config);
+        WarmupRule warmup = WarmupRule.of(config, device.capabilities().jitCompiled());
         for (boolean graphs : new boolean[]{false, true}) {
             List<Integer> phase = new ArrayList<>();
             for (int i = 0; i < n; i++) if (subjects.get(i).graph() == graphs) phase.add(i);
@@ -89,6 +89,7 @@ public final class Harness {
         List<SampleStream> streams = new ArrayList<>();
         for (int ignored : phase) streams.add(new SampleStream());
         long t0 = System.nanoTime();
+        JitWatch jit = device.capabilities().jitCompiled() ? JitWatch.start() : null;
         for (int round = 0; ; round++) {
             if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("measurement interrupted");
             for (int k = 0; k < phase.size(); k++) {
@@ -97,7 +98,7 @@ public final class Harness {
                 if (!Double.isNaN(covered)) streams.get(j).add(covered / perSample[i], covered);
             }
             List<double[]> so = streams.stream().map(SampleStream::samples).toList();
-            if (rule.check(so, (System.nanoTime() - t0) * 1e-9).isPresent()) return;
+            if (rule.check(so, (System.nanoTime() - t0) * 1e-9, jit == null || jit.quietFor(WarmupRule.JIT_QUIET_SECONDS)).isPresent()) return;
         }
     }
 

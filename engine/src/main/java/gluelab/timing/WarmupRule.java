@@ -24,6 +24,16 @@ public record WarmupRule(double minSeconds, double maxSeconds, double maxFall, i
     /** How much longer than its minimum a warm-up may run while levels still fall. */
     public static final double EXTRA_SECONDS = 0.2;
 
+    /**
+     * The same where the kernels are JVM code: the JIT compiles a loop in the background while it
+     * runs (C1, then C2, for seconds on a busy 2-core machine), and a warm-up capped at 0.2 s left a
+     * process's first group read 20-30% slow against the same ops measured after another group.
+     */
+    public static final double JIT_EXTRA_SECONDS = 3.0;
+
+    /** How long the JIT must have finished no compilation for a JIT device's warm-up to end. */
+    public static final double JIT_QUIET_SECONDS = 0.1;
+
     /** Samples each subject has at least before its level is judged (two per half). */
     public static final int MIN_SAMPLES = 4;
 
@@ -38,9 +48,12 @@ public record WarmupRule(double minSeconds, double maxSeconds, double maxFall, i
      * The rule of a timing config: its warm-up as the minimum, {@link #EXTRA_SECONDS} more at most, its
      * noise bound as the fall bound; a config with no warm-up gets none.
      */
-    public static WarmupRule of(TimingConfig config) {
+    public static WarmupRule of(TimingConfig config) { return of(config, false); }
+
+    /** {@link #of(TimingConfig)}, with {@link #JIT_EXTRA_SECONDS} for a device whose kernels the JIT compiles. */
+    public static WarmupRule of(TimingConfig config, boolean jitCompiled) {
         double min = config.warmupSeconds();
-        return new WarmupRule(min, min == 0 ? 0 : min + EXTRA_SECONDS, config.stop().maxNoise(), MIN_SAMPLES);
+        return new WarmupRule(min, min == 0 ? 0 : min + (jitCompiled ? JIT_EXTRA_SECONDS : EXTRA_SECONDS), config.stop().maxNoise(), MIN_SAMPLES);
     }
 
     /** No sampled warm-up at all: a config with zero warm-up asks for none. */
@@ -53,9 +66,12 @@ public record WarmupRule(double minSeconds, double maxSeconds, double maxFall, i
      * Whether the warm-up ends now, given each subject's warm-up samples so far (seconds, in the
      * order taken) and the wall time it has run.
      */
-    public Optional<Reason> check(List<double[]> samplesPerSubject, double wallSeconds) {
+    public Optional<Reason> check(List<double[]> samplesPerSubject, double wallSeconds) { return check(samplesPerSubject, wallSeconds, true); }
+
+    /** {@link #check(List, double)}, where a warm-up also waits while the JIT is still compiling ({@code compilerQuiet} false). */
+    public Optional<Reason> check(List<double[]> samplesPerSubject, double wallSeconds, boolean compilerQuiet) {
         if (wallSeconds >= maxSeconds) return Optional.of(Reason.CAPPED);
-        if (wallSeconds < minSeconds) return Optional.empty();
+        if (wallSeconds < minSeconds || !compilerQuiet) return Optional.empty();
         for (double[] s : samplesPerSubject) {
             if (!settled(s)) return Optional.empty();
         }

@@ -47,6 +47,16 @@ class WarmupRuleTest {
     }
 
     @Test
+    void aJitDevicesWarmUpWaitsForTheCompilerUpToItsLongerCap() {
+        WarmupRule jit = WarmupRule.of(TimingConfig.quick(), true);
+        assertEquals(0.05 + WarmupRule.JIT_EXTRA_SECONDS, jit.maxSeconds(), 1e-12);
+        List<double[]> flat = List.of(new double[]{1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
+        assertEquals(Optional.empty(), jit.check(flat, 1.0, false), "levels flat, but the JIT still compiles: not over");
+        assertEquals(Optional.of(WarmupRule.Reason.SETTLED), jit.check(flat, 1.0, true));
+        assertEquals(Optional.of(WarmupRule.Reason.CAPPED), jit.check(flat, jit.maxSeconds(), false), "the cap ends it whatever the compiler does");
+    }
+
+    @Test
     void aFlatStreamEndsAtTheMinimumTime() {
         Random rnd = new Random(1);
         Ended e = feed(DEMO, 0.4e-3, i -> 25e-6 * (1 + 0.003 * rnd.nextGaussian()));

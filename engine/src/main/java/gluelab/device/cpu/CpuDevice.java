@@ -43,11 +43,12 @@ public final class CpuDevice implements Device {
 
     /**
      * Every floating dtype; no graphs; peak FLOP/s unknown (the calibrator measures it); calibration buffers 4x the LLC, at least
-     * 256 MiB; one buffer placement (the CPU's rows are far noisier than a layout's bias, so rotating buys nothing there).
+     * 256 MiB; one buffer placement (the CPU's rows are far noisier than a layout's bias, so rotating buys nothing there); the
+     * kernels are Java, compiled by the JIT while they run.
      */
     @Override public gluelab.device.Capabilities capabilities() {
         return new gluelab.device.Capabilities(java.util.EnumSet.of(DType.BF16, DType.FP16, DType.FP32, DType.FP64), false, 0,
-                Math.max(4 * facts.lastLevelCacheBytes(), 256L << 20), 1);
+                Math.max(4 * facts.lastLevelCacheBytes(), 256L << 20), 1, true);
     }
 
     @Override public Buffer allocate(TensorSpec spec) { return new CpuBuffer(Tensor.allocate(spec)); }
