@@ -41,19 +41,45 @@ public final class Calibrator {
         this.cacheDir = cacheDir;
     }
 
+    /**
+     * A fresh copy bandwidth this much below the cached one says more about the machine's load than
+     * about the device; the cached file is kept beside the new one then.
+     */
+    public static final double SUSPICIOUS_DROP = 0.15;
+
     /** The cached calibration for this device, or a fresh one (then cached). */
     public Calibration calibrate(boolean force) {
         Path file = cacheDir.resolve(device.facts().fingerprint() + "-m" + METHOD + ".json");
-        if (!force && Files.isRegularFile(file)) {
+        Calibration cached = null;
+        if (Files.isRegularFile(file)) {
             try {
-                return Json.MAPPER.readValue(file.toFile(), Calibration.class).asCached();
+                cached = Json.MAPPER.readValue(file.toFile(), Calibration.class);
             } catch (IOException | RuntimeException e) {
                 System.err.println("gluelab: ignoring unreadable calibration cache " + file + ": " + e.getMessage());
             }
         }
+        if (!force && cached != null) return cached.asCached();
         Calibration c = measure();
+        if (cached != null && c.copyMedian() < (1 - SUSPICIOUS_DROP) * cached.copyMedian()) keepPrevious(cached, c, file);
         AtomicFiles.write(file, Json.write(c));
         return c;
+    }
+
+    /** Keeps a much faster earlier calibration beside the new one, and says so. */
+    private static void keepPrevious(Calibration old, Calibration now, Path file) {
+        Path previous = file.resolveSibling(file.getFileName().toString().replaceFirst("\\.json$", ".previous.json"));
+        AtomicFiles.write(previous, Json.write(old));
+        System.err.printf(java.util.Locale.ROOT, "gluelab: warning: copy bandwidth measured %.1f GB/s, %.0f%% below the cached %.1f GB/s (measured %s)%s;"
+                        + " every ideal time now uses the new figure. A busy machine reads low: calibrate again when it is quiet, or put the"
+                        + " earlier one back with: mv %s %s%n",
+                now.copyMedian() / 1e9, 100 * (1 - now.copyMedian() / old.copyMedian()), old.copyMedian() / 1e9, old.measuredAt(),
+                loadAverage().map(l -> ", load average " + l).orElse(""), previous, file);
+    }
+
+    /** The 1-minute load average where the OS reports one. */
+    private static java.util.Optional<String> loadAverage() {
+        double l = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return l < 0 ? java.util.Optional.empty() : java.util.Optional.of(String.format(java.util.Locale.ROOT, "%.1f", l));
     }
 
     public Calibration measure() {

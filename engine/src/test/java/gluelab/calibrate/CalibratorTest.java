@@ -35,6 +35,32 @@ class CalibratorTest {
     }
 
     @Test
+    void aMuchSlowerRecalibrationKeepsTheEarlierOneBesideItAndWarns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (CpuDevice cpu = new CpuDevice(1)) {
+            var device = small(cpu);
+            String name = device.facts().fingerprint() + "-m" + Calibrator.METHOD;
+            // A cached figure no CPU reaches (1 PB/s): any fresh measurement is far below it.
+            Calibration fast = new Calibration(device.facts().fingerprint(), "quiet", 16L << 20, 1e15, 1e15, 1e15, 1e15, 1e12, 0, "earlier", "copy", null, false);
+            java.nio.file.Files.writeString(dir.resolve(name + ".json"), gluelab.files.Json.write(fast));
+            var err = new java.io.ByteArrayOutputStream();
+            var saved = System.err;
+            System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            Calibration fresh;
+            try {
+                fresh = new Calibrator(device, dir).calibrate(true);
+            } finally {
+                System.setErr(saved);
+            }
+            String warning = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(warning.contains("below the cached 1000000.0 GB/s") && warning.contains(name + ".previous.json"), warning);
+            var previous = gluelab.files.Json.MAPPER.readValue(dir.resolve(name + ".previous.json").toFile(), Calibration.class);
+            assertEquals(1e15, previous.copyMedian(), "the earlier calibration is kept, not lost");
+            var now = gluelab.files.Json.MAPPER.readValue(dir.resolve(name + ".json").toFile(), Calibration.class);
+            assertEquals(fresh.copyMedian(), now.copyMedian(), "the new measurement is the cache now");
+        }
+    }
+
+    @Test
     void buffersAreTheSizeTheDeviceAsksFor() {
         try (CpuDevice cpu = new CpuDevice(1)) {
             long own = cpu.capabilities().calibrationBytes();
