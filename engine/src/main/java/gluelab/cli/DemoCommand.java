@@ -65,6 +65,12 @@ public final class DemoCommand implements Callable<Integer> {
             System.out.println(outcome.ranking().table().printAll());
             System.out.println("run: " + outcome.dir());
             System.out.println("findings: " + outcome.dir().resolve("findings.md"));
+            int noisy = gluelab.report.Tables.noisy(outcome.result().rows()).size();
+            if (noisy > 0) {
+                System.out.println("noisy: " + noisy + " of " + outcome.result().rows().size() + " rows missed the noise bound or stopped on the timeout"
+                        + " (listed in findings.md, flagged in the tables); quote them only with that caveat, or measure again on a quieter machine"
+                        + " or with a longer --timeout");
+            }
             System.out.println("devlog: " + log.file());
             return 0;
         }
