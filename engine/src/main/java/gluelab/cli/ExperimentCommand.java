@@ -30,7 +30,8 @@ public final class ExperimentCommand implements Callable<Integer> {
         Path base = root == null ? ExperimentFolder.defaultRoot() : root;
         if ((model == null) != (tokens == null)) throw new IllegalArgumentException("give both --model and --tokens to write a plan");
         if (model == null && !java.nio.file.Files.isDirectory(base.resolve(name)))
-            throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one)");
+            throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one)"
+                    + elsewhere(name));
         ExperimentFolder ex = ExperimentFolder.open(name, base);
         if (model != null) {
             long[] t = Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray();
@@ -45,5 +46,16 @@ public final class ExperimentCommand implements Callable<Integer> {
         }
         System.out.println(ex.status().print(100));
         return 0;
+    }
+
+    /**
+     * Where else the experiment is: notebooks run in Jupyter keep theirs under the notebooks' folder
+     * (the kernel's working directory), so a CLI started from the project root does not see them.
+     */
+    static String elsewhere(String name) {
+        Path nb = Path.of("notebooks").resolve(ExperimentFolder.DEFAULT_ROOT).resolve(name);
+        if (java.nio.file.Files.isDirectory(nb)) return "; notebooks keep theirs in notebooks/" + ExperimentFolder.DEFAULT_ROOT + ": there is one in " + nb
+                + " (--experiments-root notebooks/" + ExperimentFolder.DEFAULT_ROOT + ", or set " + ExperimentFolder.ROOT_ENV + " for both)";
+        return "; set " + ExperimentFolder.ROOT_ENV + " to keep the CLI's and the notebooks' experiments in one place";
     }
 }
