@@ -79,7 +79,8 @@ public final class Devices {
         }
         DeviceProvider p = find(providers, kind);
         Optional<String> why = p.unavailableReason();
-        if (why.isPresent()) throw new IllegalStateException("device '" + selector + "' is unavailable: " + why.get());
+        // Asking for a device this machine has not is bad input (exit 2), like an unknown device.
+        if (why.isPresent()) throw new IllegalArgumentException("device '" + selector + "' is unavailable: " + why.get());
         return p.open(ordinal);
     }
 

@@ -32,6 +32,15 @@ class DevicesTest {
     }
 
     @Test
+    void askingForAnUnavailableDeviceIsBadInputThatSaysWhy() {
+        var cuda = Devices.providers().stream().filter(p -> p.kind().equals("cuda")).findFirst().orElseThrow();
+        org.junit.jupiter.api.Assumptions.assumeTrue(cuda.unavailableReason().isPresent(), "this machine has a GPU");
+        var e = assertThrows(IllegalArgumentException.class, () -> Devices.open("cuda"));
+        assertTrue(e.getMessage().startsWith("device 'cuda' is unavailable: ") && !e.getMessage().contains("Error:"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+    }
+
+    @Test
     void badSelectorsListTheKnownDevices() {
         var e = assertThrows(IllegalArgumentException.class, () -> Devices.open("tpu"));
         assertTrue(e.getMessage().contains("unknown device 'tpu'") && e.getMessage().contains("cpu"), e.getMessage());

@@ -32,6 +32,7 @@ public final class CudaDeviceProvider implements DeviceProvider {
             return Optional.empty();
         } catch (Throwable t) {
             // JCuda's message is a long report; keep the line that names the missing library.
+            if (String.valueOf(t.getMessage()).contains("libcuda.so")) return Optional.of("no NVIDIA driver (libcuda.so.1 not found)");
             String detail = String.valueOf(t.getMessage()).lines().filter(l -> l.contains("cannot open shared object") || l.contains(".so"))
                     .map(String::strip).findFirst().orElse(String.valueOf(t.getMessage()).lines().findFirst().orElse(""));
             return Optional.of("the NVIDIA driver library could not be loaded (" + detail + ")");
