@@ -43,6 +43,8 @@ public final class FloorCommand implements Callable<Integer> {
                 cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
             }
         }
+        // Ideal times are only as good as the bandwidth they divide by: say which one.
+        System.out.println(given != null ? "bandwidth: " + bandwidth + " GB/s (--bandwidth)" : "calibration: " + cal.deviceName() + ", " + cal.describe());
         System.out.printf("%-20s %-4s %8s %14s %12s %10s%n", "op", "pass", "tokens", "bytes", "ideal_us", "bound");
         for (long t : tok) {
             for (GlueOp op : list) {
