@@ -257,8 +257,10 @@ public final class Gluelab implements AutoCloseable {
                 gluelab.experiment.Step.RANK.number() + "-");
         var ranking = report.ranking();
         var worth = ranking.worthFixing();
+        long noisy = worth.stream().filter(c -> !c.caveat().isEmpty()).count();
         ex.devlog().decision("ranking of " + record.id() + ": " + worth.size() + " of " + ranking.ranked().size()
-                + " candidates above the stop rule" + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().key()));
+                + " candidates above the stop rule" + (noisy == 0 ? "" : " (" + (noisy == worth.size() ? "all " : "") + noisy + " noisy: measure again before a fix)")
+                + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().key()));
         ex.done(gluelab.experiment.Step.RANK, java.util.List.of(record.id()),
                 java.util.Map.of("summary", ex.dir().relativize(findings).toString()), worth.size() + " candidates worth fixing");
         return ranking;
