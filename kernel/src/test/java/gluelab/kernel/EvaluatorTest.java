@@ -24,6 +24,13 @@ class EvaluatorTest {
     @AfterAll static void close() { e.close(); }
 
     @Test
+    void aDeclarationShowsNothingAndItsNameShowsItsValue() {
+        assertNull(e.eval("String paramDevice = \"auto\";"), "a parameters cell echoes nothing");
+        assertEquals("auto", e.eval("paramDevice"));
+        assertEquals(3, e.eval("1 + 2"));
+    }
+
+    @Test
     void multiSnippetCellsReturnTheLastValueAsARealObject() {
         assertEquals(7, e.eval("int a = 3;\nint b = 4;\na + b"));
         Object t = e.eval("var lab = Gluelab.open(\"cpu\");\nlab.ops()");

@@ -111,7 +111,9 @@ public final class Evaluator implements AutoCloseable {
             }
             throw new UserCodeError(e.exception(), lineOf(cell, startOffset));
         }
-        if (s instanceof VarSnippet v && e.value() != null) {
+        // A declaration (`String device = "auto";`) shows nothing, as an assignment in IPython: a
+        // notebook's parameters cell would otherwise echo every value. A bare expression's temporary shows.
+        if (s instanceof VarSnippet v && v.subKind() == Snippet.SubKind.TEMP_VAR_EXPRESSION_SUBKIND && e.value() != null) {
             shell.varValue(v);
             return provider.control.takeValue();
         }
