@@ -96,7 +96,16 @@ public final class ExperimentFolder {
     /** Where steps publish their records. */
     public RecordStore records() { return new RecordStore(dir.resolve(RECORDS_DIR)); }
 
-    public Path chartsDir() { return dir.resolve(CHARTS_DIR); }
+    /** Where steps draw their charts, created on use (a {@link #missing} step may have removed an untouched folder). */
+    public Path chartsDir() {
+        Path d = dir.resolve(CHARTS_DIR);
+        try {
+            Files.createDirectories(d);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + d + ": " + e.getMessage(), e);
+        }
+        return d;
+    }
 
     /** A folder of a step's own files ({@code steps/05-fix/}), created on first use. */
     public Path stepDir(Step step) {
@@ -229,9 +238,31 @@ public final class ExperimentFolder {
     /** The ranking step 04 made (from the record it ranked, with that record's stop rule). */
     public Ranking ranking() { return RecordRanking.of(record(Step.RANK)); }
 
-    /** A step that has not run, as the error a later step gives. */
+    /**
+     * A step that has not run, as the error a later step gives. A folder that {@link #open} just made
+     * for a name with nothing behind it (a typo in a later step's parameters) is removed again, so
+     * it does not show up later as an experiment.
+     */
     public IllegalStateException missing(Step step) {
+        removeIfUntouched();
         return new IllegalStateException("experiment '" + name + "' has no " + step.noun() + ": run " + step + " first");
+    }
+
+    /** Deletes the folder when it holds only the empty skeleton {@link #open} creates. */
+    private void removeIfUntouched() {
+        List<Path> skeleton = List.of(dir.resolve(RECORDS_DIR), dir.resolve(CHARTS_DIR), dir.resolve(STEPS_DIR));
+        try (var entries = Files.list(dir)) {
+            if (!entries.allMatch(skeleton::contains)) return;
+            for (Path d : skeleton) {
+                try (var inside = Files.list(d)) {
+                    if (inside.findAny().isPresent()) return;
+                }
+            }
+            for (Path d : skeleton) Files.deleteIfExists(d);
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // Best effort: a folder left behind is untidy, not wrong.
+        }
     }
 
     /** One row per step: whether it ran, when, its records and summary. */

@@ -41,6 +41,17 @@ class ExperimentFolderTest {
     }
 
     @Test
+    void aMistypedNameLeavesNoFolderBehindAndARealOneKeepsItsFiles() throws Exception {
+        ExperimentFolder typo = ExperimentFolder.open("dmeo", root);
+        assertThrows(IllegalStateException.class, typo::plan);
+        assertFalse(Files.exists(root.resolve("dmeo")), "the folder open() made for nothing is gone");
+        ExperimentFolder used = ExperimentFolder.open("used", root);
+        Files.writeString(used.chartsDir().resolve("c.png"), "x");
+        assertThrows(IllegalStateException.class, used::plan);
+        assertTrue(Files.exists(used.chartsDir().resolve("c.png")), "a folder with anything in it stays");
+    }
+
+    @Test
     void stepOutputsRoundTripAndNameTheirFiles() throws Exception {
         ExperimentFolder ex = ExperimentFolder.open("demo", root);
         Files.writeString(ex.stepDir(Step.FIX).resolve("interactions.json"), "{}");
