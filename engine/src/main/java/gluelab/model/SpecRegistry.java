@@ -59,6 +59,13 @@ public final class SpecRegistry {
                     if (name == null || name.isBlank()) throw new IllegalArgumentException(f + ": \"name\" must not be empty");
                     Path earlier = r.origins.get(name);
                     if (earlier != null) throw new IllegalArgumentException(f + ": model spec '" + name + "' is already defined in " + earlier);
+                    // Replacing a preset would change it for some readers and not others (specs that extend it resolved against the
+                    // original). The file is left out; the preset, and the specs that extend it, stay as they are.
+                    if (r.specs.containsKey(name)) {
+                        r.problems.add(f + ": model spec '" + name + "' is a preset's name; give it another name, and \"extends\": \""
+                                + name + "\" to start from the preset");
+                        continue;
+                    }
                     node.put("name", name);
                     raw.put(name, node);
                     r.origins.put(name, f);

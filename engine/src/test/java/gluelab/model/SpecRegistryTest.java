@@ -63,6 +63,9 @@ class SpecRegistryTest {
     @Test
     void badSpecsNameTheFileAndTheField(@TempDir Path dir) throws Exception {
         assertTrue(problem(dir, "x.json", "{\"extends\": \"llama-3-8b\", \"hiden\": 1}").contains("hiden"));
+        assertTrue(problem(dir, "mine.json", "{\"name\": \"llama-3-8b\", \"extends\": \"llama-3-8b\", \"layers\": 2}").contains("is a preset's name"));
+        Files.writeString(dir.resolve("mine.json.d").resolve("child.json"), "{\"extends\": \"llama-3-8b\", \"layers\": 3}");
+        assertEquals(3, SpecRegistry.load(List.of(dir.resolve("mine.json.d"))).get("child").layers(), "specs extending the preset still resolve");
         assertTrue(problem(dir, "y.json", "{\"extends\": \"llama-3-8b\", \"hidden\": -4}").contains("hidden"));
         assertTrue(problem(dir, "z.json", "{\"extends\": \"llama-3-8b\",").contains("not valid JSON"));
         assertTrue(problem(dir, "w.json", "{\"extends\": \"nope\"}").contains("\"extends\": unknown model spec 'nope'"));
