@@ -11,7 +11,7 @@ import java.util.concurrent.Callable;
 
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = "Compare two runs' row medians by key (op, pass, variant, replay, tokens, dtype) and list the rows that differ by more than --bound: "
-                + "two demos (bound 2%), a demo and one with 10x the --min-time (bound 1%). Exit 1 when a row is over the bound.")
+                + "two demos (bound 2%%), a demo and one with 10x the --min-time (bound 1%%). Exit 1 when a row is over the bound.")
 public final class CompareCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "A", description = "a run folder, its record.json, a demo's --out folder holding one run, or bench --json output")
     Path a;

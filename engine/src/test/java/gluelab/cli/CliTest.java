@@ -141,6 +141,29 @@ class CliTest {
         assertTrue((System.nanoTime() - t0) * 1e-9 < 30, "a bad option must fail before any measurement");
     }
 
+    /** Every command's path below the top one, e.g. [torch, versions]. */
+    static java.util.List<java.util.List<String>> commandPaths(CommandLine cl) {
+        java.util.List<java.util.List<String>> out = new java.util.ArrayList<>();
+        cl.getSubcommands().forEach((name, sub) -> {
+            if (!name.equals(sub.getCommandName())) return; // an alias
+            out.add(java.util.List.of(name));
+            for (var below : commandPaths(sub)) out.add(java.util.stream.Stream.concat(java.util.stream.Stream.of(name), below.stream()).toList());
+        });
+        return out;
+    }
+
+    @Test
+    void everyCommandsHelpRendersWithoutAWarning() {
+        var paths = commandPaths(Main.commandLine());
+        assertTrue(paths.contains(java.util.List.of("torch", "versions")), paths.toString());
+        for (var path : paths) {
+            Result r = run(java.util.stream.Stream.concat(path.stream(), java.util.stream.Stream.of("--help")).toArray(String[]::new));
+            assertEquals(0, r.code(), path + ": " + r);
+            assertTrue(r.out().contains("Usage: gluelab " + String.join(" ", path)), path + ": " + r.out());
+            assertFalse(r.err().contains("WARN"), path + " --help warns: " + r.err());
+        }
+    }
+
     @Test
     void anUnknownCommandIsAnErrorEvenWithHelp() {
         Result r = run("no-such-command", "--help");
