@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 
 import java.util.ServiceLoader;
 
-@Command(name = "gluelab", mixinStandardHelpOptions = true, version = "gluelab 0.1.0",
+@Command(name = "gluelab", mixinStandardHelpOptions = true, versionProvider = GluelabVersion.class,
         description = "Time the glue ops of a transformer layer against their bandwidth floor and rank what is worth fixing.",
         subcommands = {DemoCommand.class, BenchCommand.class, CalibrateCommand.class, ReportCommand.class, CompareCommand.class,
                 SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class, BundleCommand.class, TraceCommand.class, NcuCommand.class,
@@ -20,6 +20,8 @@ public final class Main implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         for (CliPlugin p : ServiceLoader.load(CliPlugin.class)) p.register(cl);
+        // Every subcommand lists -V, --version (mixinStandardHelpOptions); without a provider of its own it printed nothing.
+        giveVersion(cl);
         // picocli skips its unmatched-argument check when --help is given; "gluelab no-such-command --help"
         // must still say the command is unknown rather than print the general help and succeed.
         cl.setExecutionStrategy(parseResult -> {
@@ -35,6 +37,11 @@ public final class Main implements Runnable {
             return badInput ? 2 : 1;
         });
         return cl;
+    }
+
+    private static void giveVersion(CommandLine cl) {
+        cl.getCommandSpec().versionProvider(new GluelabVersion());
+        cl.getSubcommands().values().forEach(Main::giveVersion);
     }
 
     public static void main(String[] args) {

@@ -165,6 +165,17 @@ class CliTest {
     }
 
     @Test
+    void everyCommandPrintsTheVersion() {
+        String version = "gluelab " + gluelab.record.Environment.VERSION;
+        assertEquals(version + "\n", run("--version").out().replace("\r", ""));
+        for (var path : commandPaths(Main.commandLine())) {
+            Result r = run(java.util.stream.Stream.concat(path.stream(), java.util.stream.Stream.of("--version")).toArray(String[]::new));
+            assertEquals(0, r.code(), path + ": " + r);
+            assertEquals(version, r.out().strip(), path + " --version");
+        }
+    }
+
+    @Test
     void anUnknownCommandIsAnErrorEvenWithHelp() {
         Result r = run("no-such-command", "--help");
         assertNotEquals(0, r.code(), r.toString());
