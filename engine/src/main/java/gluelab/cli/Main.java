@@ -32,7 +32,8 @@ public final class Main implements Runnable {
         });
         cl.setExecutionExceptionHandler((ex, line, parse) -> {
             boolean badInput = ex instanceof IllegalArgumentException;
-            line.getErr().println("gluelab " + line.getCommandName() + ": error: " + ex.getMessage());
+            // The whole command path ("gluelab torch versions"), not the leaf name alone.
+            line.getErr().println(line.getCommandSpec().qualifiedName() + ": error: " + ex.getMessage());
             if (!badInput && System.getenv("GLUELAB_DEBUG") != null) ex.printStackTrace(line.getErr());
             return badInput ? 2 : 1;
         });

@@ -64,18 +64,22 @@ public final class TorchBridge implements AutoCloseable {
         JsonNode hello = readReply("starting the torch harness");
         if (!hello.path("ok").asBoolean()) {
             close();
-            String error = hello.path("error").asText();
-            throw new TorchException(switch (error) {
+            TorchException.Kind kind = switch (hello.path("error").asText()) {
                 case "missing" -> TorchException.Kind.MISSING;
                 case "too_old" -> TorchException.Kind.TOO_OLD;
                 case "no_cuda" -> TorchException.Kind.NO_CUDA;
                 default -> TorchException.Kind.FAILED;
-            }, hello.path("message").asText(), null);
+            };
+            boolean otherPython = kind == TorchException.Kind.MISSING || kind == TorchException.Kind.TOO_OLD;
+            throw new TorchException(kind, hello.path("message").asText() + (otherPython ? OTHER_PYTHON : ""), null);
         }
         versions = new TorchVersions(hello.path("python").asText(), hello.path("executable").asText(), hello.path("torch").asText(),
                 hello.path("cuda").asText(), hello.path("triton").asText(), hello.path("gpu").asText(), device,
                 hello.path("compile").asBoolean(), hello.path("compile_reason").asText());
     }
+
+    /** The way out when the Python cannot serve: name another one. */
+    static final String OTHER_PYTHON = " (use --python PATH for a Python with torch; in a notebook, lab.torch(PATH))";
 
     /**
      * Starts {@code python} (a path or a name on PATH) with the harness on {@code device} ("cpu" or
@@ -94,7 +98,7 @@ public final class TorchBridge implements AutoCloseable {
             return new TorchBridge(pb.start(), device);
         } catch (IOException e) {
             throw new TorchException(TorchException.Kind.MISSING, "cannot start Python '" + python + "' for the torch bridge: " + e.getMessage()
-                    + " (set --python PATH)", null);
+                    + OTHER_PYTHON, null);
         }
     }
 

@@ -18,6 +18,17 @@ class TorchCommandTest {
         CliTest.assertBadInput(CliTest.run("torch", "time", "m:f", "--device", "cpu", "--inputs", "x:T"), "expected NAME:DIMS:DTYPE");
     }
 
+    @Test void aPythonWithoutTorchIsNamedWithTheFullCommandAndTheWayOut(@TempDir Path dir) throws Exception {
+        // The system Python without its site packages: a real interpreter that cannot import torch.
+        Path noSite = dir.resolve("python-no-site");
+        Files.writeString(noSite, "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n");
+        assertTrue(noSite.toFile().setExecutable(true));
+        var r = CliTest.run("torch", "versions", "--device", "cpu", "--python", noSite.toString());
+        assertEquals(1, r.code(), r.toString());
+        assertTrue(r.err().contains("gluelab torch versions: error: torch cannot be imported by"), r.err());
+        assertTrue(r.err().contains("--python PATH"), r.err());
+    }
+
     @Test void benchWithTorchOnTheCpuThenItsChart(@TempDir Path dir) throws Exception {
         assumeTrue(gluelab.torch.TorchBridgeTest.hasTorchForCli(), "/usr/bin/python3 has no torch (Debian: python3-torch)");
         var r = CliTest.run("bench", "cast", "--device", "cpu", "--tokens", "16", "--with", "torch", "--python", "/usr/bin/python3",
