@@ -50,7 +50,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         for (Variant v : variants) {
             if (!v.onDevices()) throw new IllegalArgumentException("variant " + v.id() + " is timed by the torch side (bench --with torch), not on a device; devices run " + Variant.ON_DEVICES.stream().map(Variant::id).toList());
         }
-        for (long t : tokens) Tokens.check(t, Long.toString(t));
+        Tokens.checkAll(tokens);
         if (!dtype.isFloating()) throw new IllegalArgumentException("activation dtype must be floating, got " + dtype.id());
         if (checkTokens < 0) throw new IllegalArgumentException("check size must be >= 0 tokens (0 skips checks), got " + checkTokens);
         if (checkTokens > 0) Tokens.check(checkTokens, "--check " + checkTokens);
@@ -184,8 +184,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
 
         public Builder tokens(List<Long> list) {
             if (list.isEmpty()) throw new IllegalArgumentException("no token counts to measure");
-            for (long t : list) Tokens.check(t, Long.toString(t));
-            tokens = List.copyOf(list);
+            tokens = List.copyOf(Tokens.checkAll(list));
             return this;
         }
 

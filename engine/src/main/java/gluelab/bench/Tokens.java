@@ -1,8 +1,12 @@
 package gluelab.bench;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /** Token-count lists as users write them: "2048,4096", "2k,4k,16k" (k = 1024). */
 public final class Tokens {
@@ -13,6 +17,7 @@ public final class Tokens {
     public static List<Long> parse(String text) {
         if (text == null || text.isBlank()) throw new IllegalArgumentException("token counts are empty; write e.g. 2048,4096 or 2k,4k");
         List<Long> out = new ArrayList<>();
+        Map<Long, String> spelled = new HashMap<>();
         for (String part : text.split(",", -1)) {
             String p = part.trim().toLowerCase(Locale.ROOT);
             if (p.isEmpty()) throw new IllegalArgumentException("token counts '" + text + "' have an empty entry; write e.g. 2048,4096 or 2k,4k");
@@ -28,8 +33,23 @@ public final class Tokens {
                 throw new IllegalArgumentException("token count '" + part.trim() + "' is not a whole number (write e.g. 2048 or 2k)");
             }
             out.add(check(v, part.trim()));
+            String before = spelled.putIfAbsent(v, part.trim());
+            if (before != null) {
+                throw new IllegalArgumentException("token counts '" + text + "' give " + v + " twice ('" + before + "' and '" + part.trim()
+                        + "'); list each count once");
+            }
         }
         return out;
+    }
+
+    /** Checks every count, and that none repeats: a repeated count would measure each of its rows twice. */
+    public static List<Long> checkAll(List<Long> counts) {
+        Set<Long> seen = new HashSet<>();
+        for (long t : counts) {
+            check(t, Long.toString(t));
+            if (!seen.add(t)) throw new IllegalArgumentException("token counts " + counts + " give " + t + " twice; list each count once");
+        }
+        return counts;
     }
 
     public static long check(long v, String as) {

@@ -241,8 +241,8 @@ public final class Gluelab implements AutoCloseable {
     public gluelab.experiment.ExperimentPlan plan(gluelab.experiment.ExperimentFolder ex, String model, double stopFraction, long... tokens) {
         spec(model);
         List<Long> t = new ArrayList<>();
-        for (long n : tokens) t.add(Tokens.check(n, Long.toString(n)));
-        return ex.plan(model, t, stopFraction, device.id());
+        for (long n : tokens) t.add(n);
+        return ex.plan(model, Tokens.checkAll(t), stopFraction, device.id());
     }
 
     /**

@@ -59,6 +59,12 @@ class CliTest {
         assertBadInput(run("bench", "rmsnorm", "--tokens", "99999999999"), "over the limit");
         assertBadInput(run("bench", "swiglu", "--tokens", "16000000"), "needs about", "GiB");
         assertBadInput(run("demo", "--tokens", ""), "token counts are empty");
+        // A repeat would measure every row twice (and compare refuses such a run).
+        assertBadInput(run("bench", "rmsnorm", "--tokens", "2k,2k"), "token counts '2k,2k' give 2048 twice ('2k' and '2k')");
+        assertBadInput(run("bench", "rmsnorm", "--tokens", "2048,4k,2k"), "give 2048 twice ('2048' and '2k')");
+        assertBadInput(run("floor", "rmsnorm", "--tokens", "16,16"), "give 16 twice");
+        assertThrows(IllegalArgumentException.class, () -> gluelab.bench.BenchPlan.builder(gluelab.model.SpecRegistry.load(java.util.List.of()))
+                .ops(java.util.List.of("rmsnorm")).tokens(java.util.List.of(64L, 64L)));
         assertBadInput(run("demo", "--placements", "0"), "--placements must be 1..64");
         assertBadInput(run("bench", "rmsnorm", "--placements", "100"), "--placements must be 1..64");
     }
