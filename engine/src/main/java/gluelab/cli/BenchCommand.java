@@ -24,6 +24,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Mixin TorchOptions torchOptions;
 
+    @Mixin ChartOptions chartOptions = new ChartOptions();
+
     @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE})")
     String model;
 
@@ -67,6 +69,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Override public Integer call() {
         SpecRegistry specs = SpecRegistry.load(Locations.specFolders());
         BenchPlan plan = plan(specs);
+        chartOptions.check();
         try (Gluelab lab = Gluelab.open(deviceOptions.device, specs)) {
             plan.checkRuns(lab.device());
             try (var torch = torchOptions.start(lab.device())) {
@@ -79,6 +82,8 @@ public final class BenchCommand implements Callable<Integer> {
                             gluelab.tune.Tuner.Options.defaults(), progress);
                 }
                 BenchResult result = torchOptions.addRows(torch, plan, lab.calibration(), lab.run(plan, row -> {}), progress, json);
+                // With --json, stdout is the rows alone.
+                chartOptions.draw(result.rows(), json ? System.err : System.out);
                 if (json) {
                     System.out.println(Json.write(result.rows()));
                 } else {

@@ -3,7 +3,6 @@ package gluelab.cli;
 import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchResult;
 import gluelab.calibrate.Calibration;
-import gluelab.chart.Charts;
 import gluelab.device.Device;
 import gluelab.progress.Progress;
 import gluelab.torch.Skipped;
@@ -11,7 +10,6 @@ import gluelab.torch.TorchSide;
 import gluelab.torch.TorchVariant;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -32,9 +30,6 @@ public final class TorchOptions {
     @Option(names = "--torch-variants", defaultValue = "torch-eager,torch-compile,torch-compile-graph", description = "torch rows to add (default: ${DEFAULT-VALUE})")
     String variants;
 
-    @Option(names = "--chart", paramLabel = "BASE", description = "save the chart of all rows per pass as BASE-fwd.png/.svg, BASE-bwd...")
-    Path chart;
-
     /** Checks the options and starts the torch side (before any measuring), or null without --with. */
     TorchSide start(Device device) {
         if (with == null) return null;
@@ -51,17 +46,6 @@ public final class TorchOptions {
         if (torch == null) return gluelab;
         TorchSide.Combined c = torch.bench(plan, cal, gluelab, torchVariants(), compileMode, progress);
         java.io.PrintStream out = json ? System.err : System.out;
-        if (chart != null) {
-            for (String pass : c.result().rows().stream().map(r -> r.pass().id()).distinct().toList()) {
-                try {
-                    out.println("chart: " + Charts.save(Charts.baselines(c.result().rows(), pass), Path.of(chart + "-" + pass)));
-                } catch (RuntimeException | Error e) {
-                    // A host without fonts (a bare GPU host) cannot draw charts; the rows must still come out.
-                    if (e instanceof VirtualMachineError vm) throw vm;
-                    out.println("chart " + pass + " not drawn on this host (" + e.getMessage() + "); draw it where fonts exist");
-                }
-            }
-        }
         // With --json the rows go to stdout; what only the torch side has goes to stderr.
         out.println("torch side: " + torch.versions().describe());
         out.println(c.table().printAll());

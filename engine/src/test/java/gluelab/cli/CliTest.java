@@ -94,6 +94,19 @@ class CliTest {
     }
 
     @Test
+    void benchDrawsItsChartWithoutTorchAndChecksItsFolderFirst(@TempDir Path dir) throws Exception {
+        long t0 = System.nanoTime();
+        assertBadInput(run("bench", "rmsnorm", "--device", "cpu", "--chart", dir.resolve("no-such-folder/x").toString()),
+                "--chart", "folder " + dir.resolve("no-such-folder") + " does not exist");
+        assertTrue((System.nanoTime() - t0) * 1e-9 < 30, "a bad --chart must fail before any measurement");
+        Result r = run("bench", "cast", "--device", "cpu", "--tokens", "16", "--timeout", "0.2", "--min-time", "0", "--check", "0", "--no-tune",
+                "--chart", dir.resolve("c").toString());
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().contains("chart: " + dir.resolve("c-fwd.png")), r.out());
+        assertTrue(java.nio.file.Files.size(dir.resolve("c-fwd.png")) > 0 && java.nio.file.Files.exists(dir.resolve("c-fwd.svg")));
+    }
+
+    @Test
     void compareListsTheRowsOverTheBoundAndExitsOneWhenAny(@TempDir Path dir) throws Exception {
         // A: a demo's --out folder holding one run (the H200 demo record); B: bench --json rows, one row 3% slower.
         Path run = java.nio.file.Files.createDirectories(dir.resolve("demo1/demo-20261130-000000-abc"));

@@ -1,0 +1,38 @@
+package gluelab.cli;
+
+import gluelab.chart.Charts;
+import gluelab.record.Row;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** bench's {@code --chart}: all rows of each pass (gluelab's and, with --with torch, torch's) on one chart. */
+public final class ChartOptions {
+    @Option(names = "--chart", paramLabel = "BASE", description = "save the chart of all rows per pass as BASE-fwd.png/.svg, BASE-bwd...; BASE's folder must exist")
+    Path chart;
+
+    /** Fails, naming --chart, when BASE's folder is missing or not writable: before any measuring, not after. */
+    void check() {
+        if (chart == null) return;
+        Path folder = chart.toAbsolutePath().normalize().getParent();
+        if (!Files.isDirectory(folder)) throw new IllegalArgumentException("--chart " + chart + ": folder " + folder + " does not exist; create it or name another");
+        if (!Files.isWritable(folder)) throw new IllegalArgumentException("--chart " + chart + ": folder " + folder + " is not writable");
+    }
+
+    /** Draws one chart per pass of {@code rows}, saying where each went (or why it could not be drawn) on {@code out}. */
+    void draw(List<Row> rows, PrintStream out) {
+        if (chart == null) return;
+        for (String pass : rows.stream().map(r -> r.pass().id()).distinct().toList()) {
+            try {
+                out.println("chart: " + Charts.save(Charts.baselines(rows, pass), Path.of(chart + "-" + pass)));
+            } catch (RuntimeException | Error e) {
+                // A host without fonts (a bare GPU host) cannot draw charts; the rows must still come out.
+                if (e instanceof VirtualMachineError vm) throw vm;
+                out.println("chart " + pass + " not drawn on this host (" + e.getMessage() + "); draw it where fonts exist");
+            }
+        }
+    }
+}
