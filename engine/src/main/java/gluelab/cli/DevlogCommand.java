@@ -3,31 +3,48 @@ package gluelab.cli;
 import gluelab.devlog.Devlog;
 import picocli.CommandLine.*;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-@Command(name = "devlog", mixinStandardHelpOptions = true, description = "Append an entry to a devlog, or print it.")
+@Command(name = "devlog", mixinStandardHelpOptions = true, description = "Append an entry to a devlog, or print it (all entries, or those of one --kind).")
 public final class DevlogCommand implements Callable<Integer> {
-    @Option(names = "--file", defaultValue = "out/devlog.md", description = "devlog file (default: ${DEFAULT-VALUE})") Path file;
+    /** The one devlog whose folder this command may create. */
+    static final Path DEFAULT_FILE = Path.of("out", "devlog.md");
 
-    @Option(names = "--kind", defaultValue = "note", description = "measurement, decision, dead_end, feedback, note (default: ${DEFAULT-VALUE})") String kind;
+    @Option(names = "--file", description = "devlog file; its folder must exist, but for the default's (default: out/devlog.md)") Path file;
+
+    @Option(names = "--kind", description = "measurement, decision, dead_end, feedback, note: the new entry's kind (default: note), or with no TEXT the kind of entries to print")
+    String kind;
 
     @Parameters(arity = "0..*", paramLabel = "TEXT", description = "entry text; none prints the devlog") List<String> text;
 
     @Override public Integer call() {
-        Devlog log = new Devlog(file);
+        Path given = file == null ? DEFAULT_FILE : file;
+        Devlog.Kind k = kind == null ? null : Devlog.Kind.parse(kind);
+        Devlog log = new Devlog(given);
         if (text == null || text.isEmpty()) {
-            for (var e : log.read()) System.out.println(e.at() + " [" + e.kind().name().toLowerCase() + "] " + e.text());
+            print(log, k);
             return 0;
         }
-        Devlog.Kind k;
-        try {
-            k = Devlog.Kind.valueOf(kind.trim().toUpperCase());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown devlog kind '" + kind + "'; known: measurement, decision, dead_end, feedback, note");
+        Path folder = log.file().getParent();
+        if (!Files.isDirectory(folder) && !log.file().equals(DEFAULT_FILE.toAbsolutePath().normalize())) {
+            throw new IllegalArgumentException("devlog folder " + folder + " does not exist (--file " + given + "); create it or name another file");
         }
-        log.append(k, String.join(" ", text));
+        log.append(k == null ? Devlog.Kind.NOTE : k, String.join(" ", text));
+        System.out.println("appended [" + (k == null ? Devlog.Kind.NOTE : k).id() + "] to " + log.file());
         return 0;
+    }
+
+    private static void print(Devlog log, Devlog.Kind only) {
+        if (!Files.exists(log.file())) throw new IllegalArgumentException("no devlog at " + log.file() + " (append to it with: gluelab devlog [--file F] TEXT)");
+        List<Devlog.Entry> all = log.read();
+        List<Devlog.Entry> shown = all.stream().filter(e -> only == null || e.kind() == only).toList();
+        for (var e : shown) System.out.println(e.at() + " [" + e.kind().id() + "] " + e.text());
+        if (shown.isEmpty()) {
+            System.out.println(only == null ? "no entries in " + log.file()
+                    : "no [" + only.id() + "] entries in " + log.file() + " (" + all.size() + " of other kinds)");
+        }
     }
 }

@@ -23,7 +23,18 @@ import java.util.regex.Pattern;
  * never interleave or lose entries.
  */
 public final class Devlog {
-    public enum Kind { MEASUREMENT, DECISION, DEAD_END, FEEDBACK, NOTE }
+    public enum Kind {
+        MEASUREMENT, DECISION, DEAD_END, FEEDBACK, NOTE;
+
+        /** How the devlog writes it: "dead_end". */
+        public String id() { return name().toLowerCase(java.util.Locale.ROOT); }
+
+        /** The kind written {@code id} (any case); an unknown one is an error listing the kinds. */
+        public static Kind parse(String id) {
+            for (Kind k : values()) if (k.name().equalsIgnoreCase(id.trim())) return k;
+            throw new IllegalArgumentException("unknown devlog kind '" + id + "'; known: " + java.util.Arrays.stream(values()).map(Kind::id).toList());
+        }
+    }
 
     public record Entry(Instant at, Kind kind, String text) {}
 
@@ -41,7 +52,7 @@ public final class Devlog {
         Entry e = new Entry(Instant.now(), kind, text.strip());
         // "## " at a line start would read as a new entry header; indent it.
         String body = e.text().replaceAll("(?m)^## ", "  ## ");
-        byte[] bytes = ("## " + e.at() + " [" + kind.name().toLowerCase() + "]\n" + body + "\n\n").getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = ("## " + e.at() + " [" + kind.id() + "]\n" + body + "\n\n").getBytes(StandardCharsets.UTF_8);
         synchronized (MONITORS.computeIfAbsent(file, k -> new Object())) {
             try {
                 Files.createDirectories(file.getParent());
@@ -80,7 +91,7 @@ public final class Devlog {
     private Kind kind(String name, int line) {
         for (Kind k : Kind.values()) if (k.name().equalsIgnoreCase(name)) return k;
         throw new IllegalArgumentException(file + ":" + line + ": entry header has kind [" + name + "], expected one of "
-                + java.util.Arrays.stream(Kind.values()).map(k -> k.name().toLowerCase()).toList());
+                + java.util.Arrays.stream(Kind.values()).map(Kind::id).toList());
     }
 
     /** All entries, in file order; a malformed entry header fails with the file and line. */

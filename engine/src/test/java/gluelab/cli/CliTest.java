@@ -107,6 +107,27 @@ class CliTest {
     }
 
     @Test
+    void devlogSaysWhatItDidAndNeverMakesFoldersItWasNotAskedFor(@TempDir Path dir) throws Exception {
+        Path nested = dir.resolve("no-such-folder/d.md");
+        assertBadInput(run("devlog", "--file", nested.toString(), "x"), "devlog folder " + dir.resolve("no-such-folder") + " does not exist");
+        assertFalse(java.nio.file.Files.exists(nested.getParent()), "the folder is not created");
+        Path file = dir.resolve("d.md");
+        assertBadInput(run("devlog", "--file", file.toString()), "no devlog at " + file);
+        Result decision = run("devlog", "--file", file.toString(), "--kind", "decision", "take", "the", "fused", "kernel");
+        assertEquals(0, decision.code(), decision.toString());
+        assertEquals("appended [decision] to " + file, decision.out().strip());
+        assertEquals(0, run("devlog", "--file", file.toString(), "a plain note").code());
+        Result all = run("devlog", "--file", file.toString());
+        assertTrue(all.out().contains("[decision] take the fused kernel") && all.out().contains("[note] a plain note"), all.out());
+        Result decisions = run("devlog", "--file", file.toString(), "--kind", "decision");
+        assertEquals(0, decisions.code(), decisions.toString());
+        assertTrue(decisions.out().contains("take the fused kernel") && !decisions.out().contains("a plain note"), decisions.out());
+        Result none = run("devlog", "--file", file.toString(), "--kind", "dead_end");
+        assertTrue(none.out().contains("no [dead_end] entries in " + file + " (2 of other kinds)"), none.out());
+        assertBadInput(run("devlog", "--file", file.toString(), "--kind", "idea"), "unknown devlog kind 'idea'");
+    }
+
+    @Test
     void compareListsTheRowsOverTheBoundAndExitsOneWhenAny(@TempDir Path dir) throws Exception {
         // A: a demo's --out folder holding one run (the H200 demo record); B: bench --json rows, one row 3% slower.
         Path run = java.nio.file.Files.createDirectories(dir.resolve("demo1/demo-20261130-000000-abc"));
