@@ -29,24 +29,31 @@ public final class KernelCommands implements CliPlugin {
         @Override public void run() { spec.commandLine().usage(System.out); }
     }
 
+    /** Where the kernelspec goes: one of --user, --prefix, --jupyter-path (picocli refuses two). */
     static final class Where {
         @Option(names = "--user", description = "the user's Jupyter data folder (the default)") boolean user;
 
-        @Option(names = "--prefix", description = "PREFIX/share/jupyter/kernels") Path prefix;
+        @Option(names = "--prefix", paramLabel = "PREFIX", description = "PREFIX/share/jupyter/kernels") Path prefix;
 
-        @Option(names = "--jupyter-path", description = "DIR/kernels") Path jupyterPath;
+        @Option(names = "--jupyter-path", paramLabel = "DIR", description = "DIR/kernels") Path jupyterPath;
 
-        Path dir() { return KernelSpecs.kernelsDir(user ? "user" : null, prefix, jupyterPath); }
+        /** The kernels folder {@code where} names; the user's when none was given. */
+        static Path dir(Where where) {
+            return where == null ? KernelSpecs.kernelsDir("user", null, null)
+                    : KernelSpecs.kernelsDir(where.user ? "user" : null, where.prefix, where.jupyterPath);
+        }
     }
 
     @Command(name = "install", mixinStandardHelpOptions = true, description = "Write the \"Java (gluelab)\" kernelspec.")
     static final class Install implements Callable<Integer> {
-        @Mixin Where where;
+        @ArgGroup(exclusive = true, multiplicity = "0..1") Where where;
 
         @Override public Integer call() {
-            Path dir = KernelSpecs.install(where.dir());
+            // A shared machine's kernelspec may be a colleague's checkout: say whose is replaced.
+            KernelSpecs.replacing(Where.dir(where)).ifPresent(System.out::println);
+            Path dir = KernelSpecs.install(Where.dir(where));
             System.out.println("installed kernelspec " + KernelSpecs.NAME + " in " + dir);
-            if (where.prefix != null && !KernelSpecs.list(List.of()).contains(dir.toAbsolutePath().normalize())) {
+            if (where != null && where.prefix != null && !KernelSpecs.list(List.of()).contains(dir.toAbsolutePath().normalize())) {
                 System.out.println("note: Jupyter looks in " + where.prefix + " only when it is its Python environment's prefix; "
                         + "otherwise add " + where.prefix.resolve("share/jupyter") + " to JUPYTER_PATH ('gluelab kernel list --prefix " + where.prefix + "' shows it)");
             }
@@ -56,11 +63,12 @@ public final class KernelCommands implements CliPlugin {
 
     @Command(name = "uninstall", mixinStandardHelpOptions = true, description = "Remove the kernelspec.")
     static final class Uninstall implements Callable<Integer> {
-        @Mixin Where where;
+        @ArgGroup(exclusive = true, multiplicity = "0..1") Where where;
 
         @Override public Integer call() {
-            boolean removed = KernelSpecs.uninstall(where.dir());
-            System.out.println(removed ? "removed " + where.dir().resolve(KernelSpecs.NAME) : "no gluelab kernelspec in " + where.dir());
+            Path dir = Where.dir(where);
+            boolean removed = KernelSpecs.uninstall(dir);
+            System.out.println(removed ? "removed " + dir.resolve(KernelSpecs.NAME) : "no gluelab kernelspec in " + dir);
             return 0;
         }
     }

@@ -58,13 +58,48 @@ public final class KernelSpecs {
         return spec;
     }
 
+    /** What a kernelspec runs: its java and its classpath, whose first entry is the kernel jar of the checkout it came from. */
+    public record Launch(String java, String classpath) {
+        /** This JVM and its classpath, as {@link #install} writes them. */
+        static Launch current() {
+            return new Launch(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    String.join(File.pathSeparator, Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                            .filter(s -> !s.isBlank()).map(s -> Path.of(s).toAbsolutePath().toString()).toList()));
+        }
+
+        /** "/checkout/kernel/target/gluelab-kernel.jar (java /jdk/bin/java)". */
+        public String describe() { return classpath.split(File.pathSeparator, 2)[0] + " (java " + java + ")"; }
+    }
+
+    /**
+     * "replaced kernelspec gluelab in DIR: OLD -> NEW" when {@code kernelsDir} holds a gluelab
+     * kernelspec that runs another java or classpath than this one would write; empty otherwise.
+     */
+    public static Optional<String> replacing(Path kernelsDir) {
+        Path dir = kernelsDir.resolve(NAME).toAbsolutePath().normalize();
+        Path json = dir.resolve("kernel.json");
+        if (!Files.isRegularFile(json)) return Optional.empty();
+        Launch now = Launch.current();
+        String was;
+        try {
+            List<String> argv = new ArrayList<>();
+            Json.MAPPER.readTree(json.toFile()).path("argv").forEach(a -> argv.add(a.asText()));
+            int cp = argv.indexOf("-cp");
+            if (argv.isEmpty() || cp < 0 || cp + 1 >= argv.size()) throw new IOException("no java and -cp in its argv");
+            Launch old = new Launch(argv.getFirst(), argv.get(cp + 1));
+            if (old.equals(now)) return Optional.empty();
+            was = old.describe();
+        } catch (IOException | RuntimeException e) {
+            was = "an unreadable kernel.json (" + e.getMessage() + ")";
+        }
+        return Optional.of("replaced kernelspec " + NAME + " in " + dir + ": " + was + " -> " + now.describe());
+    }
+
     /** Writes the kernelspec for this JVM and classpath; returns its folder. */
     public static Path install(Path kernelsDir) {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String cp = String.join(File.pathSeparator, Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(s -> !s.isBlank()).map(s -> Path.of(s).toAbsolutePath().toString()).toList());
+        Launch now = Launch.current();
         Path dir = kernelsDir.resolve(NAME);
-        AtomicFiles.write(dir.resolve("kernel.json"), Json.write(spec(java, cp)));
+        AtomicFiles.write(dir.resolve("kernel.json"), Json.write(spec(now.java(), now.classpath())));
         for (String logo : LOGOS) AtomicFiles.write(dir.resolve(logo), logo(logo));
         remember(dir, true);
         return dir;
