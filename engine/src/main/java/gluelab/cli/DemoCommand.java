@@ -44,7 +44,7 @@ public final class DemoCommand implements Callable<Integer> {
     double stopFraction;
 
     @Override public Integer call() {
-        if (!(stopFraction > 0 && stopFraction < 1)) throw new IllegalArgumentException("--stop-fraction must be in (0, 1), got " + stopFraction);
+        OptionValues.stopFraction(stopFraction);
         stopOptions.check();
         placementOptions.check();
         SpecRegistry specs = SpecRegistry.load(Locations.specFolders());

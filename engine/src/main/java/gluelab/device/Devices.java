@@ -65,23 +65,39 @@ public final class Devices {
             }
             return find(providers, "cpu").open(0);
         }
-        String kind = sel;
-        int ordinal = 0;
-        int colon = sel.indexOf(':');
-        if (colon >= 0) {
-            kind = sel.substring(0, colon);
-            try {
-                ordinal = Integer.parseInt(sel.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("bad device '" + selector + "': the part after ':' must be a device number");
-            }
-            if (ordinal < 0) throw new IllegalArgumentException("bad device '" + selector + "': negative device number");
-        }
-        DeviceProvider p = find(providers, kind);
-        Optional<String> why = p.unavailableReason();
+        Selector s = Selector.parse(selector, sel, providers);
+        Optional<String> why = s.provider().unavailableReason();
         // Asking for a device this machine has not is bad input (exit 2), like an unknown device.
         if (why.isPresent()) throw new IllegalArgumentException("device '" + selector + "' is unavailable: " + why.get());
-        return p.open(ordinal);
+        return s.provider().open(s.ordinal());
+    }
+
+    /**
+     * Checks a selector's form and kind without opening anything (whether the device is usable is
+     * known only when it opens): the errors {@link #open(String)} gives for the same text.
+     */
+    public static void check(String selector) {
+        String sel = selector == null ? "auto" : selector.trim().toLowerCase(Locale.ROOT);
+        if (!sel.equals("auto")) Selector.parse(selector, sel, providers());
+    }
+
+    /** A device selector other than auto: the provider of its kind and the device number. */
+    private record Selector(DeviceProvider provider, int ordinal) {
+        static Selector parse(String selector, String sel, List<DeviceProvider> providers) {
+            String kind = sel;
+            int ordinal = 0;
+            int colon = sel.indexOf(':');
+            if (colon >= 0) {
+                kind = sel.substring(0, colon);
+                try {
+                    ordinal = Integer.parseInt(sel.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("bad device '" + selector + "': the part after ':' must be a device number");
+                }
+                if (ordinal < 0) throw new IllegalArgumentException("bad device '" + selector + "': negative device number");
+            }
+            return new Selector(find(providers, kind), ordinal);
+        }
     }
 
     /** How many devices of {@code kind} ("cpu", "cuda") are usable here. */

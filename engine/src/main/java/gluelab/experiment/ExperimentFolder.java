@@ -67,13 +67,19 @@ public final class ExperimentFolder {
         return env == null || env.isBlank() ? DEFAULT_ROOT : Path.of(env);
     }
 
+    /** Fails, naming it, unless {@code name} can name an experiment folder. */
+    public static String checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches())
+            throw new IllegalArgumentException("experiment name '" + name + "' must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        return name;
+    }
+
     /** Creates or resumes experiment {@code name} under {@link #defaultRoot()}. */
     public static ExperimentFolder open(String name) { return open(name, defaultRoot()); }
 
     /** Creates or resumes experiment {@code name} under {@code root}. */
     public static ExperimentFolder open(String name, Path root) {
-        if (name == null || !NAME.matcher(name).matches())
-            throw new IllegalArgumentException("experiment name '" + name + "' must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        checkName(name);
         Path dir = root.resolve(name).toAbsolutePath().normalize();
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new IllegalArgumentException("experiment '" + name + "': " + dir + " exists and is not a folder");
         try {

@@ -58,6 +58,15 @@ class KernelCommandsTest {
     }
 
     @Test
+    void runChecksTheStorysParametersAsTheCliOptionsBeforeAKernelStarts(@TempDir Path dir) {
+        Path plan = Path.of("../notebooks/00-plan.ipynb");
+        Result r = gluelab("run", plan.toString(), "-p", "experiment=p2", "-p", "tokens=3x", "--out", dir.resolve("out").toString());
+        assertEquals(2, r.code(), r.toString());
+        assertTrue(r.err().contains("gluelab run: error: parameter 'tokens' of " + plan + ": token count '3x' is not a whole number"), r.err());
+        assertFalse(Files.exists(dir.resolve("out")), "no notebook ran");
+    }
+
+    @Test
     void theKernelCommandsHelpAndVersion() {
         for (List<String> path : List.of(List.of("kernel", "install"), List.of("kernel", "list"), List.of("run"))) {
             Result help = gluelab(java.util.stream.Stream.concat(path.stream(), java.util.stream.Stream.of("--help")).toArray(String[]::new));

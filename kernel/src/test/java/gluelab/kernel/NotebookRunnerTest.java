@@ -79,14 +79,14 @@ class NotebookRunnerTest {
         assertEquals(source, Files.readString(nb), "the input is untouched");
         assertEquals(dir.resolve("p.out.ipynb"), r.executed());
         // Running the executed notebook again replaces its injected cell instead of stacking a second one.
-        NotebookRunner.Result again = NotebookRunner.run(r.executed(), dir.resolve("o2"), Map.of("tokens", "\"300\"", "model", "\"llama\"", "f", "2"));
+        NotebookRunner.Result again = NotebookRunner.run(r.executed(), dir.resolve("o2"), Map.of("tokens", "\"300\"", "model", "\"llama-3-8b\"", "f", "2"));
         assertTrue(again.ok(), again.summary());
         JsonNode cells = Json.MAPPER.readTree(again.executed().toFile()).get("cells");
         int injected = 0;
         for (JsonNode c : cells) if (c.path("id").asText().equals("injected-parameters")) injected++;
         assertEquals(1, injected);
         String src = cells.get(1).get("source").asText();
-        assertTrue(src.contains("tokens = 300;") && src.contains("model = \"llama\";") && src.contains("f = 2.0;"), src);
+        assertTrue(src.contains("tokens = 300;") && src.contains("model = \"llama-3-8b\";") && src.contains("f = 2.0;"), src);
         assertEquals("600", cells.get(2).get("outputs").get(0).get("data").get("text/plain").asText());
     }
 
@@ -113,6 +113,25 @@ class NotebookRunnerTest {
         assertTrue(e.getMessage().contains("tokens") && e.getMessage().contains("int"), e.getMessage());
         var undeclared = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.run(nb, dir.resolve("o"), Map.of("tokenz", "1")));
         assertTrue(undeclared.getMessage().contains("tokenz") && undeclared.getMessage().contains("[tokens]"), undeclared.getMessage());
+    }
+
+    @Test
+    void parametersNamedLikeCliOptionsAreCheckedAsTheOptionsBeforeAnyCellRuns(@TempDir Path dir) throws Exception {
+        Path nb = notebook(dir, "plan.ipynb", "#params\nString experiment = \"demo\";\nString model = \"llama-3-8b\";\nString tokens = \"32\";\n"
+                + "double stopFraction = 0.01;\nString device = \"auto\";", "tokens");
+        Map<String, String> bad = Map.of("tokens", "3x", "model", "gpt-9", "device", "tpu", "stopFraction", "2", "experiment", "../up");
+        Map<String, String> says = Map.of("tokens", "token count '3x' is not a whole number", "model", "unknown model spec 'gpt-9'",
+                "device", "unknown device 'tpu'", "stopFraction", "--stop-fraction must be in (0, 1), got 2", "experiment", "experiment name '../up' must be");
+        for (var e : bad.entrySet()) {
+            var error = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.prepare(nb, dir.resolve("out"), Map.of(e.getKey(), e.getValue())));
+            assertTrue(error.getMessage().contains("parameter '" + e.getKey() + "'") && error.getMessage().contains(says.get(e.getKey())),
+                    e.getKey() + ": " + error.getMessage());
+        }
+        var twice = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.prepare(nb, dir.resolve("out"), Map.of("tokens", "2048,2k")));
+        assertTrue(twice.getMessage().contains("give 2048 twice"), twice.getMessage());
+        assertFalse(Files.exists(dir.resolve("out")), "nothing ran");
+        NotebookRunner ok = NotebookRunner.prepare(nb, dir.resolve("out"), Map.of("tokens", "2k,4k", "model", "deepseek-v3", "device", "cpu", "stopFraction", "0.02"));
+        assertEquals(dir.resolve("out/plan.ipynb"), ok.executed());
     }
 
     @Test

@@ -3,6 +3,7 @@ package gluelab.kernel.runner;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import gluelab.cli.OptionValues;
 import gluelab.files.Json;
 
 import java.nio.file.Path;
@@ -46,7 +47,9 @@ final class Parameters {
                 throw new IllegalArgumentException("parameter '" + name + "' is not declared in the parameters cell (cell " + at + ") of " + notebook
                         + "; declared there: " + types.keySet());
             }
-            src.append(name).append(" = ").append(literal(type, value, name)).append(";\n");
+            String literal = literal(type, value, name);
+            checkAsOption(name, value, notebook);
+            src.append(name).append(" = ").append(literal).append(";\n");
         });
         ObjectNode cell = Json.MAPPER.createObjectNode();
         cell.put("cell_type", "code").put("id", INJECTED);
@@ -54,6 +57,18 @@ final class Parameters {
         cell.put("source", src.toString());
         cell.putArray("outputs");
         cells.insert(at + 1, cell);
+    }
+
+    /**
+     * A parameter named like a CLI option (tokens, model, device, stopFraction, experiment) is
+     * checked as that option is, so a bad value fails here and not in a cell after the kernel started.
+     */
+    private static void checkAsOption(String name, String value, Path notebook) {
+        try {
+            OptionValues.check(name, unquoted(value.strip()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("parameter '" + name + "' of " + notebook + ": " + e.getMessage(), e);
+        }
     }
 
     /** The names the cell tagged {@code parameters} declares (empty when there is none). */
