@@ -63,6 +63,14 @@ public final class BenchCommand implements Callable<Integer> {
                 .passes(passes).dtype(dtype).mode(mode))).check(check).build();
     }
 
+    /** Those of --with and --chart that were given: options only `gluelab bench` acts on, which the %bench magic refuses rather than ignore. */
+    public List<String> cliOnlyOptions() {
+        List<String> given = new java.util.ArrayList<>();
+        if (torchOptions != null && torchOptions.with != null) given.add("--with");
+        if (chartOptions.chart != null) given.add("--chart");
+        return given;
+    }
+
     /** The --device option as given (auto when absent). */
     public String device() { return deviceOptions == null ? "auto" : deviceOptions.device; }
 

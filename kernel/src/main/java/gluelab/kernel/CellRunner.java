@@ -82,6 +82,10 @@ public final class CellRunner {
             case "bench" -> {
                 BenchCommand cmd = new BenchCommand();
                 new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
+                if (!cmd.cliOnlyOptions().isEmpty()) {
+                    throw new IllegalArgumentException("%bench does not take " + String.join(" or ", cmd.cliOnlyOptions())
+                            + ": torch rows come from lab.bench(OP).withTorch().run(), a chart from Charts.baselines(result.rows(), \"fwd\")");
+                }
                 Gluelab lab = cmd.device().equals("auto") ? Session.lab() : Session.switchDevice(cmd.device());
                 yield lab.run(cmd.plan(lab.specs()), Session.devlog());
             }

@@ -48,6 +48,8 @@ class CellRunnerTest {
         Object r = cells.run("%bench cat --tokens 64 --timeout 0.2 --min-time 0 --check 4");
         assertInstanceOf(gluelab.bench.BenchResult.class, r);
         assertEquals(2, ((gluelab.bench.BenchResult) r).rows().size());
+        var chart = assertThrows(IllegalArgumentException.class, () -> cells.run("%bench cat --tokens 64 --chart x"));
+        assertTrue(chart.getMessage().contains("%bench does not take --chart"), chart.getMessage());
     }
 
     @Test
