@@ -73,7 +73,7 @@ public final class KernelCommands implements CliPlugin {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List installed gluelab kernelspecs (also under --prefix or --jupyter-path).")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List installed gluelab kernelspecs (also under --prefix or --jupyter-path) and the kernel jar and java each runs.")
     static final class ListSpecs implements Callable<Integer> {
         @Option(names = "--prefix", description = "also look in PREFIX/share/jupyter/kernels") List<Path> prefixes = new ArrayList<>();
 
@@ -85,7 +85,8 @@ public final class KernelCommands implements CliPlugin {
             jupyterPaths.forEach(p -> extra.add(KernelSpecs.kernelsDir(null, null, p)));
             List<Path> found = KernelSpecs.list(extra);
             if (found.isEmpty()) System.out.println("no gluelab kernelspec installed; run 'gluelab kernel install'");
-            found.forEach(p -> System.out.println(p));
+            // The checkout and java each one runs: on a shared machine, whose kernel Jupyter would start.
+            found.forEach(p -> System.out.println(p + "  runs " + KernelSpecs.describe(p)));
             return 0;
         }
     }

@@ -2,6 +2,7 @@ package gluelab.kernel;
 
 import gluelab.cli.Main;
 import gluelab.files.Json;
+import gluelab.kernel.install.KernelSpecs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -43,7 +44,7 @@ class KernelCommandsTest {
 
         Path spec = dir.resolve("jp/kernels/gluelab");
         Files.createDirectories(spec);
-        Files.writeString(spec.resolve("kernel.json"), Json.write(gluelab.kernel.install.KernelSpecs.spec("/other/jdk/bin/java",
+        Files.writeString(spec.resolve("kernel.json"), Json.write(KernelSpecs.spec("/other/jdk/bin/java",
                 "/other/checkout/kernel/target/gluelab-kernel-0.1.0-SNAPSHOT.jar:/other/checkout/kernel/target/lib/x.jar")));
         Result over = gluelab("kernel", "install", "--jupyter-path", dir.resolve("jp").toString());
         assertEquals(0, over.code(), over.toString());
@@ -52,6 +53,8 @@ class KernelCommandsTest {
         assertTrue(replaced.startsWith("replaced kernelspec gluelab in " + spec.toAbsolutePath() + ": /other/checkout/kernel/target/gluelab-kernel-0.1.0-SNAPSHOT.jar"
                 + " (java /other/jdk/bin/java) -> "), over.out());
         assertTrue(lines.getLast().startsWith("installed kernelspec gluelab in "), over.out());
+        Result list = gluelab("kernel", "list", "--jupyter-path", dir.resolve("jp").toString());
+        assertTrue(list.out().contains(spec.toAbsolutePath() + "  runs " + KernelSpecs.Launch.current().describe()), list.out());
         Result again = gluelab("kernel", "install", "--jupyter-path", dir.resolve("jp").toString());
         assertFalse(again.out().contains("replaced"), "the same checkout's kernelspec is replaced without a word: " + again.out());
         assertEquals(0, gluelab("kernel", "uninstall", "--jupyter-path", dir.resolve("jp").toString()).code());

@@ -61,7 +61,7 @@ public final class KernelSpecs {
     /** What a kernelspec runs: its java and its classpath, whose first entry is the kernel jar of the checkout it came from. */
     public record Launch(String java, String classpath) {
         /** This JVM and its classpath, as {@link #install} writes them. */
-        static Launch current() {
+        public static Launch current() {
             return new Launch(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     String.join(File.pathSeparator, Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                             .filter(s -> !s.isBlank()).map(s -> Path.of(s).toAbsolutePath().toString()).toList()));
@@ -71,28 +71,38 @@ public final class KernelSpecs {
         public String describe() { return classpath.split(File.pathSeparator, 2)[0] + " (java " + java + ")"; }
     }
 
+    /** What the kernelspec in {@code specDir} runs, read from its kernel.json; an error says why it cannot be read. */
+    public static Launch launchOf(Path specDir) throws IOException {
+        List<String> argv = new ArrayList<>();
+        Json.MAPPER.readTree(specDir.resolve("kernel.json").toFile()).path("argv").forEach(a -> argv.add(a.asText()));
+        int cp = argv.indexOf("-cp");
+        if (argv.isEmpty() || cp < 0 || cp + 1 >= argv.size()) throw new IOException("no java and -cp in its argv");
+        return new Launch(argv.getFirst(), argv.get(cp + 1));
+    }
+
+    /** {@link Launch#describe()} of the kernelspec in {@code specDir}, or why its kernel.json cannot be read. */
+    public static String describe(Path specDir) {
+        try {
+            return launchOf(specDir).describe();
+        } catch (IOException | RuntimeException e) {
+            return "an unreadable kernel.json (" + e.getMessage() + ")";
+        }
+    }
+
     /**
      * "replaced kernelspec gluelab in DIR: OLD -> NEW" when {@code kernelsDir} holds a gluelab
      * kernelspec that runs another java or classpath than this one would write; empty otherwise.
      */
     public static Optional<String> replacing(Path kernelsDir) {
         Path dir = kernelsDir.resolve(NAME).toAbsolutePath().normalize();
-        Path json = dir.resolve("kernel.json");
-        if (!Files.isRegularFile(json)) return Optional.empty();
+        if (!Files.isRegularFile(dir.resolve("kernel.json"))) return Optional.empty();
         Launch now = Launch.current();
-        String was;
         try {
-            List<String> argv = new ArrayList<>();
-            Json.MAPPER.readTree(json.toFile()).path("argv").forEach(a -> argv.add(a.asText()));
-            int cp = argv.indexOf("-cp");
-            if (argv.isEmpty() || cp < 0 || cp + 1 >= argv.size()) throw new IOException("no java and -cp in its argv");
-            Launch old = new Launch(argv.getFirst(), argv.get(cp + 1));
-            if (old.equals(now)) return Optional.empty();
-            was = old.describe();
+            if (launchOf(dir).equals(now)) return Optional.empty();
         } catch (IOException | RuntimeException e) {
-            was = "an unreadable kernel.json (" + e.getMessage() + ")";
+            // described below as unreadable
         }
-        return Optional.of("replaced kernelspec " + NAME + " in " + dir + ": " + was + " -> " + now.describe());
+        return Optional.of("replaced kernelspec " + NAME + " in " + dir + ": " + describe(dir) + " -> " + now.describe());
     }
 
     /** Writes the kernelspec for this JVM and classpath; returns its folder. */
