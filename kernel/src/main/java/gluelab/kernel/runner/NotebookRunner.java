@@ -128,6 +128,8 @@ public final class NotebookRunner {
         Renderer renderer = new Renderer();
         Renderers.install(renderer);
         Session.reset();
+        // As in the Jupyter kernel: "device auto: using the CPU (...)" is on the lab's card, not a stderr block in a cell.
+        gluelab.device.Devices.notices(note -> {});
         int count = 0, failed = -1;
         String error = null;
         PrintStream oldOut = System.out, oldErr = System.err;
@@ -196,6 +198,7 @@ public final class NotebookRunner {
             watchdog.shutdownNow();
             System.setOut(oldOut);
             System.setErr(oldErr);
+            gluelab.device.Devices.notices(null);
             Session.displaySink(null);
             Session.reset();
             evaluator = null;
