@@ -73,13 +73,13 @@ public final class Calibrator {
                         + " every ideal time now uses the new figure. A busy machine reads low: calibrate again when it is quiet, or put the"
                         + " earlier one back with: mv %s %s%n",
                 now.copyMedian() / 1e9, 100 * (1 - now.copyMedian() / old.copyMedian()), old.copyMedian() / 1e9, old.measuredAt(),
-                loadAverage().map(l -> ", load average " + l).orElse(""), previous, file);
+                loadNote(), previous, file);
     }
 
-    /** The 1-minute load average where the OS reports one. */
-    private static java.util.Optional<String> loadAverage() {
-        double l = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-        return l < 0 ? java.util.Optional.empty() : java.util.Optional.of(String.format(java.util.Locale.ROOT, "%.1f", l));
+    /** ", load average L" where the OS reports one. */
+    private static String loadNote() {
+        double l = gluelab.device.HostLoad.oneMinute();
+        return l < 0 ? "" : String.format(java.util.Locale.ROOT, ", load average %.1f", l);
     }
 
     public Calibration measure() {

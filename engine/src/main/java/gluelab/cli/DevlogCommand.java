@@ -32,8 +32,9 @@ public final class DevlogCommand implements Callable<Integer> {
         if (!Files.isDirectory(folder) && !log.file().equals(DEFAULT_FILE.toAbsolutePath().normalize())) {
             throw new IllegalArgumentException("devlog folder " + folder + " does not exist (--file " + given + "); create it or name another file");
         }
-        log.append(k == null ? Devlog.Kind.NOTE : k, String.join(" ", text));
-        System.out.println("appended [" + (k == null ? Devlog.Kind.NOTE : k).id() + "] to " + log.file());
+        Devlog.Kind entry = k == null ? Devlog.Kind.NOTE : k;
+        log.append(entry, String.join(" ", text));
+        System.out.println("appended [" + entry.id() + "] to " + log.file());
         return 0;
     }
 

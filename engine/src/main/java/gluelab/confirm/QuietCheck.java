@@ -1,9 +1,8 @@
 package gluelab.confirm;
 
 import gluelab.device.Device;
+import gluelab.device.HostLoad;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.*;
@@ -60,7 +59,7 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
 
         int cpus = Runtime.getRuntime().availableProcessors();
         r.put("host.cpus", Integer.toString(cpus));
-        double load = loadAverage();
+        double load = HostLoad.oneMinute();
         if (load >= 0) {
             r.put("host.load_average_1m", String.format(Locale.ROOT, "%.2f", load));
             if (load > cpus) findings.add(String.format(Locale.ROOT, "host load average %.2f on %d cores", load, cpus));
@@ -137,14 +136,6 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
             return s == null ? -1 : Integer.parseInt(s.trim());
         } catch (NumberFormatException e) {
             return -1;
-        }
-    }
-
-    private static double loadAverage() {
-        try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
-        } catch (IOException | RuntimeException e) {
-            return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         }
     }
 

@@ -50,7 +50,7 @@ public final class Devices {
 
     /** Opens the device; notices (such as auto falling back to the CPU) go to {@code notice}. */
     public static Device open(String selector, Consumer<String> notice) {
-        String sel = selector == null ? "auto" : selector.trim().toLowerCase(Locale.ROOT);
+        String sel = normal(selector);
         List<DeviceProvider> providers = providers();
         if (sel.equals("auto")) {
             for (DeviceProvider p : providers) {
@@ -77,9 +77,12 @@ public final class Devices {
      * known only when it opens): the errors {@link #open(String)} gives for the same text.
      */
     public static void check(String selector) {
-        String sel = selector == null ? "auto" : selector.trim().toLowerCase(Locale.ROOT);
+        String sel = normal(selector);
         if (!sel.equals("auto")) Selector.parse(selector, sel, providers());
     }
+
+    /** A selector as matched: trimmed, lower case, "auto" when none is given. */
+    private static String normal(String selector) { return selector == null ? "auto" : selector.trim().toLowerCase(Locale.ROOT); }
 
     /** A device selector other than auto: the provider of its kind and the device number. */
     private record Selector(DeviceProvider provider, int ordinal) {

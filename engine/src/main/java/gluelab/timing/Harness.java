@@ -59,12 +59,13 @@ public final class Harness {
         int[] perSample = new int[n];
         for (int i = 0; i < n; i++) perSample[i] = launchesPerSample(subjects.get(i).launch(), config, timer);
         Measurement[] out = new Measurement[n];
-        WarmupRule warmup = WarmupRule.of(config, device.capabilities().jitCompiled());
+        boolean jit = device.capabilities().jitCompiled();
+        WarmupRule warmup = WarmupRule.of(config, jit);
         for (boolean graphs : new boolean[]{false, true}) {
             List<Integer> phase = new ArrayList<>();
             for (int i = 0; i < n; i++) if (subjects.get(i).graph() == graphs) phase.add(i);
             if (phase.isEmpty()) continue;
-            warmUp(subjects, phase, config, timer, perSample, graphs ? warmup.fixed() : warmup);
+            warmUp(subjects, phase, config, timer, perSample, graphs ? warmup.fixed() : warmup, jit);
             sample(subjects, phase, config, timer, perSample, !graphs, out);
         }
         return List.of(out);
@@ -84,12 +85,13 @@ public final class Harness {
      * Warms the phase up under the conditions of sampling: rounds of real samples of every subject,
      * thrown away, back to back, until {@code rule} says the levels have settled.
      */
-    private void warmUp(List<Subject> subjects, List<Integer> phase, TimingConfig config, DeviceTimer timer, int[] perSample, WarmupRule rule) {
+    private void warmUp(List<Subject> subjects, List<Integer> phase, TimingConfig config, DeviceTimer timer, int[] perSample, WarmupRule rule,
+                        boolean jitCompiled) {
         if (rule.none()) return;
         List<SampleStream> streams = new ArrayList<>();
         for (int ignored : phase) streams.add(new SampleStream());
         long t0 = System.nanoTime();
-        JitWatch jit = device.capabilities().jitCompiled() ? JitWatch.start() : null;
+        JitWatch jit = jitCompiled ? JitWatch.start() : null;
         for (int round = 0; ; round++) {
             if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("measurement interrupted");
             for (int k = 0; k < phase.size(); k++) {

@@ -162,11 +162,11 @@ final class Bf16Rows {
     /**
      * RMSNorm backward of the row at element {@code at}, from x and the upstream grad g: dx (plus
      * {@code addend}'s row when it is not null: the residual's grad of add_rmsnorm) stored, dw
-     * accumulated into {@code dwAcc}. w and dwAcc are split; {@code tmp} is a row of scratch.
+     * accumulated into {@code dwAcc}. w and dwAcc are split; {@code tmp} is a row of scratch and
+     * {@code sums} two floats of it, both reused row after row.
      */
     static void normBackward(MemorySegment x, MemorySegment g, MemorySegment addend, MemorySegment dx, long at, float[] w, float[] dwAcc,
-                             float[] tmp, int n, float eps) {
-        float[] sums = new float[2];
+                             float[] tmp, float[] sums, int n, float eps) {
         try {
             backwardSumsPass.invokeExact(x, g, at, w, n, sums);
             float rs = rstd(sums[0], n, eps);

@@ -87,8 +87,8 @@ final class CpuRmsNorm implements CpuKernels.OpKernels {
         float[][] partials = new float[(int) ((rows + chunk - 1) / chunk)][];
         MemorySegment xs = x.segment(), gs = dy.segment(), as = addend == null ? null : addend.segment(), dxs = dx.segment();
         par.chunks(rows, chunk, (from, to) -> {
-            float[] acc = new float[n], tmp = new float[n];
-            for (long r = from; r < to; r++) Bf16Rows.normBackward(xs, gs, as, dxs, r * n, wv, acc, tmp, n, eps);
+            float[] acc = new float[n], tmp = new float[n], sums = new float[2];
+            for (long r = from; r < to; r++) Bf16Rows.normBackward(xs, gs, as, dxs, r * n, wv, acc, tmp, sums, n, eps);
             partials[(int) (from / chunk)] = Bf16Rows.unsplit(acc, n);
         });
         NormKernels.storeColumnSum(partials, dw, n);
