@@ -43,6 +43,8 @@ class GluelabKernelTests(jkt.KernelTests):
         ("", "Math.max(", 9, "Returns the greater of two int values"),
         ("int inspectedTokens = 4096;", "inspectedTokens", 5, "inspectedTokens:int = 4096"),
         ('var inspectedLab = Gluelab.open("cpu");', "inspectedLab.floors(", 18, "The ideal-time table"),
+        ("", "inspectedLab.bench(", 19, "Starts a benchmark of catalogue ops"),
+        ("", "inspectedLab.floor(", 19, "The bandwidth floor of one op"),
     ]
     code_history_pattern = "6*"
     supported_history_operations = ("tail", "range", "search")
@@ -62,6 +64,32 @@ class GluelabKernelTests(jkt.KernelTests):
                 self.assertEqual("ok", reply["content"]["status"])
                 self.assertTrue(reply["content"]["found"])
                 self.assertIn(want, reply["content"]["data"]["text/plain"])
+
+    def test_completion_offers_the_api_before_objects_methods(self):
+        """complete_request after `lab.`: the lab's methods, none of Object's (wait, notify, hashCode ...)."""
+        self.flush_channels()
+        reply, _ = self.execute_helper('var completedLab = Gluelab.open("cpu");')
+        self.assertEqual("ok", reply["content"]["status"])
+        self.flush_channels()
+        msg_id = self.kc.complete("completedLab.", 13)
+        reply = self.get_non_kernel_info_reply(timeout=60)
+        self.assertEqual(msg_id, reply["parent_header"]["msg_id"])
+        matches = reply["content"]["matches"]
+        self.assertIn("bench(", matches)
+        self.assertFalse([m for m in matches if m.split("(")[0] in ("wait", "notify", "notifyAll", "hashCode", "getClass", "equals", "toString")], matches)
+
+    def test_a_mistyped_op_shows_the_message_and_only_the_users_frames(self):
+        """A bad op name in a cell: the engine's message, then at most the cell's own frames (no stream internals)."""
+        self.flush_channels()
+        reply, output = self.execute_helper('var erringLab = Gluelab.open("cpu");\nerringLab.bench("rmsnrom")')
+        self.assertEqual("error", reply["content"]["status"])
+        self.assertEqual("IllegalArgumentException", reply["content"]["ename"])
+        errors = [m for m in output if m["msg_type"] == "error"]
+        self.assertEqual(1, len(errors))
+        traceback = "\n".join(errors[0]["content"]["traceback"])
+        self.assertIn("unknown op 'rmsnrom'", traceback)
+        self.assertNotIn("java.util.stream", traceback)
+        self.assertLessEqual(len(errors[0]["content"]["traceback"]), 3, traceback)
 
 
 if __name__ == "__main__":

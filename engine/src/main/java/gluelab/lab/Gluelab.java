@@ -47,6 +47,11 @@ public final class Gluelab implements AutoCloseable {
     /** The best device here (a GPU when usable, else the CPU). */
     public static Gluelab open() { return open("auto"); }
 
+    /**
+     * A lab on the selected device, with the model specs of this installation.
+     *
+     * @param deviceSelector "auto" (a GPU when usable, else the CPU), "cpu", "cuda" or "cuda:N"
+     */
     public static Gluelab open(String deviceSelector) {
         return open(deviceSelector, SpecRegistry.load(Locations.specFolders()));
     }
@@ -56,12 +61,16 @@ public final class Gluelab implements AutoCloseable {
         return new Gluelab(Devices.open(deviceSelector), specs);
     }
 
+    /** The device this lab measures on. */
     public Device device() { return device; }
 
+    /** The device's name, memory, cache, cores and driver, as the device card shows them. */
     public DeviceFacts facts() { return device.facts(); }
 
+    /** The model specs this lab knows (built-in and the user's spec folders). */
     public SpecRegistry specs() { return specs; }
 
+    /** The model spec named {@code name}, e.g. "llama-3-8b"; an unknown name is an error that lists the known ones. */
     public ModelSpec spec(String name) { return specs.get(name); }
 
     /** Every spec a change to {@code region} reaches, each with the spec that enables it (step 9; {@code gluelab specs --reach REGION}). */
@@ -76,6 +85,7 @@ public final class Gluelab implements AutoCloseable {
         return this;
     }
 
+    /** Where long work reports progress. */
     public Progress progress() { return progress; }
 
     /** The device's calibration, measured once and then taken from the cache. */
@@ -96,6 +106,15 @@ public final class Gluelab implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The bandwidth floor of one op: the bytes it must move and the FLOPs it must do at this shape, and
+     * the ideal time they take on this lab's calibrated device.
+     *
+     * @param op a catalogue op, e.g. "rmsnorm" (see {@link #ops()})
+     * @param model a model spec, e.g. "llama-3-8b"
+     * @param tokens the number of tokens (rows)
+     * @param pass "fwd" or "bwd"
+     */
     public Floor floor(String op, String model, long tokens, String pass) {
         GlueOp o = Catalogue.get(op);
         return Floor.of(o, o.shape(spec(model), Tokens.check(tokens, Long.toString(tokens)), DType.BF16), Pass.parse(pass), calibration());
@@ -127,6 +146,7 @@ public final class Gluelab implements AutoCloseable {
         return t;
     }
 
+    /** The op catalogue: each op's name, the passes it has and what it computes. */
     public Table ops() {
         Table t = Table.create("catalogue");
         StringColumn name = StringColumn.create("op"), passes = StringColumn.create("passes"), summary = StringColumn.create("summary");
@@ -138,6 +158,7 @@ public final class Gluelab implements AutoCloseable {
         return t.addColumns(name, passes, summary);
     }
 
+    /** The development log (a markdown file) at {@code path}, to append measurements and notes to. */
     public Devlog devlog(String path) { return new Devlog(Path.of(path)); }
 
     /** Summary of a profiler trace; with {@code bandwidthGBs} > 0, ideal times from its recorded shapes. */
@@ -148,6 +169,7 @@ public final class Gluelab implements AutoCloseable {
                 bandwidthGBs > 0 ? bandwidthGBs * 1e9 : null);
     }
 
+    /** Summary of a profiler trace (a Chrome trace JSON): time by kernel family and kernel. */
     public gluelab.trace.TraceSummary trace(String file) { return trace(file, 0); }
 
     /** Two traces by family and kernel (b - a). */
@@ -196,6 +218,13 @@ public final class Gluelab implements AutoCloseable {
     /** A trace diff's kernel families as a table (A, B, change, counts, shares). */
     public static Table families(gluelab.trace.TraceDiff diff) { return ReadingSteps.families(diff); }
 
+    /**
+     * Starts a benchmark of catalogue ops against their floors on this lab's device: set the model,
+     * token counts, variants and passes, then {@code run()}, e.g.
+     * {@code lab.bench("rmsnorm").model("llama-3-8b").tokens(4096).run()}.
+     *
+     * @param ops catalogue op names, e.g. "rmsnorm", "swiglu" (see {@link #ops()})
+     */
     public BenchBuilder bench(String... ops) { return new BenchBuilder(ops); }
 
     private gluelab.torch.TorchSide torch;
@@ -226,8 +255,9 @@ public final class Gluelab implements AutoCloseable {
     public RecordedRuns experiment(Devlog devlog) { return new RecordedRuns(device, calibration(), devlog, progress); }
 
     /**
-     * Creates or resumes the named experiment that runs through the notebooks (under
-     * {@code GLUELAB_EXPERIMENTS}, else {@code out/experiments/NAME}).
+     * Creates or resumes the named experiment that runs through the notebooks, in
+     * {@code out/experiments/NAME} under the repository root (or {@code GLUELAB_HOME}, or
+     * {@code GLUELAB_EXPERIMENTS} itself; see {@link gluelab.experiment.ExperimentFolder#defaultRoot()}).
      */
     public gluelab.experiment.ExperimentFolder experiment(String name) { return gluelab.experiment.ExperimentFolder.open(name); }
 
@@ -308,6 +338,7 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.correctness.StepCorrectness.on(device, planSpec(ex)).progress(progress);
     }
 
+    /** The records (one JSON file per measurement) kept under folder {@code dir}. */
     public RecordStore store(String dir) { return new RecordStore(Path.of(dir)); }
 
     /** An analyst's kernel launch against its floor; bytes from its buffer arguments. */
@@ -370,6 +401,7 @@ public final class Gluelab implements AutoCloseable {
 
         private BenchBuilder(String... names) { plan.ops(List.of(names)); }
 
+        /** The model spec whose shapes are measured, e.g. "llama-3-8b". */
         public BenchBuilder model(String name) { plan.model(name); return this; }
 
         /** The model and token counts of an experiment's plan. */
@@ -379,20 +411,28 @@ public final class Gluelab implements AutoCloseable {
             return this;
         }
 
+        /** The token counts to measure at, e.g. {@code tokens(256, 4096)}. */
         public BenchBuilder tokens(long... t) { plan.tokens(Arrays.stream(t).boxed().toList()); return this; }
 
+        /** The token counts as a list, e.g. "256,1k,4k". */
         public BenchBuilder tokens(String list) { plan.tokens(list); return this; }
 
+        /** The implementations to measure side by side, e.g. "eager", "fused". */
         public BenchBuilder variants(String... v) { plan.variants(String.join(",", v)); return this; }
 
+        /** The passes to measure: "fwd", "bwd" or both. */
         public BenchBuilder passes(String... p) { plan.passes(String.join(",", p)); return this; }
 
+        /** The element type of the tensors, e.g. "bf16" (the default) or "fp32". */
         public BenchBuilder dtype(String d) { plan.dtype(d); return this; }
 
+        /** How each row is timed (warm-up, repetitions, noise limits). */
         public BenchBuilder timing(TimingConfig t) { plan.timing(t); return this; }
 
+        /** Fewer repetitions: a quick look, noisier than the default timing. */
         public BenchBuilder quick() { plan.timing(TimingConfig.quick()); return this; }
 
+        /** Times back-to-back launches on data hot in cache instead of cold samples (the default). */
         public BenchBuilder hot() { plan.mode("hot"); return this; }
 
         /** Correctness check size in tokens; 0 skips checks. */
@@ -401,8 +441,10 @@ public final class Gluelab implements AutoCloseable {
         /** Buffer placements a small group's direct rows rotate through (1 = off; default: the device's count). */
         public BenchBuilder placements(int n) { plan.placements(n); return this; }
 
+        /** The plan as described so far, checked (unknown ops, models or passes are errors here). */
         public BenchPlan plan() { return plan.build(); }
 
+        /** Measures the plan on the lab's device: one row per op, variant, pass and token count, with its floor. */
         public BenchResult run() {
             BenchResult own = Gluelab.this.run(plan(), row -> {});
             return withTorch == null ? own : torch(withTorch).bench(plan(), calibration(), own,
@@ -414,6 +456,7 @@ public final class Gluelab implements AutoCloseable {
         /** Adds torch-eager, torch-compile and torch-compile-graph rows from {@code python3}. */
         public BenchBuilder withTorch() { return withTorch("python3"); }
 
+        /** Adds torch-eager, torch-compile and torch-compile-graph rows from the given Python (one that imports torch). */
         public BenchBuilder withTorch(String python) { withTorch = python; return this; }
 
         /**

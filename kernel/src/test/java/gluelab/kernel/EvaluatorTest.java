@@ -201,4 +201,25 @@ class EvaluatorTest {
         assertTrue(floors.contains("The ideal-time table"), "gluelab's own Javadoc: " + floors);
         assertNull(e.inspect("   ", 1));
     }
+
+    @Test
+    void completionAfterADotOffersTheReceiversApiBeforeObjectsMethods() {
+        e.eval("var completedLab = Gluelab.open(\"cpu\");");
+        int[] anchor = new int[1];
+        List<String> all = e.complete("completedLab.", 13, anchor);
+        assertTrue(all.contains("bench(") && all.contains("floor("), all.toString());
+        assertTrue(all.stream().noneMatch(o -> o.startsWith("wait(") || o.startsWith("notify") || o.startsWith("hashCode") || o.startsWith("getClass")), all.toString());
+        List<String> e2 = e.complete("completedLab.e", 14, anchor);
+        assertTrue(e2.indexOf("experiment(") >= 0 && e2.indexOf("experiment(") < e2.indexOf("equals("), e2.toString());
+        assertEquals(List.of("hashCode()"), e.complete("completedLab.has", 16, anchor), "typed, Object's method is still offered");
+    }
+
+    @Test
+    void inspectionShowsTheJavadocSummaryAndParametersOfGluelabsApi() {
+        e.eval("var inspectedLab = Gluelab.open(\"cpu\");");
+        String bench = e.inspect("inspectedLab.bench(", 19);
+        assertTrue(bench.contains("Gluelab.bench(String... ops)") && bench.contains("Starts a benchmark of catalogue ops") && bench.contains("ops: catalogue op names"), bench);
+        String floor = e.inspect("inspectedLab.floor(", 19);
+        assertTrue(floor.contains("The bandwidth floor of one op") && floor.contains("pass: \"fwd\" or \"bwd\""), floor);
+    }
 }

@@ -57,28 +57,44 @@ public final class ErrorText {
         return e instanceof UserCodeError && e.getCause() != null ? e.getCause() : e;
     }
 
+    /**
+     * The frames of the user's cells (snippet wrappers and the methods a session declared), in order;
+     * when the exception was thrown outside them and outside the JDK (a library's own bug, not a
+     * bad argument), the frame that threw comes first. The JDK's frames between them (streams,
+     * reflection, JShell) are never shown.
+     */
     private static void frames(List<String> out, Throwable t) {
         StackTraceElement[] st = t.getStackTrace();
-        int shown = 0, i = 0;
-        for (; i < st.length && shown < FRAMES; i++) {
-            if (internal(st[i])) {
-                if (st[i].getClassName().startsWith("jdk.jshell.") || st[i].getClassName().startsWith("gluelab.kernel.")) break;
-                continue;
-            }
-            out.add("    at " + frame(st[i]));
-            shown++;
+        if (st.length > 0 && !user(st[0]) && !jdk(st[0]) && !internal(st[0]) && !(t instanceof IllegalArgumentException)) {
+            out.add("    at " + st[0]);
         }
-        int rest = 0;
-        for (; i < st.length; i++) if (!internal(st[i])) rest++;
-        if (rest > 0 && shown >= FRAMES) out.add("    ... " + rest + " more");
+        int shown = 0, rest = 0;
+        String last = null;
+        for (StackTraceElement f : st) {
+            if (!user(f)) continue;
+            String line = "    at " + frame(f);
+            if (line.equals(last)) continue; // JShell's helper methods of one snippet read as one <cell> frame
+            last = line;
+            if (shown < FRAMES) {
+                out.add(line);
+                shown++;
+            } else {
+                rest++;
+            }
+        }
+        if (rest > 0) out.add("    ... " + rest + " more");
     }
 
-    /** Reflection and JShell plumbing between the user's code and the evaluator. */
-    private static boolean internal(StackTraceElement f) {
+    /** Code the user wrote in a cell: JShell compiles each snippet into package REPL. */
+    private static boolean user(StackTraceElement f) { return f.getClassName().startsWith("REPL."); }
+
+    private static boolean jdk(StackTraceElement f) {
         String c = f.getClassName();
-        return c.startsWith("jdk.internal.reflect.") || c.startsWith("java.lang.reflect.") || c.startsWith("jdk.jshell.")
-                || c.startsWith("gluelab.kernel.");
+        return c.startsWith("java.") || c.startsWith("javax.") || c.startsWith("jdk.") || c.startsWith("sun.") || c.startsWith("com.sun.");
     }
+
+    /** The kernel's own code, which runs the cells. */
+    private static boolean internal(StackTraceElement f) { return f.getClassName().startsWith("gluelab.kernel."); }
 
     /** A snippet frame as "cell code" rather than JShell's wrapper class names. */
     private static String frame(StackTraceElement f) {
@@ -86,7 +102,7 @@ public final class ErrorText {
         if (c.startsWith("REPL.$JShell$")) {
             int dollar = c.indexOf('$', "REPL.$JShell$".length());
             String inner = dollar < 0 ? "" : c.substring(dollar + 1) + ".";
-            String method = f.getMethodName().equals("do_it$") ? "<cell>" : f.getMethodName();
+            String method = f.getMethodName().startsWith("do_it$") ? "<cell>" : f.getMethodName();
             return inner + method + "(cell code)";
         }
         return f.toString();

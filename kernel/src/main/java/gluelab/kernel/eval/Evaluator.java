@@ -136,9 +136,14 @@ public final class Evaluator implements AutoCloseable {
     /** Stops the running snippet (a loop stops at its next back-edge). */
     public void stop() { shell.stop(); }
 
+    /**
+     * Completions at the cursor, the receiver's own API first: {@code Object}'s methods ({@code wait},
+     * {@code hashCode}, ...) come last, and are left out while nothing of the name is typed yet.
+     */
     public List<String> complete(String code, int cursor, int[] anchor) {
         List<SourceCodeAnalysis.Suggestion> s = shell.sourceCodeAnalysis().completionSuggestions(code, cursor, anchor);
-        return s.stream().map(SourceCodeAnalysis.Suggestion::continuation).distinct().collect(Collectors.toList());
+        List<String> options = s.stream().map(SourceCodeAnalysis.Suggestion::continuation).distinct().collect(Collectors.toList());
+        return Completions.objectMethodsLast(options, anchor[0] == cursor);
     }
 
     /**
@@ -164,6 +169,7 @@ public final class Evaluator implements AutoCloseable {
             sb.append('\n');
             String summary = Javadoc.summary(d.javadoc());
             if (!summary.isEmpty()) sb.append("    ").append(summary).append('\n');
+            for (String p : Javadoc.params(d.javadoc())) sb.append("      ").append(p).append('\n');
         }
         return sb.toString().strip();
     }
