@@ -114,4 +114,55 @@ class RenderersTest {
             gluelab.device.Devices.autoFallback().ifPresent(why -> assertTrue(card.contains("device auto chose the CPU: " + why), card));
         }
     }
+
+    @Test
+    void wideTablesShowTheirFlagsFirstAndWrapLongText() {
+        var t = tech.tablesaw.api.Table.create("measurements",
+                tech.tablesaw.api.StringColumn.create("op", "rmsnorm", "swiglu"),
+                tech.tablesaw.api.DoubleColumn.create("median_us", 1.5, 2.5),
+                tech.tablesaw.api.StringColumn.create("noisy", "", "spread 31% over the 10% limit: rerun on a quiet machine"));
+        String html = Renderers.html(t);
+        assertTrue(html.indexOf(">noisy<") < html.indexOf(">op<"), "the flag column leads: " + html);
+        assertTrue(html.contains("<th>median_<wbr>us</th>"), html);
+        assertTrue(html.contains("white-space:normal") && html.contains("spread 31%"), html);
+        var sound = t.copy();
+        sound.replaceColumn("noisy", tech.tablesaw.api.StringColumn.create("noisy", "", ""));
+        String quiet = Renderers.html(sound);
+        assertTrue(quiet.indexOf(">op<") < quiet.indexOf(">noisy<"), "an empty flag column stays last: " + quiet);
+    }
+
+    @Test
+    void theCpuCardHasNoPlaceholderForADriver() {
+        try (var lab = gluelab.lab.Gluelab.open("cpu")) {
+            for (MIMEType m : List.of(MIMEType.TEXT_PLAIN, MIMEType.TEXT_HTML)) {
+                String card = String.valueOf(render(lab.facts()).getData(m));
+                assertFalse(card.contains("; -") || card.contains(", -,") || card.contains(" - "), card);
+                assertTrue(card.contains("Java "), card);
+            }
+        }
+    }
+
+    @Test
+    void devlogEntriesReadToTheSecondWithTheirKindInWords() {
+        var entries = List.of(new gluelab.devlog.Devlog.Entry(java.time.Instant.parse("2026-11-30T21:46:09.164241396Z"), gluelab.devlog.Devlog.Kind.DEAD_END,
+                "fix swiglu bwd T=128 expression region 'swiglu region': 1.74x slower (20561.0 vs 11812.5 us, ideal 265.2)"));
+        String html = String.valueOf(render(entries).getData(MIMEType.TEXT_HTML));
+        assertTrue(html.contains("<td>2026-11-30 21:46:09</td>") && html.contains("<td>dead end</td>"), html);
+        assertFalse(html.contains(".164241396"), html);
+        assertTrue(html.contains("white-space:normal"), "the text wraps: " + html);
+    }
+
+    @Test
+    void aMistypedOpShowsTheMessageWithoutStreamInternals() {
+        try (Evaluator e = new Evaluator()) {
+            e.eval("var lab = Gluelab.open(\"cpu\");");
+            UserCodeError err = assertThrows(UserCodeError.class, () -> e.eval("int a = 1;\nlab.bench(\"rmsnrom\")"));
+            List<String> lines = ErrorText.lines(err);
+            String all = String.join("\n", lines);
+            assertTrue(lines.getFirst().startsWith("java.lang.IllegalArgumentException: unknown op 'rmsnrom'") && lines.getFirst().endsWith("(cell line 2)"), all);
+            assertFalse(all.contains("java.util.stream") || all.contains("java.base") || all.contains("Catalogue"), all);
+            assertTrue(lines.stream().skip(1).allMatch(l -> l.endsWith("(cell code)")), "only the user's frames: " + all);
+            assertTrue(lines.size() <= 3, all);
+        }
+    }
 }

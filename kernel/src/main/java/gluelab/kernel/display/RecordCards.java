@@ -69,13 +69,13 @@ final class RecordCards {
     static String table(Collection<?> list) {
         RecordComponent[] cs = list.iterator().next().getClass().getRecordComponents();
         StringBuilder sb = new StringBuilder("<table><thead><tr>");
-        for (RecordComponent c : cs) sb.append("<th>").append(c.getName()).append("</th>");
+        for (RecordComponent c : cs) sb.append(Renderers.th(c.getName()));
         sb.append("</tr></thead><tbody>");
         int n = 0;
         for (Object o : list) {
             if (n++ == ROWS) break;
             sb.append("<tr>");
-            for (RecordComponent c : cs) sb.append("<td>").append(Renderers.escape(inline(value(o, c)))).append("</td>");
+            for (RecordComponent c : cs) sb.append(Renderers.td(inline(value(o, c))));
             sb.append("</tr>");
         }
         sb.append("</tbody></table>");
@@ -105,11 +105,17 @@ final class RecordCards {
         return type;
     }
 
+    /** A time as a devlog reader wants it: UTC, to the second. */
+    static final java.time.format.DateTimeFormatter TO_THE_SECOND =
+            java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(java.time.ZoneOffset.UTC);
+
     /** A value on one line: numbers rounded, records as Type(a=1, b=2), long lists cut. */
     static String inline(Object v) {
         return switch (v) {
             case null -> "null";
             case Number n -> Numbers.format(n);
+            case java.time.Instant at -> TO_THE_SECOND.format(at);
+            case Enum<?> e -> e.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
             case double[] a -> a.length + " values" + (a.length == 0 ? "" : ", " + Numbers.format(java.util.Arrays.stream(a).min().orElse(0)) + " .. " + Numbers.format(java.util.Arrays.stream(a).max().orElse(0)));
             case long[] a -> java.util.Arrays.toString(a);
             case int[] a -> java.util.Arrays.toString(a);

@@ -19,6 +19,8 @@ import org.knowm.xchart.internal.chartpart.Chart;
 import tech.tablesaw.api.Table;
 
 import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Base64;
 
 /** How gluelab's results look in a notebook: tables as HTML, charts as PNG (SVG on request), engine results as cards. */
@@ -81,9 +83,13 @@ public final class Renderers {
     }
 
     static String deviceLine(DeviceFacts f) {
-        return String.format("%s, %.1f GiB, last-level cache %d MiB, %d cores%s; %s, %s",
+        // A CPU has no driver: its "-" placeholder is left out, as is any version a device does not report.
+        String versions = String.join(", ", java.util.stream.Stream.of(f.driverVersion(), f.runtimeVersion())
+                .filter(v -> v != null && !v.isBlank() && !v.equals("-")).toList());
+        return String.format("%s, %.1f GiB, last-level cache %d MiB, %d cores%s%s",
                 f.name(), f.memoryBytes() / 1073741824.0, f.lastLevelCacheBytes() >> 20, f.cores(),
-                f.theoreticalBandwidth() > 0 ? String.format(", theoretical %.0f GB/s", f.theoreticalBandwidth() / 1e9) : "", f.driverVersion(), f.runtimeVersion());
+                f.theoreticalBandwidth() > 0 ? String.format(", theoretical %.0f GB/s", f.theoreticalBandwidth() / 1e9) : "",
+                versions.isEmpty() ? "" : "; " + versions);
     }
 
     /** A cell as text, floating-point numbers rounded (tablesaw prints every digit of a double). */
@@ -109,19 +115,50 @@ public final class Renderers {
 
     static String more(Table t) { return t.rowCount() > TABLE_ROWS ? "\n... " + (t.rowCount() - TABLE_ROWS) + " more rows" : ""; }
 
+    /**
+     * A table as HTML that fits a notebook's width: a flag column that says something ({@code noisy})
+     * comes first, headers break at their underscores and long text wraps.
+     */
     public static String html(Table t) {
-        StringBuilder sb = new StringBuilder("<table><thead><tr>");
-        for (String c : t.columnNames()) sb.append("<th>").append(escape(c)).append("</th>");
-        sb.append("</tr></thead><tbody>");
         Table h = head(t);
+        List<Integer> order = columnOrder(h);
+        StringBuilder sb = new StringBuilder("<table><thead><tr>");
+        for (int c : order) sb.append(th(h.column(c).name()));
+        sb.append("</tr></thead><tbody>");
         for (int r = 0; r < h.rowCount(); r++) {
             sb.append("<tr>");
-            for (int c = 0; c < h.columnCount(); c++) sb.append("<td>").append(escape(cell(h.column(c), r))).append("</td>");
+            for (int c : order) sb.append(td(cell(h.column(c), r)));
             sb.append("</tr>");
         }
         sb.append("</tbody></table>");
         if (t.rowCount() > TABLE_ROWS) sb.append("<p>").append(t.rowCount() - TABLE_ROWS).append(" more rows</p>");
         return (t.name() == null || t.name().isBlank() ? "" : "<p><b>" + escape(t.name()) + "</b></p>") + sb;
+    }
+
+    /** Columns that flag a row; shown first when any row has one, so a wide table never hides them. */
+    static final List<String> FLAG_COLUMNS = List.of("noisy");
+
+    private static List<Integer> columnOrder(Table t) {
+        List<Integer> flags = new ArrayList<>(), rest = new ArrayList<>();
+        for (int c = 0; c < t.columnCount(); c++) {
+            var col = t.column(c);
+            boolean said = FLAG_COLUMNS.contains(col.name()) && java.util.stream.IntStream.range(0, col.size()).anyMatch(r -> !col.getString(r).isBlank());
+            (said ? flags : rest).add(c);
+        }
+        flags.addAll(rest);
+        return flags;
+    }
+
+    /** Text longer than this wraps in its cell (left-aligned) instead of widening the table. */
+    static final int WRAP_AT = 24;
+
+    /** A header cell that may break after an underscore ("median_us"). */
+    static String th(String name) { return "<th>" + escape(name).replace("_", "_<wbr>") + "</th>"; }
+
+    /** A body cell; long text wraps. */
+    static String td(String text) {
+        String e = escape(text);
+        return text.length() > WRAP_AT ? "<td style='text-align:left;white-space:normal;min-width:12em;max-width:32em'>" + e + "</td>" : "<td>" + e + "</td>";
     }
 
     static String svg(Chart<?, ?> c) {
