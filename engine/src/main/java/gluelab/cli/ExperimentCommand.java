@@ -48,14 +48,11 @@ public final class ExperimentCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * Where else the experiment is: notebooks run in Jupyter keep theirs under the notebooks' folder
-     * (the kernel's working directory), so a CLI started from the project root does not see them.
-     */
+    /** Where else the experiment may be: a kernel started outside any repository keeps them beside its notebooks. */
     static String elsewhere(String name) {
         Path nb = Path.of("notebooks").resolve(ExperimentFolder.DEFAULT_ROOT).resolve(name);
-        if (java.nio.file.Files.isDirectory(nb)) return "; notebooks keep theirs in notebooks/" + ExperimentFolder.DEFAULT_ROOT + ": there is one in " + nb
-                + " (--experiments-root notebooks/" + ExperimentFolder.DEFAULT_ROOT + ", or set " + ExperimentFolder.ROOT_ENV + " for both)";
-        return "; set " + ExperimentFolder.ROOT_ENV + " to keep the CLI's and the notebooks' experiments in one place";
+        if (java.nio.file.Files.isDirectory(nb)) return "; there is one in " + nb
+                + " (--experiments-root notebooks/" + ExperimentFolder.DEFAULT_ROOT + ", or set " + ExperimentFolder.HOME_ENV + " for both)";
+        return "; set " + ExperimentFolder.HOME_ENV + " to keep the CLI's and the notebooks' experiments in one place";
     }
 }

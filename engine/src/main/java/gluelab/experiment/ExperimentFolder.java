@@ -20,7 +20,8 @@ import java.util.*;
 import java.util.regex.Pattern;
 
 /**
- * One named experiment that runs through the notebooks: {@code out/experiments/NAME/} holds the
+ * One named experiment that runs through the notebooks: {@code out/experiments/NAME/} (see
+ * {@link #defaultRoot()}) holds the
  * plan (written once by step 00), the devlog, the records, the charts and what each step left
  * ({@code steps/NN-name.json}). Opening it again resumes it; a notebook run alone reads what earlier
  * steps left through {@link #require(Step)}, which names the notebook to run first when it is missing.
@@ -61,10 +62,32 @@ public final class ExperimentFolder {
         this.devlog = new Devlog(dir.resolve(DEVLOG_FILE));
     }
 
-    /** The root from {@code GLUELAB_EXPERIMENTS}, else {@code out/experiments} under the working directory. */
+    /** The environment variable naming the folder whose {@code out/experiments} holds the experiments. */
+    public static final String HOME_ENV = "GLUELAB_HOME";
+    /** The notebook's folder, set by {@code gluelab run}; Jupyter starts the kernel in it instead. */
+    public static final String NOTEBOOK_FOLDER_PROPERTY = "gluelab.notebook.folder";
+
+    /**
+     * Where experiments live, the same for JupyterLab and {@code gluelab run}: {@code GLUELAB_EXPERIMENTS};
+     * else {@code out/experiments} under {@code GLUELAB_HOME}; else under the repository root holding the
+     * notebook's folder (the working directory in a kernel), or that folder itself outside a repository.
+     */
     public static Path defaultRoot() {
         String env = System.getenv(ROOT_ENV);
-        return env == null || env.isBlank() ? DEFAULT_ROOT : Path.of(env);
+        if (env != null && !env.isBlank()) return Path.of(env);
+        String home = System.getenv(HOME_ENV);
+        if (home != null && !home.isBlank()) return Path.of(home).resolve(DEFAULT_ROOT);
+        String notebooks = System.getProperty(NOTEBOOK_FOLDER_PROPERTY);
+        return home(Path.of(notebooks == null || notebooks.isBlank() ? "" : notebooks)).resolve(DEFAULT_ROOT);
+    }
+
+    /** The repository root holding {@code folder} (the nearest folder up with a {@code .git}), else {@code folder}. */
+    static Path home(Path folder) {
+        Path start = folder.toAbsolutePath().normalize();
+        for (Path p = start; p != null; p = p.getParent()) {
+            if (java.nio.file.Files.exists(p.resolve(".git"))) return p;
+        }
+        return start;
     }
 
     /** Fails, naming it, unless {@code name} can name an experiment folder. */

@@ -106,4 +106,23 @@ class ExperimentFolderTest {
         assertEquals(Step.RANK, Step.parse("04-rank.ipynb"));
         assertEquals(Step.CONFIRM, Step.parse("7"));
     }
+
+    @Test
+    void theBrowserAndTheRunnerShareTheRepositorysExperimentFolder() throws Exception {
+        Path repo = Files.createDirectories(root.resolve("repo"));
+        Files.createDirectories(repo.resolve(".git"));
+        Path notebooks = Files.createDirectories(repo.resolve("notebooks"));
+        assertEquals(repo.toAbsolutePath(), ExperimentFolder.home(notebooks), "a kernel in notebooks/ finds the repository root");
+        assertEquals(repo.toAbsolutePath(), ExperimentFolder.home(repo), "gluelab run from the root finds it too");
+        Path loose = Files.createDirectories(root.resolve("loose"));
+        assertEquals(loose.toAbsolutePath(), ExperimentFolder.home(loose), "outside a repository, the notebook's folder");
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv(ExperimentFolder.ROOT_ENV) == null && System.getenv(ExperimentFolder.HOME_ENV) == null);
+        String old = System.setProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, notebooks.toString());
+        try {
+            assertEquals(repo.toAbsolutePath().resolve("out/experiments"), ExperimentFolder.defaultRoot());
+        } finally {
+            if (old == null) System.clearProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY);
+            else System.setProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, old);
+        }
+    }
 }

@@ -133,6 +133,9 @@ public final class NotebookRunner {
         int count = 0, failed = -1;
         String error = null;
         PrintStream oldOut = System.out, oldErr = System.err;
+        // Experiments go where a kernel started in the notebook's folder puts them.
+        String oldFolder = System.setProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY,
+                notebook.toAbsolutePath().getParent().toString());
         try (Evaluator ev = new Evaluator()) {
             evaluator = ev;
             CellRunner runner = new CellRunner(ev);
@@ -198,6 +201,8 @@ public final class NotebookRunner {
             watchdog.shutdownNow();
             System.setOut(oldOut);
             System.setErr(oldErr);
+            if (oldFolder == null) System.clearProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY);
+            else System.setProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, oldFolder);
             gluelab.device.Devices.notices(null);
             Session.displaySink(null);
             Session.reset();
