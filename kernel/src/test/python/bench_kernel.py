@@ -1,6 +1,7 @@
 """Kernel benchmarks, side by side with ipykernel (see docs/benchmarks.md).
 
 usage: JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py [cells]
+       JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py --latency [cells]   (ready and round trip only)
        JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py --rss [cells]   (resident memory only)
 
 Ready: start until the kernel_info reply (median of 3 starts). Round trip: median over [cells]
@@ -130,9 +131,13 @@ if __name__ == "__main__":
         points = rss_profile("python3", cells)
         print("ipykernel RSS (cells: MB): " + ", ".join(f"{c}: {mb:.0f}" for c, mb in points))
         sys.exit(0)
-    cells = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    latency_only = len(sys.argv) > 1 and sys.argv[1] == "--latency"
+    args = sys.argv[2:] if latency_only else sys.argv[1:]
+    cells = int(args[0]) if args else 1000
     for name in ("gluelab", "python3"):
         print(f"{name}: ready (kernel_info reply after start) median {ready_seconds(name):.2f} s; "
-              f"trivial cell round trip median {round_trip_ms(name, cells):.1f} ms over {cells} cells")
+              f"trivial cell round trip median {round_trip_ms(name, cells):.1f} ms over {cells} cells", flush=True)
+    if latency_only:
+        sys.exit(0)
     points = heap_profile("gluelab", cells)
     print("gluelab heap after GC (cells after warm-up: MB): " + ", ".join(f"{c}: {mb:.1f}" for c, mb in points))
