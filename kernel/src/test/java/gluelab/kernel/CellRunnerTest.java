@@ -44,6 +44,28 @@ class CellRunnerTest {
     }
 
     @Test
+    void benchMagicTunesLikeGluelabBench() throws Exception {
+        // Both parse BenchCommand into one plan, whose tune decision the one runner (BenchSession) acts on.
+        var specs = Session.lab().specs();
+        var cli = new gluelab.cli.BenchCommand();
+        new picocli.CommandLine(cli).parseArgs("rmsnorm");
+        assertTrue(cli.plan(specs).tune(), "gluelab bench tunes unless --no-tune");
+        java.util.List<String> tasks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var before = Session.lab().progress();
+        Session.lab().progress((task, done, total, detail) -> tasks.add(task));
+        try {
+            cells.run("%bench rmsnorm --tokens 64 --timeout 0.2 --min-time 0 --check 0");
+            assertTrue(tasks.contains("tune") && tasks.indexOf("tune") < tasks.indexOf("bench"), "%bench tunes first: " + tasks);
+            tasks.clear();
+            cells.run("%bench rmsnorm --tokens 64 --timeout 0.2 --min-time 0 --check 0 --no-tune");
+            assertFalse(tasks.contains("tune"), "--no-tune is honoured: " + tasks);
+            assertTrue(tasks.contains("bench"), tasks.toString());
+        } finally {
+            Session.lab().progress(before);
+        }
+    }
+
+    @Test
     void benchMagicTakesTheCliOptions() throws Exception {
         Object r = cells.run("%bench cat --tokens 64 --timeout 0.2 --min-time 0 --check 4");
         assertInstanceOf(gluelab.bench.BenchResult.class, r);
