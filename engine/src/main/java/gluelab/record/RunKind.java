@@ -29,6 +29,9 @@ public enum RunKind {
 
     @JsonValue public String id() { return name().toLowerCase(Locale.ROOT); }
 
+    /** As records spell it, wherever a kind is shown. */
+    @Override public String toString() { return id(); }
+
     /** The kind named {@code id}; fails naming the known kinds. */
     public static RunKind parse(String id) {
         for (RunKind k : values()) if (k != OTHER && k.id().equals(id)) return k;
