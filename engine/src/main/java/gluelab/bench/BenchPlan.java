@@ -25,17 +25,19 @@ import java.util.List;
  * {@code %bench} magic and the notebook facade all build plans through {@link Builder}, so the
  * defaults below exist once. {@code placements} is how many buffer placements a small group's
  * direct rows rotate through ({@link Placements}); {@link #DEVICE_PLACEMENTS} takes the device's
- * own count (8 on CUDA, 1 on the CPU), 1 turns rotation off.
+ * own count (8 on CUDA, 1 on the CPU), 1 turns rotation off. {@code tune} says whether the
+ * runner ({@link BenchSession}) tunes the plan's fused kernels and regions first where the device
+ * has a tuner (cached picks cost nothing); it is no part of what a record says was asked.
  */
 public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, List<Variant> variants, List<Pass> passes,
-                        DType dtype, TimingConfig timing, long checkTokens, int placements) {
+                        DType dtype, TimingConfig timing, long checkTokens, int placements, boolean tune) {
     /** Placements as the device says ({@code Capabilities.placements()}). */
     public static final int DEVICE_PLACEMENTS = 0;
 
-    /** A plan with the device's placements. */
+    /** A plan with the device's placements that does not tune. */
     public BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, List<Variant> variants, List<Pass> passes, DType dtype,
                      TimingConfig timing, long checkTokens) {
-        this(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, DEVICE_PLACEMENTS);
+        this(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, DEVICE_PLACEMENTS, false);
     }
 
     public BenchPlan {
@@ -131,10 +133,10 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
     /** A builder with the defaults: the default model, 2048 tokens, eager and fused, fwd, bf16, {@link TimingConfig#defaults()}. */
     public static Builder builder(SpecRegistry specs) { return new Builder(specs); }
 
-    /** The demo's plan: the whole catalogue, fwd and bwd, eager and fused, bf16, screening timing. */
-    public static BenchPlan demo(ModelSpec spec, List<Long> tokens) {
-        return new BenchPlan(spec, Catalogue.all(), tokens, List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD, Pass.BACKWARD),
-                DType.BF16, TimingConfig.quick(), DEFAULT_CHECK_TOKENS);
+    /** The demo's plan: the whole catalogue, fwd and bwd, eager and fused, bf16, screening timing; set its token counts. */
+    public static Builder demo(SpecRegistry specs) {
+        return builder(specs).ops(Catalogue.names()).passes(List.of(Pass.FORWARD, Pass.BACKWARD)).variants(List.of(Variant.EAGER, Variant.FUSED))
+                .timing(TimingConfig.quick()).check(DEFAULT_CHECK_TOKENS);
     }
 
     /**
@@ -143,12 +145,12 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
      */
     public BenchPlan withStop(Double timeoutSeconds, Double minSeconds, Double maxNoisePercent) {
         return new BenchPlan(spec, ops, tokens, variants, passes, dtype,
-                timing.withStop(Builder.overridden(timing.stop(), timeoutSeconds, minSeconds, maxNoisePercent)), checkTokens, placements);
+                timing.withStop(Builder.overridden(timing.stop(), timeoutSeconds, minSeconds, maxNoisePercent)), checkTokens, placements, tune);
     }
 
     /** This plan with {@code n} buffer placements (the {@code --placements} option; checked by that name). */
     public BenchPlan withPlacements(int n) {
-        return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, placementsOption(n));
+        return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, placementsOption(n), tune);
     }
 
     /**
@@ -166,6 +168,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         private TimingConfig timing = TimingConfig.defaults();
         private long checkTokens = DEFAULT_CHECK_TOKENS;
         private int placements = DEVICE_PLACEMENTS;
+        private boolean tune;
 
         private Builder(SpecRegistry specs) {
             this.specs = specs;
@@ -232,9 +235,15 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
             return this;
         }
 
+        /** Whether the runner tunes first (off unless set: {@code gluelab bench} and {@code %bench} set it unless --no-tune). */
+        public Builder tune(boolean t) {
+            tune = t;
+            return this;
+        }
+
         public BenchPlan build() {
             if (ops.isEmpty()) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
-            return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, placements);
+            return new BenchPlan(spec, ops, tokens, variants, passes, dtype, timing, checkTokens, placements, tune);
         }
 
         private static double option(String name, double v, boolean zeroAllowed) {

@@ -14,7 +14,7 @@ import gluelab.progress.Progress;
 import gluelab.record.Row;
 import gluelab.timing.Harness;
 import gluelab.timing.Measurement;
-import gluelab.timing.TimedLaunch;
+import gluelab.timing.Subjects;
 
 import java.util.*;
 import java.util.function.Consumer;
@@ -98,35 +98,17 @@ public final class BenchRunner {
     private List<Measured> measureGroup(Harness harness, BenchPlan plan, BenchPlan.Group g, int placements) {
         List<Variant> variants = plan.variants().stream().filter(v -> runs(v, g)).toList();
         if (variants.isEmpty()) return List.of();
-        List<Launch> graphs = new ArrayList<>();
-        try (Placements placed = Placements.allocate(device, g.op(), g.shape(), g.pass(), variants, placements, 42, notes)) {
-            try {
-                List<Harness.Subject> subjects = new ArrayList<>();
-                List<MeasureKey> keys = new ArrayList<>();
-                for (int i = 0; i < variants.size(); i++) {
-                    MeasureKey key = new MeasureKey(g.op().name(), g.pass(), variants.get(i), Replay.DIRECT, g.shape().tokens(), plan.dtype());
-                    subjects.add(new Harness.Subject(key.toString(), placed.rotating(i), g.argumentBytes() * placed.count(), plan.timing().stop()));
-                    keys.add(key);
-                    // Every measurement also gets a CUDA-graph row where the device has graphs, on its own sample budget. It
-                    // replays one placement: its 20 launches after one flush find their data in L2, which rotating would change.
-                    if (device.capabilities().graphReplay()) {
-                        var graph = device.graph(placed.first(i), TimedLaunch.GRAPH_REPEATS);
-                        if (graph.isPresent()) {
-                            graphs.add(graph.get());
-                            MeasureKey gk = key.withReplay(Replay.GRAPH);
-                            subjects.add(new Harness.Subject(gk.toString(), graph.get(), g.argumentBytes(), plan.timing().stop().forGraphReplays()));
-                            keys.add(gk);
-                        }
-                    }
-                }
-                List<Measurement> ms = harness.interleave(subjects, plan.timing());
-                List<Measured> out = new ArrayList<>();
-                for (int i = 0; i < ms.size(); i++) out.add(new Measured(keys.get(i), ms.get(i)));
-                return out;
-            } finally {
-                java.util.Collections.reverse(graphs);
-                graphs.forEach(Launch::close);
+        try (Placements placed = Placements.allocate(device, g.op(), g.shape(), g.pass(), variants, placements, 42, notes);
+             Subjects<MeasureKey> subjects = new Subjects<>(device)) {
+            for (int i = 0; i < variants.size(); i++) {
+                MeasureKey key = new MeasureKey(g.op().name(), g.pass(), variants.get(i), Replay.DIRECT, g.shape().tokens(), plan.dtype());
+                subjects.add(key, new Harness.Subject(key.toString(), placed.rotating(i), g.argumentBytes() * placed.count(), plan.timing().stop()));
+                // Every measurement also gets a CUDA-graph row where the device has graphs, on its own sample budget. It
+                // replays one placement: its 20 launches after one flush find their data in L2, which rotating would change.
+                MeasureKey gk = key.withReplay(Replay.GRAPH);
+                subjects.addGraphTwin(gk, placed.first(i), gk.toString(), g.argumentBytes(), plan.timing().stop());
             }
+            return subjects.interleave(harness, plan.timing()).stream().map(t -> new Measured(t.key(), t.measurement())).toList();
         }
     }
 }

@@ -1,13 +1,13 @@
 package gluelab.cli;
 
 import gluelab.bench.BenchPlan;
-import gluelab.bench.Tokens;
 import gluelab.devlog.Devlog;
 import gluelab.files.Locations;
 import gluelab.lab.Gluelab;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.ConsoleProgress;
 import gluelab.record.RecordStore;
+import gluelab.record.RunKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -25,11 +25,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Mixin PlacementOptions placementOptions = new PlacementOptions();
 
-    @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE}); see 'gluelab specs'")
-    String model;
-
-    @Option(names = "--tokens", description = "token counts (default: 512,1024,2048,4096 without graph replay, as on the CPU; 2k,4k,16k,32k on a GPU)")
-    String tokens;
+    @Mixin PlanOptions planOptions = new PlanOptions();
 
     @Option(names = "--out", defaultValue = "out", description = "output folder (default: ${DEFAULT-VALUE})")
     Path out;
@@ -48,19 +44,20 @@ public final class DemoCommand implements Callable<Integer> {
         stopOptions.check();
         placementOptions.check();
         SpecRegistry specs = SpecRegistry.load(Locations.specFolders());
-        var spec = specs.get(model);
-        List<Long> given = tokens == null ? null : Tokens.parse(tokens);
+        // Checked before the device opens; the demo's token counts follow the device unless given.
+        planOptions.applyTo(BenchPlan.demo(specs), PlanOptions.Defaults.DEMO);
         try (Gluelab lab = Gluelab.open(deviceOptions.device, specs)) {
             // A device with graph replay is a GPU: it gets the larger token counts.
-            List<Long> tok = given != null ? given : Tokens.parse(lab.device().capabilities().graphReplay() ? "2k,4k,16k,32k" : "512,1024,2048,4096");
-            BenchPlan plan = placementOptions.applyTo(stopOptions.applyTo(BenchPlan.demo(spec, tok)));
+            BenchPlan.Builder demo = planOptions.applyTo(BenchPlan.demo(specs), PlanOptions.Defaults.DEMO);
+            if (!planOptions.tokensGiven()) demo.tokens(lab.device().capabilities().graphReplay() ? "2k,4k,16k,32k" : "512,1024,2048,4096");
+            BenchPlan plan = placementOptions.applyTo(stopOptions.applyTo(demo)).build();
             plan.checkRuns(lab.device());
             System.out.println("device: " + lab.device().id() + " (" + lab.facts().name() + ", " + lab.facts().cores() + " cores)");
             if (recalibrate) lab.calibrate();
             System.out.println("calibration: " + lab.calibration().describe());
             Devlog log = new Devlog(devlog != null ? devlog : out.resolve("devlog.md"));
             lab.progress(new ConsoleProgress(System.err));
-            var outcome = lab.experiment(log).run("demo", plan, new RecordStore(out), stopFraction);
+            var outcome = lab.record(plan, RunKind.DEMO, new RecordStore(out), stopFraction, log);
             System.out.println();
             System.out.println(outcome.ranking().table().printAll());
             System.out.println("run: " + outcome.dir());

@@ -27,7 +27,7 @@ public final class MergeCommand implements Callable<Integer> {
         Merge.Result result = Merge.of(dirs, allowMixed);
         Path target = out != null ? out : dirs.size() == 1 && gluelab.sweep.SweepDir.isSweep(dirs.getFirst())
                 ? gluelab.sweep.SweepDir.open(dirs.getFirst()).merged() : Path.of("merged");
-        return print(result, MergeOutput.publish(result, target, (r, d) -> new RunReport(r).render(d)));
+        return print(result, MergeOutput.publish(result, target, RunReport.RENDERER));
     }
 
     /** Prints each merged experiment's ranking and what was left out; 0 when complete, 1 otherwise. */

@@ -14,7 +14,4 @@ public final class PlacementOptions {
 
     /** The builder with this option applied. */
     BenchPlan.Builder applyTo(BenchPlan.Builder b) { return placements == null ? b : b.placements(placements); }
-
-    /** The plan with this option applied. */
-    BenchPlan applyTo(BenchPlan plan) { return placements == null ? plan : plan.withPlacements(placements); }
 }

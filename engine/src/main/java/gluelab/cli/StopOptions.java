@@ -22,7 +22,4 @@ public final class StopOptions {
 
     /** The builder with these overrides applied. */
     BenchPlan.Builder applyTo(BenchPlan.Builder b) { return b.stop(timeout, minTime, maxNoise); }
-
-    /** The plan with these overrides applied. */
-    BenchPlan applyTo(BenchPlan plan) { return plan.withStop(timeout, minTime, maxNoise); }
 }

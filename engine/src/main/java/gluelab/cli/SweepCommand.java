@@ -33,7 +33,7 @@ public final class SweepCommand implements Runnable {
     /** Merges what finished into DIR/merged; the shards left out are named with their state. Exit 1 when any was left out. */
     static int collect(SweepDir dir, java.util.function.Function<SweepDir, List<ShardStatus>> statuses, boolean allowMixed) {
         Merge.Result result = Merge.of(List.of(dir.root()), allowMixed, statuses);
-        return MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), (r, d) -> new RunReport(r).render(d)));
+        return MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), RunReport.RENDERER));
     }
 
     @Command(name = "shards", mixinStandardHelpOptions = true, description = "List the shards a plan splits into (runs nothing).")

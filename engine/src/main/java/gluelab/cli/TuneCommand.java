@@ -1,6 +1,7 @@
 package gluelab.cli;
 
 import gluelab.bench.BenchPlan;
+import gluelab.bench.BenchSession;
 import gluelab.chart.Charts;
 import gluelab.device.Device;
 import gluelab.files.Locations;
@@ -26,20 +27,7 @@ public final class TuneCommand implements Callable<Integer> {
 
     @Mixin DeviceOptions deviceOptions;
 
-    @Option(names = "--model", defaultValue = BenchPlan.DEFAULT_MODEL, description = "model spec (default: ${DEFAULT-VALUE})")
-    String model;
-
-    @Option(names = "--tokens", defaultValue = "8192,32768", description = "token counts (default: ${DEFAULT-VALUE}); 4k = 4096")
-    String tokens;
-
-    @Option(names = "--passes", defaultValue = "fwd,bwd", description = "fwd, bwd or fwd,bwd (default: ${DEFAULT-VALUE})")
-    String passes;
-
-    @Option(names = "--dtype", defaultValue = "bf16", description = "activation dtype (default: ${DEFAULT-VALUE})")
-    String dtype;
-
-    @Option(names = "--variants", defaultValue = "fused", description = "fused (the hand kernels), region (the ops as generated expression regions) or fused,region (default: ${DEFAULT-VALUE})")
-    String variants;
+    @Mixin PlanOptions planOptions = new PlanOptions();
 
     @Option(names = "--serial", description = "compile and time each config before the next compiles (the slow path, for comparison)")
     boolean serial;
@@ -63,11 +51,10 @@ public final class TuneCommand implements Callable<Integer> {
     private record Plan(BenchPlan what, Tuner.Options options) {}
 
     private Plan plan() {
-        BenchPlan what = BenchPlan.builder(SpecRegistry.load(Locations.specFolders()))
-                .ops(ops).model(model).tokens(tokens).passes(passes).dtype(dtype).variants(variants).build();
+        BenchPlan what = planOptions.builder(SpecRegistry.load(Locations.specFolders()), PlanOptions.Defaults.TUNE).ops(ops).tune(true).build();
         for (gluelab.ops.Variant v : what.variants()) {
             if (v != gluelab.ops.Variant.FUSED && v != gluelab.ops.Variant.REGION) {
-                throw new IllegalArgumentException("--variants " + variants + ": only fused and region have launch configurations to tune, not " + v.id());
+                throw new IllegalArgumentException("--variants " + planOptions.variants + ": only fused and region have launch configurations to tune, not " + v.id());
             }
         }
         Tuner.Options options = Tuner.Options.defaults().withSerial(serial).withForce(force || serial);
@@ -78,10 +65,7 @@ public final class TuneCommand implements Callable<Integer> {
     /** Runs the tunings these options describe on {@code device} (the %tune magic calls this too). */
     public List<TuneResult> tune(Device device, Progress progress) { return tune(plan(), device, progress); }
 
-    private static List<TuneResult> tune(Plan p, Device device, Progress progress) {
-        BenchPlan w = p.what();
-        return Tuning.run(device, w.spec(), w.ops(), w.passes(), w.tokens(), w.dtype(), w.variants(), p.options(), progress);
-    }
+    private static List<TuneResult> tune(Plan p, Device device, Progress progress) { return BenchSession.tune(device, p.what(), p.options(), progress); }
 
     @Override public Integer call() {
         Plan plan = plan();

@@ -10,7 +10,7 @@ import gluelab.ops.*;
 import gluelab.progress.Progress;
 import gluelab.timing.Harness;
 import gluelab.timing.Measurement;
-import gluelab.timing.TimedLaunch;
+import gluelab.timing.Subjects;
 
 import java.util.*;
 
@@ -39,6 +39,7 @@ public final class StepTiming {
         OpShape shape = op.shape(job.spec(), c.tokens(), job.dtype());
         Map<Pass, Map<String, Buffer>> args = new EnumMap<>(Pass.class);
         List<Launch> launches = new ArrayList<>();
+        Subjects<Timed> subjects = new Subjects<>(device);
         try {
             double idealUs = 0;
             long bytes = 0;
@@ -50,8 +51,6 @@ public final class StepTiming {
                 idealUs += Floor.of(op, shape, p, job.calibration()).idealSeconds() * 1e6;
                 bytes += a.values().stream().mapToLong(b -> b.spec().bytes()).sum();
             }
-            List<Harness.Subject> subjects = new ArrayList<>();
-            List<Timed> keys = new ArrayList<>();
             for (Variant v : List.of(c.baseline(), c.candidate())) {
                 List<Launch> passes = new ArrayList<>();
                 for (var e : args.entrySet()) {
@@ -60,25 +59,20 @@ public final class StepTiming {
                     passes.add(l);
                 }
                 Launch step = new StepLaunch(passes);
-                subjects.add(new Harness.Subject(c.op() + " " + v.id() + " fwd+bwd", step, bytes, job.timing().stop()));
-                keys.add(new Timed(c.op(), c.tokens(), v, Replay.DIRECT, idealUs, step.kernels(), null));
-                if (device.capabilities().graphReplay()) {
-                    Optional<Launch> graph = device.graph(step, TimedLaunch.GRAPH_REPEATS);
-                    if (graph.isPresent()) {
-                        launches.add(graph.get());
-                        subjects.add(new Harness.Subject(c.op() + " " + v.id() + " fwd+bwd (graph)", graph.get(), bytes, job.timing().stop().forGraphReplays()));
-                        keys.add(new Timed(c.op(), c.tokens(), v, Replay.GRAPH, idealUs, step.kernels(), null));
-                    }
-                }
+                subjects.add(new Timed(c.op(), c.tokens(), v, Replay.DIRECT, idealUs, step.kernels(), null),
+                        new Harness.Subject(c.op() + " " + v.id() + " fwd+bwd", step, bytes, job.timing().stop()));
+                subjects.addGraphTwin(new Timed(c.op(), c.tokens(), v, Replay.GRAPH, idealUs, step.kernels(), null), step,
+                        c.op() + " " + v.id() + " fwd+bwd (graph)", bytes, job.timing().stop());
             }
-            List<Measurement> ms = new Harness(device).interleave(subjects, job.timing());
             List<Timed> out = new ArrayList<>();
-            for (int i = 0; i < ms.size(); i++) {
-                Timed k = keys.get(i);
-                out.add(new Timed(k.op(), k.tokens(), k.variant(), k.replay(), k.idealUs(), k.kernels(), ms.get(i)));
+            for (var t : subjects.interleave(new Harness(device), job.timing())) {
+                Timed k = t.key();
+                out.add(new Timed(k.op(), k.tokens(), k.variant(), k.replay(), k.idealUs(), k.kernels(), t.measurement()));
             }
             return out;
         } finally {
+            // The graphs first: they replay the launches below.
+            subjects.close();
             Collections.reverse(launches);
             launches.forEach(Launch::close);
             args.values().forEach(m -> m.values().forEach(Buffer::close));

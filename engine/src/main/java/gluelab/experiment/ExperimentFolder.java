@@ -6,6 +6,7 @@ import gluelab.files.AtomicFiles;
 import gluelab.files.Json;
 import gluelab.rank.Ranking;
 import gluelab.record.ExperimentRecord;
+import gluelab.record.RecordPublisher;
 import gluelab.record.RecordStore;
 import gluelab.report.RecordRanking;
 import tech.tablesaw.api.StringColumn;
@@ -216,13 +217,8 @@ public final class ExperimentFolder {
         return out;
     }
 
-    /** Publishes a finished record under {@code records/} (built in a partial folder, renamed when whole); returns its folder. */
-    public Path publish(ExperimentRecord record) {
-        RecordStore store = records();
-        Path partial = store.begin(record.id());
-        RecordStore.save(partial, record);
-        return store.commit(partial, record);
-    }
+    /** Publishes a finished record under {@code records/} (built in a partial folder, renamed when whole, FAILED on failure); returns its folder. */
+    public Path publish(ExperimentRecord record) { return new RecordPublisher(records()).publish(record).dir(); }
 
     public boolean has(Step step) { return Files.isRegularFile(markerFile(step)); }
 

@@ -2,7 +2,7 @@ package gluelab.fix;
 
 import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchResult;
-import gluelab.bench.BenchRunner;
+import gluelab.bench.BenchSession;
 import gluelab.bench.KernelBenchmark;
 import gluelab.calibrate.Calibration;
 import gluelab.device.*;
@@ -21,6 +21,7 @@ import gluelab.ops.*;
 import gluelab.progress.Progress;
 import gluelab.rank.Candidate;
 import gluelab.rank.Ranking;
+import gluelab.record.RunKind;
 import gluelab.record.Environment;
 import gluelab.record.ExperimentRecord;
 import gluelab.record.Row;
@@ -211,14 +212,14 @@ public final class FixStep {
         List<RegionBench.Row> sizing = sizingA == null ? List.of() : RegionSizing.measure(device, calibration, sizingA, sizingB, timing);
         String recordId = null;
         if (ex != null && !benchRows.isEmpty()) {
-            recordId = "fix-" + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(java.time.ZoneOffset.UTC).format(started)
-                    + "-" + Long.toHexString(System.nanoTime() & 0xfff);
+            recordId = BenchSession.newId(RunKind.FIX);
             Map<String, String> params = new LinkedHashMap<>();
             params.put("step", Step.FIX.notebook());
             params.put("candidates", targets.stream().map(Target::label).toList().toString());
             params.put("device", device.id());
-            ex.publish(new ExperimentRecord(ExperimentRecord.FORMAT, recordId, "fix", spec, params, Map.of(),
-                    Environment.capture(device.facts(), calibration, started), benchRows, ex.hasPlan() ? ex.plan().stopFraction() : 0.01, Instant.now().toString()));
+            ex.publish(ExperimentRecord.builder(recordId, RunKind.FIX, spec).parameters(params)
+                    .environment(Environment.capture(device.facts(), calibration, started)).rows(benchRows)
+                    .stopFraction(ex.hasPlan() ? ex.plan().stopFraction() : 0.01).build());
         }
         return new FixResult(FixResult.FORMAT, targets.stream().map(Target::label).toList(), attempts, interactions, notes, sizing, recordId,
                 torchBudgets);
@@ -232,7 +233,7 @@ public final class FixStep {
         List<Variant> variants = new ArrayList<>(List.of(t.baseline()));
         for (Variant v : Variant.ON_DEVICES) if (v != t.baseline()) variants.add(v);
         BenchPlan plan = new BenchPlan(spec, List.of(t.op()), List.of(tokens), variants, List.of(t.pass()), dtype, timing, 0);
-        BenchResult bench = new BenchRunner(device, calibration).run(plan, Progress.NONE, r -> {});
+        BenchResult bench = BenchSession.on(device, calibration).run(plan);
         benchRows.addAll(bench.rows());
         Row base = bench.rows().stream().filter(r -> r.variant() == t.baseline() && r.replay() == Replay.DIRECT).findFirst().orElseThrow();
         double baseUs = base.measuredUs();

@@ -3,7 +3,7 @@ package gluelab.lab;
 import gluelab.files.Locations;
 import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchResult;
-import gluelab.bench.BenchRunner;
+import gluelab.bench.BenchSession;
 import gluelab.bench.Tokens;
 import gluelab.calibrate.Calibration;
 import gluelab.calibrate.Calibrator;
@@ -18,7 +18,9 @@ import gluelab.model.ModelSpec;
 import gluelab.model.SpecRegistry;
 import gluelab.ops.*;
 import gluelab.progress.Progress;
+import gluelab.record.RecordPublisher;
 import gluelab.record.RecordStore;
+import gluelab.record.RunKind;
 import gluelab.report.Tables;
 import gluelab.tensor.DType;
 import gluelab.timing.TimingConfig;
@@ -243,16 +245,22 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.compilelog.GraphBudget.of(gluelab.compilelog.CompileLogParser.read(Path.of(file)));
     }
 
+    /** The runner on this lab's device, calibration and progress: tune (where the plan says so), measure, peer rows, record. */
+    public BenchSession session() { return BenchSession.on(device, calibration()).progress(progress); }
+
+    /** Publishes runs into {@code store}, each rendered as {@code gluelab report} renders it. */
+    public static RecordPublisher publisher(RecordStore store) { return new RecordPublisher(store, RunReport.RENDERER); }
+
     /** Measures a plan on this lab's device, handing each row to {@code onRow} as it lands. */
-    public BenchResult run(BenchPlan plan, java.util.function.Consumer<gluelab.record.Row> onRow) {
-        return new BenchRunner(device, calibration()).run(plan, progress, onRow);
+    public BenchResult run(BenchPlan plan, java.util.function.Consumer<gluelab.record.Row> onRow) { return session().onRow(onRow).run(plan); }
+
+    /** Measures a plan, logging each row (and the runner's notes) to {@code devlog} as it lands. */
+    public BenchResult run(BenchPlan plan, Devlog devlog) { return session().devlog(devlog).run(plan); }
+
+    /** Measures a plan as a recorded run of {@code kind} under {@code store}, logging to {@code devlog}; the ranking's stop rule is {@code stopFraction}. */
+    public BenchSession.Outcome record(BenchPlan plan, RunKind kind, RecordStore store, double stopFraction, Devlog devlog) {
+        return session().devlog(devlog).record(plan, new BenchSession.Recording(publisher(store), kind, stopFraction));
     }
-
-    /** Measures a plan, logging each row to {@code devlog} as it lands. */
-    public BenchResult run(BenchPlan plan, Devlog devlog) { return run(plan, row -> devlog.measurement(row.describe())); }
-
-    /** Recorded runs on this lab's device, logging to {@code devlog}. */
-    public RecordedRuns experiment(Devlog devlog) { return new RecordedRuns(device, calibration(), devlog, progress); }
 
     /**
      * Creates or resumes the named experiment that runs through the notebooks, in
@@ -444,12 +452,15 @@ public final class Gluelab implements AutoCloseable {
         /** The plan as described so far, checked (unknown ops, models or passes are errors here). */
         public BenchPlan plan() { return plan.build(); }
 
-        /** Measures the plan on the lab's device: one row per op, variant, pass and token count, with its floor. */
+        /** Measures the plan on the lab's device (one row per op, variant, pass and token count, with its floor), tuning first where {@link #tune()} asked and adding the torch rows where {@link #withTorch()} asked. */
         public BenchResult run() {
-            BenchResult own = Gluelab.this.run(plan(), row -> {});
-            return withTorch == null ? own : torch(withTorch).bench(plan(), calibration(), own,
-                    java.util.List.of(gluelab.torch.TorchVariant.values()), "default", progress).result();
+            String python = withTorch;
+            return session().peer(python == null ? null : (p, cal, own, prog) -> torch(python).bench(p, cal, own,
+                    java.util.List.of(gluelab.torch.TorchVariant.values()), "default", prog).result()).run(plan());
         }
+
+        /** Tunes the plan's fused kernels (and regions) first where the device has a tuner, as {@code gluelab bench} does. */
+        public BenchBuilder tune() { plan.tune(true); return this; }
 
         private String withTorch;
 
@@ -463,15 +474,15 @@ public final class Gluelab implements AutoCloseable {
          * Runs as a record of experiment {@code ex} (its devlog, its records, its plan's stop rule)
          * and marks {@code step} done with the record (e.g. step 01's baselines).
          */
-        public RecordedRuns.Outcome record(gluelab.experiment.ExperimentFolder ex, gluelab.experiment.Step step) {
-            var outcome = experiment(ex.devlog()).run(step.notebook().substring(3), plan(), ex.records(), ex.plan().stopFraction());
+        public BenchSession.Outcome record(gluelab.experiment.ExperimentFolder ex, gluelab.experiment.Step step) {
+            var outcome = Gluelab.this.record(plan(), RunKind.parse(step.notebook().substring(3)), ex.records(), ex.plan().stopFraction(), ex.devlog());
             ex.done(step, java.util.List.of(outcome.record().id()), java.util.Map.of(), outcome.record().rows().size() + " measurements");
             return outcome;
         }
 
         /** Runs as a recorded experiment under {@code outDir}, logging to {@code devlog}. */
-        public RecordedRuns.Outcome record(String outDir, Devlog devlog) {
-            return experiment(devlog).run("bench", plan(), new RecordStore(Path.of(outDir)), Ranking.DEFAULT_STOP_FRACTION);
+        public BenchSession.Outcome record(String outDir, Devlog devlog) {
+            return Gluelab.this.record(plan(), RunKind.BENCH, new RecordStore(Path.of(outDir)), Ranking.DEFAULT_STOP_FRACTION, devlog);
         }
     }
 

@@ -37,6 +37,9 @@ public final class RunReport {
      * findings path. A chart that cannot be drawn (a host without fonts) is left out and named in the
      * findings; it never fails the run, whose record is already saved.
      */
+    /** Renders a record into its run folder (what a {@link gluelab.record.RecordPublisher} calls). */
+    public static final gluelab.record.RecordPublisher.Renderer RENDERER = (record, dir) -> new RunReport(record).render(dir);
+
     public Path render(Path dir) { return render(dir.resolve("findings.md"), dir.resolve("charts"), ""); }
 
     /**

@@ -81,7 +81,7 @@ public final class SweepHandle {
     /** Merges the finished shards into {@code merged/<model>/} of the sweep folder; the result names what was left out. */
     public Merge.Result collect(boolean allowMixed) {
         Merge.Result result = Merge.of(List.of(dir.root()), allowMixed, d -> statuses());
-        MergeOutput.publish(result, dir.merged(), (r, d) -> new RunReport(r).render(d));
+        MergeOutput.publish(result, dir.merged(), RunReport.RENDERER);
         return result;
     }
 

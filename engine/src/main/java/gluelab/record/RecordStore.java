@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Run directories under an output folder. A run is built in {@code .<id>.partial/} and renamed
+ * Run directories under an output folder (the layout and loading; {@link RecordPublisher} writes them). A run is built in {@code .<id>.partial/} and renamed
  * to {@code <id>/} only when complete, so a half-written run is never read as valid; a failed run
  * keeps its partial folder with a FAILED marker saying why.
  */
@@ -27,10 +27,14 @@ public final class RecordStore {
 
     public Path root() { return root; }
 
-    /** A new, empty partial directory for run {@code id}. */
-    public Path begin(String id) {
-        Path partial = root.resolve("." + id + ".partial");
+    /** Where run {@code id} is built until it is published. */
+    public Path partialDir(String id) { return root.resolve("." + id + ".partial"); }
+
+    /** A new, empty partial directory for run {@code id} (an old attempt's is cleared); {@link RecordPublisher} calls this. */
+    Path begin(String id) {
+        Path partial = partialDir(id);
         try {
+            RecordPublisher.deleteTree(partial);
             Files.createDirectories(partial);
             return partial;
         } catch (IOException e) {
@@ -39,12 +43,12 @@ public final class RecordStore {
     }
 
     /** Writes the record into the partial directory (before rendering, so a rendering failure loses no data). */
-    public static void save(Path partial, ExperimentRecord record) {
+    static void save(Path partial, ExperimentRecord record) {
         AtomicFiles.write(partial.resolve(RECORD_FILE), Json.write(record));
     }
 
     /** Publishes a partial directory, whose record is saved, under its final name. */
-    public Path commit(Path partial, ExperimentRecord record) {
+    Path commit(Path partial, ExperimentRecord record) {
         if (!Files.isRegularFile(partial.resolve(RECORD_FILE))) save(partial, record);
         Path target = root.resolve(record.id());
         try {
@@ -57,10 +61,14 @@ public final class RecordStore {
     }
 
     /** Marks a partial run as failed; the marker names the error. */
-    public static void fail(Path partial, Throwable error) {
+    static void fail(Path partial, Throwable error) { fail(partial, error.getClass().getName() + ": " + error.getMessage()); }
+
+    /** Marks a partial run as failed with {@code why} (a sweep marks a shard whose worker died this way). */
+    public static void fail(Path partial, String why) {
         try {
-            AtomicFiles.write(partial.resolve(FAILED_FILE), error.getClass().getName() + ": " + error.getMessage() + "\n");
-        } catch (RuntimeException ignored) {
+            Files.createDirectories(partial);
+            AtomicFiles.write(partial.resolve(FAILED_FILE), why + "\n");
+        } catch (IOException | RuntimeException ignored) {
             // The original error is what the caller reports.
         }
     }

@@ -3,6 +3,7 @@ package gluelab.sweep;
 import gluelab.calibrate.Calibration;
 import gluelab.record.Environment;
 import gluelab.record.ExperimentRecord;
+import gluelab.record.RunKind;
 import gluelab.record.RecordStore;
 import gluelab.ops.MeasureKey;
 import gluelab.record.Row;
@@ -25,7 +26,6 @@ import java.util.stream.Stream;
 public final class Merge {
     /** Copy bandwidths further apart than this (relative) are different calibrations. */
     public static final double CALIBRATION_TOLERANCE = 0.05;
-    public static final String KIND = "sweep";
 
     /** A loaded shard record and where it came from. */
     public record Part(ExperimentRecord record, Path source) {
@@ -109,7 +109,8 @@ public final class Merge {
                     + p.record().environment().host() + ", " + p.record().environment().calibration().describe());
         }
         Map<String, String> params = new LinkedHashMap<>(first.parameters());
-        params.keySet().removeAll(List.of(ShardBench.SHARD, ShardBench.SHARD_INDEX, ShardBench.PROCESS));
+        // A shard's notes (fewer placements than asked) are its own, not the merged experiment's.
+        params.keySet().removeAll(List.of(ShardBench.SHARD, ShardBench.SHARD_INDEX, ShardBench.PROCESS, "notes"));
         params.put("ops", distinct(ordered, r -> r.parameters().get("ops")));
         params.put("tokens", distinct(ordered, r -> r.parameters().get("tokens")));
         params.put("device", distinct(ordered, r -> r.parameters().get("device")));
@@ -121,7 +122,8 @@ public final class Merge {
         String finished = ordered.stream().map(p -> p.record().finishedAt()).filter(Objects::nonNull).max(String::compareTo).orElse(first.finishedAt());
         Environment merged = new Environment(env.gluelabVersion(), env.jvm(), env.os(), env.host(), env.gitCommit(), env.gitDirty(),
                 env.device(), env.calibration(), started);
-        return new ExperimentRecord(ExperimentRecord.FORMAT, id, KIND, first.spec(), params, telemetry, merged, rows, first.stopFraction(), finished);
+        return ExperimentRecord.builder(id, RunKind.SWEEP, first.spec()).parameters(params).telemetry(telemetry).environment(merged).rows(rows)
+                .stopFraction(first.stopFraction()).finishedAt(finished).build();
     }
 
     private static void refuseDuplicates(List<Part> parts) {

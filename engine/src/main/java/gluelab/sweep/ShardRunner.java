@@ -1,11 +1,14 @@
 package gluelab.sweep;
 
+import gluelab.bench.BenchSession;
 import gluelab.calibrate.Calibration;
 import gluelab.calibrate.Calibrator;
 import gluelab.device.Device;
 import gluelab.progress.Progress;
 import gluelab.record.ExperimentRecord;
+import gluelab.record.RecordPublisher;
 import gluelab.record.RecordStore;
+import gluelab.record.RunKind;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +25,8 @@ import java.nio.file.StandardOpenOption;
 public final class ShardRunner {
     /** How a FAILED marker of a stopped shard begins. */
     public static final String CANCELLED = "cancelled";
+    /** A shard's record carries the default stop rule; the merge ranks under it. */
+    static final double STOP_FRACTION = 0.01;
 
     private final SweepDir dir;
     private final Device device;
@@ -53,23 +58,12 @@ public final class ShardRunner {
     /** Runs one shard (unless already published) and returns its record. */
     public ExperimentRecord run(Shard s, Progress progress) {
         if (dir.fileStatus(s).state() == ShardState.DONE) return RecordStore.load(dir.shardDir(s));
-        try {
-            SweepDir.deleteTree(dir.partialDir(s));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot clear the old attempt of shard " + s.name() + ": " + e.getMessage(), e);
-        }
-        RecordStore store = dir.shardStore();
-        Path partial = store.begin(s.name());
+        var recording = new BenchSession.Recording(new RecordPublisher(dir.shardStore()), RunKind.SHARD, STOP_FRACTION)
+                .as(s.name(), ShardBench.parameters(dir.id(), s));
         Thread hook = new Thread(() -> dir.markFailed(s, CANCELLED + ": process stopped (SIGTERM: scancel, a time limit, or Ctrl-C) while measuring"));
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            ExperimentRecord r = ShardBench.run(dir.id(), dir.plan(), s, device, calibration, progress);
-            RecordStore.save(partial, r);
-            store.commit(partial, r);
-            return r;
-        } catch (RuntimeException | Error e) {
-            RecordStore.fail(partial, e);
-            throw e;
+            return BenchSession.on(device, calibration).progress(progress).record(ShardBench.benchPlan(dir.plan(), s), recording).record();
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);

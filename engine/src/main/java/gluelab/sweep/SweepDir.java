@@ -109,14 +109,7 @@ public final class SweepDir {
     }
 
     /** Marks a shard FAILED from outside its process (its worker died); keeps any partial data. */
-    public void markFailed(Shard s, String why) {
-        try {
-            Files.createDirectories(partialDir(s));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot mark shard " + s.name() + " failed: " + e.getMessage(), e);
-        }
-        AtomicFiles.write(partialDir(s).resolve(RecordStore.FAILED_FILE), why + "\n");
-    }
+    public void markFailed(Shard s, String why) { RecordStore.fail(partialDir(s), why); }
 
     /** Deletes a folder and everything in it (a stale partial attempt, a replaced merge); nothing when absent. */
     static void deleteTree(Path p) throws IOException {

@@ -35,10 +35,10 @@ public final class TimedLaunch {
         Harness harness = new Harness(device);
         Measurement normal = harness.measure(new Harness.Subject(label, launch, bytes, timing.stop()), timing);
         Measurement graph = null;
-        Optional<Launch> g = device.graph(launch, GRAPH_REPEATS);
+        Optional<GraphTwin> g = GraphTwin.of(device, launch, label + " (graph)", bytes, timing.stop());
         if (g.isPresent()) {
-            try (Launch replay = g.get()) {
-                graph = harness.measure(new Harness.Subject(label + " (graph)", replay, bytes, timing.stop().forGraphReplays()), timing);
+            try (GraphTwin twin = g.get()) {
+                graph = harness.measure(twin.subject(), timing);
             }
         }
         return new Timed(normal, graph);

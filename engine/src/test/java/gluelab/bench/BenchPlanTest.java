@@ -45,7 +45,7 @@ class BenchPlanTest {
 
     @Test
     void theDemosPlanTakesStopOverridesAndKeepsTheRestOfItsTiming() {
-        BenchPlan demo = BenchPlan.demo(SPECS.get(BenchPlan.DEFAULT_MODEL), List.of(2048L));
+        BenchPlan demo = BenchPlan.demo(SPECS).tokens(List.of(2048L)).build();
         BenchPlan tenX = demo.withStop(5.0, 10 * demo.timing().stop().minSeconds(), null);
         assertEquals(0.2, tenX.timing().stop().minSeconds(), 1e-12);
         assertEquals(5.0, tenX.timing().stop().timeoutSeconds());

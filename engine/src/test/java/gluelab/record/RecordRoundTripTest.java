@@ -5,7 +5,7 @@ import gluelab.bench.BenchPlan;
 import gluelab.calibrate.Calibration;
 import gluelab.device.cpu.CpuDevice;
 import gluelab.devlog.Devlog;
-import gluelab.lab.RecordedRuns;
+import gluelab.bench.BenchSession;
 import gluelab.lab.RunReport;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
@@ -29,17 +29,18 @@ import static org.junit.jupiter.api.Assertions.*;
 class RecordRoundTripTest {
     static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
 
-    static RecordedRuns.Outcome smallRun(Path out, CpuDevice device) {
+    static BenchSession.Outcome smallRun(Path out, CpuDevice device) {
         BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm"), Catalogue.get("swiglu")),
                 List.of(8L, 16L), List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD, Pass.BACKWARD), DType.BF16, FAST, 4);
         Calibration cal = Calibration.given("test", 50e9, 1e11);
-        return new RecordedRuns(device, cal, new Devlog(out.resolve("devlog.md")), Progress.NONE).run("test", plan, new RecordStore(out), 0.01);
+        return BenchSession.on(device, cal).devlog(new Devlog(out.resolve("devlog.md")))
+                .record(plan, new BenchSession.Recording(new RecordPublisher(new RecordStore(out), RunReport.RENDERER), RunKind.BENCH, 0.01));
     }
 
     @Test
     void aRunReloadsAndReRendersIdentically(@TempDir Path out) throws Exception {
         try (CpuDevice device = new CpuDevice(2)) {
-            RecordedRuns.Outcome run = smallRun(out, device);
+            BenchSession.Outcome run = smallRun(out, device);
             assertEquals(16, run.record().rows().size());
             ExperimentRecord loaded = RecordStore.load(run.dir());
             assertEquals(Json.write(run.record()), Json.write(loaded));
@@ -128,8 +129,8 @@ class RecordRoundTripTest {
             BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("swiglu")), List.of(1L << 24),
                     List.of(Variant.EAGER), List.of(Pass.FORWARD), DType.BF16, FAST, 0);
             Devlog log = new Devlog(out.resolve("devlog.md"));
-            assertThrows(IllegalArgumentException.class, () -> new RecordedRuns(device, Calibration.given("t", 1e10, 1e10), log, Progress.NONE)
-                    .run("fail", plan, new RecordStore(out), 0.01));
+            assertThrows(IllegalArgumentException.class, () -> BenchSession.on(device, Calibration.given("t", 1e10, 1e10)).devlog(log)
+                    .record(plan, new BenchSession.Recording(new RecordPublisher(new RecordStore(out)), RunKind.BENCH, 0.01)));
             try (var dirs = Files.list(out)) {
                 Path partial = dirs.filter(d -> d.getFileName().toString().endsWith(".partial")).findFirst().orElseThrow();
                 assertTrue(Files.readString(partial.resolve("FAILED")).contains("needs about"));

@@ -4,8 +4,10 @@ import gluelab.bench.BenchPlan;
 import gluelab.calibrate.Calibration;
 import gluelab.device.cpu.CpuDevice;
 import gluelab.devlog.Devlog;
-import gluelab.lab.RecordedRuns;
+import gluelab.bench.BenchSession;
 import gluelab.lab.RunReport;
+import gluelab.record.RecordPublisher;
+import gluelab.record.RunKind;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
 import gluelab.ops.Pass;
@@ -38,8 +40,8 @@ class FindingsTest {
         try (CpuDevice device = new CpuDevice(2)) {
             BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm"), Catalogue.get("cat")), List.of(16L),
                     List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD), DType.BF16, new TimingConfig(mode, 0, rule, 2), 4);
-            return new RecordedRuns(device, Calibration.given("test", 50e9, 1e11), new Devlog(out.resolve("devlog.md")), Progress.NONE)
-                    .run("test", plan, new RecordStore(out), 0.01).record();
+            return BenchSession.on(device, Calibration.given("test", 50e9, 1e11)).devlog(new Devlog(out.resolve("devlog.md")))
+                    .record(plan, new BenchSession.Recording(new RecordPublisher(new RecordStore(out), RunReport.RENDERER), RunKind.BENCH, 0.01)).record();
         }
     }
 
@@ -81,8 +83,7 @@ class FindingsTest {
         }).toList();
         var params = new java.util.LinkedHashMap<>(r.parameters());
         params.put("placements", "8");
-        ExperimentRecord rr = new ExperimentRecord(r.formatVersion(), r.id(), r.kind(), r.spec(), params, r.telemetry(), r.environment(), rotated,
-                r.stopFraction(), r.finishedAt());
+        ExperimentRecord rr = r.toBuilder().parameters(params).rows(rotated).build();
         String conditions = section(findings(rr, out), "Summary");
         assertTrue(conditions.contains("direct rows of small groups rotated through up to 3 buffer placements (8 asked)"), conditions);
     }

@@ -229,4 +229,19 @@ class HarnessTest {
             };
         }
     }
+
+    @Test
+    void subjectsPairEachMeasurementWithItsKeyAndMakeNoGraphTwinWithoutGraphs() {
+        List<String> order = new ArrayList<>();
+        StopRule ten = new StopRule(10, 0, 0.5, 5, 10);
+        try (Subjects<String> subjects = new Subjects<>(cpu)) {
+            subjects.add("x", new Harness.Subject("x", copy("x", order), 0, ten));
+            subjects.addGraphTwin("x graph", copy("x", order), "x (graph)", 0, ten);
+            subjects.add("y", new Harness.Subject("y", copy("y", order), 0, ten));
+            var timed = subjects.interleave(new Harness(cpu), HOT);
+            assertEquals(List.of("x", "y"), timed.stream().map(Subjects.Timed::key).toList(), "the CPU has no graph replay: no twin row");
+            assertTrue(timed.stream().allMatch(t -> t.measurement().samples().length >= 10));
+        }
+        assertTrue(GraphTwin.of(cpu, copy("z", order), "z (graph)", 0, ten).isEmpty());
+    }
 }

@@ -38,27 +38,30 @@ public final class GluelabKernel extends BaseKernel {
     private final java.util.concurrent.CompletableFuture<Evaluator> evaluator;
     private final java.util.concurrent.CompletableFuture<CellRunner> cells;
     private final History history;
+    /** The notebook session the magics and user code share. */
+    private final Session session;
     private volatile Thread executing;
     private volatile boolean interrupted;
     private volatile boolean failed;
     private volatile UserCodeError lastUserError;
 
     public GluelabKernel() {
-        this(new History(), new JupyterIO(StandardCharsets.UTF_8), new Renderer());
+        this(new History(), new JupyterIO(StandardCharsets.UTF_8), new Renderer(), new MagicsRegistry());
     }
 
-    private GluelabKernel(History history, JupyterIO io, Renderer renderer) {
+    /** {@code magics} is filled by the cell runner once JShell is up (gluelab's magics, see GluelabMagics). */
+    private GluelabKernel(History history, JupyterIO io, Renderer renderer, MagicsRegistry magics) {
         super("gluelab", VERSION,
                 new LanguageInfo("java", Runtime.version().toString(), "text/x-java-source", ".jshell", "java", "java", "script"),
-                List.of(), history, io, new CommManager(), renderer, new MagicParser("(?<=(?:^|=))\\s*%", "%%", null), new MagicsRegistry(), false,
+                List.of(), history, io, new CommManager(), renderer, new MagicParser("(?<=(?:^|=))\\s*%", "%%", null), magics, false,
                 new StringStyler.Builder().build());
         this.history = history;
+        this.session = new Session(o -> io.display.display(renderSafely(o)));
         this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(Evaluator::new);
-        this.cells = evaluator.thenApply(CellRunner::new);
+        this.cells = evaluator.thenApply(ev -> new CellRunner(ev, session, magics));
         Renderers.install(renderer);
         // "device auto: using the CPU (...)" is shown on the lab's and device's cards, not as a stderr block in cells.
         gluelab.device.Devices.notices(note -> {});
-        Session.displaySink(o -> io.display.display(renderSafely(o)));
         Progress.DEFAULT.set(new NotebookProgress(d -> io.display.display(d), (id, d) -> io.display.updateDisplay(id, d)));
     }
 
@@ -178,7 +181,7 @@ public final class GluelabKernel extends BaseKernel {
     private long cell;
 
     @Override public void onShutdown(boolean restarting) {
-        Session.reset();
+        session.close();
         evaluator().close();
         super.onShutdown(restarting);
     }

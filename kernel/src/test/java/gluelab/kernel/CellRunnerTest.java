@@ -24,11 +24,11 @@ class CellRunnerTest {
     @BeforeAll static void open() {
         e = new Evaluator();
         cells = new CellRunner(e);
-        Session.switchDevice("cpu");
+        cells.session().switchDevice("cpu");
     }
 
     @AfterAll static void close() {
-        Session.reset();
+        cells.session().close();
         e.close();
     }
 
@@ -41,6 +41,55 @@ class CellRunnerTest {
         assertEquals(2, ((Table) floors).rowCount());
         assertTrue(String.valueOf(cells.run("%device")).contains("cpu"));
         assertNotNull(cells.run("lab.facts()"), "%device defines lab");
+    }
+
+    @Test
+    void benchMagicTunesLikeGluelabBench() throws Exception {
+        // Both parse BenchCommand into one plan, whose tune decision the one runner (BenchSession) acts on.
+        var specs = cells.session().lab().specs();
+        var cli = new gluelab.cli.BenchCommand();
+        new picocli.CommandLine(cli).parseArgs("rmsnorm");
+        assertTrue(cli.plan(specs).tune(), "gluelab bench tunes unless --no-tune");
+        java.util.List<String> tasks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var before = cells.session().lab().progress();
+        cells.session().lab().progress((task, done, total, detail) -> tasks.add(task));
+        try {
+            cells.run("%bench rmsnorm --tokens 64 --timeout 0.2 --min-time 0 --check 0");
+            assertTrue(tasks.contains("tune") && tasks.indexOf("tune") < tasks.indexOf("bench"), "%bench tunes first: " + tasks);
+            tasks.clear();
+            cells.run("%bench rmsnorm --tokens 64 --timeout 0.2 --min-time 0 --check 0 --no-tune");
+            assertFalse(tasks.contains("tune"), "--no-tune is honoured: " + tasks);
+            assertTrue(tasks.contains("bench"), tasks.toString());
+        } finally {
+            cells.session().lab().progress(before);
+        }
+    }
+
+    @Test
+    void magicsAreRegisteredObjectsWithTheirOwnHelpAndOptions() throws Exception {
+        var registry = cells.magics().registry();
+        assertEquals(java.util.Set.of("bench", "classpath", "device", "devlog", "floor", "graphbudget", "jars", "lsmagic", "maven", "time", "tune"),
+                registry.getLineMagicNames());
+        assertEquals(java.util.Set.of("cuda", "time"), registry.getCellMagicNames());
+        String listed = String.valueOf(cells.run("%lsmagic"));
+        for (String name : registry.getLineMagicNames()) assertTrue(listed.contains("  %" + name), name + " in " + listed);
+        for (String name : registry.getCellMagicNames()) assertTrue(listed.contains("  %%" + name), name + " in " + listed);
+        assertTrue(String.valueOf(cells.run("%bench --help")).contains("--no-tune"), "%bench's help is bench's");
+        String floorHelp = String.valueOf(cells.run("%floor --help"));
+        assertTrue(floorHelp.contains("default: llama-3-8b") && floorHelp.contains("default: 2048,4096"), "defaults from the one plan: " + floorHelp);
+        var bad = assertThrows(IllegalArgumentException.class, () -> cells.run("%floor rmsnorm --tokns 8"));
+        assertTrue(bad.getMessage().startsWith("%floor: ") && bad.getMessage().contains("--tokns"), bad.getMessage());
+        assertEquals(3, cells.run("%time 1 + 2"), "%time runs the rest of its line as code");
+    }
+
+    @Test
+    void benchOnAnotherDeviceRebindsLab() throws Exception {
+        cells.run("%device");
+        cells.run("var before = lab;");
+        cells.run("%bench cat --tokens 16 --timeout 0.2 --min-time 0 --check 0 --no-tune --device cpu");
+        assertEquals(true, cells.run("lab != before && lab == gluelab.kernel.Session.current().lab()"), "%bench --device rebinds lab");
+        var refused = assertThrows(RuntimeException.class, () -> cells.run("%bench cat --device tpu:0"));
+        assertTrue(refused.getMessage().contains("tpu"), refused.getMessage());
     }
 
     @Test

@@ -1,18 +1,22 @@
 package gluelab.kernel.magic;
 
 import gluelab.lab.Gluelab;
+import org.dflib.jjava.jupyter.kernel.BaseKernel;
+import org.dflib.jjava.jupyter.kernel.magic.LineMagic;
 
 import java.util.List;
 
 /** {@code %graphbudget FILE}: the graph budget of a captured dynamo log, rendered in the cell. */
-public final class GraphBudgetMagic {
-    public static final String HELP = "%graphbudget FILE: graphs per compiled code object vs the recompile limit, recompile reasons, symptoms "
-            + "and fixes, from a dynamo log (TORCH_LOGS=recompiles,graph_breaks,guards)";
+public final class GraphBudgetMagic implements Magic, LineMagic<Object, BaseKernel> {
+    @Override public String name() { return "graphbudget"; }
 
-    private GraphBudgetMagic() {}
+    @Override public String help() {
+        return "%graphbudget FILE: graphs per compiled code object vs the recompile limit, recompile reasons, symptoms "
+                + "and fixes, from a dynamo log (TORCH_LOGS=recompiles,graph_breaks,guards)";
+    }
 
-    public static gluelab.compilelog.GraphBudget run(List<String> args) {
-        if (args.size() != 1) throw new IllegalArgumentException("usage: " + HELP);
+    @Override public Object eval(BaseKernel kernel, List<String> args) {
+        if (args.size() != 1) throw new IllegalArgumentException("usage: " + help());
         return Gluelab.graphBudget(args.getFirst());
     }
 }

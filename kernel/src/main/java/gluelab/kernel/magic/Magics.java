@@ -1,11 +1,28 @@
 package gluelab.kernel.magic;
 
+import picocli.CommandLine;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
-/** Splits magic lines the way a shell does: whitespace-separated words, quotes group. */
+/** Helpers of the magics: words of a magic line (as a shell splits them: whitespace, quotes group) and picocli parsing. */
 public final class Magics {
     private Magics() {}
+
+    /**
+     * Parses {@code args} into a picocli {@code command} object: its usage when --help was asked
+     * (the magic shows it), else empty; a bad option is a one-line error naming the magic.
+     */
+    public static Optional<String> parse(String magic, Object command, List<String> args) {
+        CommandLine cl = new CommandLine(command);
+        try {
+            cl.parseArgs(args.toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException("%" + magic + ": " + e.getMessage() + " (see %" + magic + " --help)", e);
+        }
+        return cl.isUsageHelpRequested() ? Optional.of(cl.getUsageMessage(CommandLine.Help.Ansi.OFF)) : Optional.empty();
+    }
 
     public static List<String> words(String line) {
         List<String> out = new ArrayList<>();

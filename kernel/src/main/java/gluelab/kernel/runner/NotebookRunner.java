@@ -127,7 +127,8 @@ public final class NotebookRunner {
         });
         Renderer renderer = new Renderer();
         Renderers.install(renderer);
-        Session.reset();
+        List<DisplayData> shown = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Session session = new Session(o -> shown.add(Renderers.render(renderer, o)));
         // As in the Jupyter kernel: "device auto: using the CPU (...)" is on the lab's card, not a stderr block in a cell.
         gluelab.device.Devices.notices(note -> {});
         int count = 0, failed = -1;
@@ -138,15 +139,14 @@ public final class NotebookRunner {
                 notebook.toAbsolutePath().getParent().toString());
         try (Evaluator ev = new Evaluator()) {
             evaluator = ev;
-            CellRunner runner = new CellRunner(ev);
+            CellRunner runner = new CellRunner(ev, session);
             for (int i = 0; i < cells.size() && stopReason == null; i++) {
                 ObjectNode cell = (ObjectNode) cells.get(i);
                 if (!cell.hasNonNull("id")) cell.put("id", "cell-" + i);
                 if (!"code".equals(cell.path("cell_type").asText())) continue;
                 count++;
                 ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-                List<DisplayData> displays = new ArrayList<>();
-                Session.displaySink(o -> displays.add(Renderers.render(renderer, o)));
+                shown.clear();
                 synchronized (nb) {
                     if (stopReason != null) break;
                     current = i;
@@ -178,7 +178,7 @@ public final class NotebookRunner {
                     ArrayNode outputs = (ArrayNode) cell.get("outputs");
                     CellOutputs.stream(outputs, "stdout", out);
                     CellOutputs.stream(outputs, "stderr", err);
-                    for (DisplayData d : displays) CellOutputs.data(outputs.addObject().put("output_type", "display_data"), d);
+                    for (DisplayData d : shown) CellOutputs.data(outputs.addObject().put("output_type", "display_data"), d);
                     if (stopReason != null) {
                         CellOutputs.stopped(cell, stopReason);
                         failed = i;
@@ -204,8 +204,7 @@ public final class NotebookRunner {
             if (oldFolder == null) System.clearProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY);
             else System.setProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, oldFolder);
             gluelab.device.Devices.notices(null);
-            Session.displaySink(null);
-            Session.reset();
+            session.close();
             evaluator = null;
         }
         synchronized (nb) {
