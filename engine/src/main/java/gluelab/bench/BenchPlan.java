@@ -177,7 +177,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
 
         public Builder ops(List<String> names) {
             if (names == null || names.isEmpty()) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
-            ops = names.stream().map(Catalogue::get).toList();
+            ops = names.stream().map(Catalogue::parse).toList();
             return this;
         }
 

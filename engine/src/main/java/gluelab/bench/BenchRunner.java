@@ -101,7 +101,7 @@ public final class BenchRunner {
         try (Placements placed = Placements.allocate(device, g.op(), g.shape(), g.pass(), variants, placements, 42, notes);
              Subjects<MeasureKey> subjects = new Subjects<>(device)) {
             for (int i = 0; i < variants.size(); i++) {
-                MeasureKey key = new MeasureKey(g.op().name(), g.pass(), variants.get(i), Replay.DIRECT, g.shape().tokens(), plan.dtype());
+                MeasureKey key = new MeasureKey(g.op().id(), g.pass(), variants.get(i), Replay.DIRECT, g.shape().tokens(), plan.dtype());
                 subjects.add(key, new Harness.Subject(key.toString(), placed.rotating(i), g.argumentBytes() * placed.count(), plan.timing().stop()));
                 // Every measurement also gets a CUDA-graph row where the device has graphs, on its own sample budget. It
                 // replays one placement: its 20 launches after one flush find their data in L2, which rotating would change.

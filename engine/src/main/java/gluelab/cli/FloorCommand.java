@@ -32,7 +32,7 @@ public final class FloorCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         var spec = SpecRegistry.load(Locations.specFolders()).get(model);
-        List<GlueOp> list = ops.stream().map(Catalogue::get).toList();
+        List<GlueOp> list = ops.stream().map(Catalogue::parse).toList();
         List<Long> tok = Tokens.parse(tokens);
         Calibration cal;
         Bandwidth given = bandwidth == null ? null : Bandwidth.gbPerSecond(bandwidth, "--bandwidth");

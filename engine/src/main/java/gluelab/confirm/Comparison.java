@@ -9,7 +9,7 @@ import gluelab.ops.Variant;
  */
 public record Comparison(String op, long tokens, Variant baseline, Variant candidate) {
     public Comparison {
-        Catalogue.get(op);
+        Catalogue.parse(op);
         if (tokens <= 0) throw new IllegalArgumentException("comparison " + op + ": tokens must be positive, got " + tokens);
         for (Variant v : new Variant[]{baseline, candidate}) {
             if (v == null || !v.onDevices()) throw new IllegalArgumentException("comparison " + op + ": variant " + v + " does not run on gluelab's devices; use one of "

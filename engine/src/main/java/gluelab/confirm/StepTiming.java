@@ -35,7 +35,7 @@ public final class StepTiming {
     }
 
     private static List<Timed> time(Device device, ConfirmJob job, Comparison c) {
-        GlueOp op = Catalogue.get(c.op());
+        GlueOp op = Catalogue.parse(c.op());
         OpShape shape = op.shape(job.spec(), c.tokens(), job.dtype());
         Map<Pass, Map<String, Buffer>> args = new EnumMap<>(Pass.class);
         List<Launch> launches = new ArrayList<>();

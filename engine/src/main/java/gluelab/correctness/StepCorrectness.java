@@ -77,7 +77,7 @@ public final class StepCorrectness {
     public StepCorrectness op(String op, String variant) {
         Variant v = Variant.parse(variant);
         if (!v.onDevices()) throw new IllegalArgumentException("variant " + variant + " does not run on gluelab's devices");
-        ops.add(new OpCandidate(Catalogue.get(op), v));
+        ops.add(new OpCandidate(Catalogue.parse(op), v));
         return this;
     }
 

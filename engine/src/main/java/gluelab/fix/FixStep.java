@@ -108,14 +108,14 @@ public final class FixStep {
         this.ranking = ranking;
         for (Candidate c : ranking.worthFixing()) {
             if (!c.variant().onDevices()) continue;
-            candidate(c.op(), c.pass().id(), c.tokens(), c.variant().id());
+            candidate(c.op().name(), c.pass().id(), c.tokens(), c.variant().id());
         }
         return this;
     }
 
     /** One candidate: an op's pass at a token count, now run as {@code baseline} (usually eager). */
     public FixStep candidate(String op, String pass, long tokens, String baseline) {
-        GlueOp o = Catalogue.get(op);
+        GlueOp o = Catalogue.parse(op);
         Pass p = Pass.parse(pass);
         if (!o.supports(p)) throw new IllegalArgumentException(op + " has no " + p.id() + " pass in the catalogue");
         Variant v = Variant.parse(baseline);
@@ -126,21 +126,21 @@ public final class FixStep {
 
     /** An analyst's region as a fix for {@code op} (both passes: the backward is derived). */
     public FixStep region(String op, String name, Function<Glue, Region> build) {
-        Catalogue.get(op);
+        Catalogue.parse(op);
         regions.add(new RegionFix(op, name, build));
         return this;
     }
 
     /** A rewrite (before and after) as a fix for {@code op}: the after form against the before form. */
     public FixStep rewrite(String op, Function<Glue, Rewrites.Rewrite> build) {
-        Catalogue.get(op);
+        Catalogue.parse(op);
         rewrites.add(new RewriteFix(op, build));
         return this;
     }
 
     /** An analyst's CUDA kernel (from a {@code %%cuda} cell) as a fix for {@code op}'s pass; skipped with the reason off a GPU. */
     public FixStep kernel(String op, String pass, String name, Function<Device, TimedLaunch.Subject> launch) {
-        Catalogue.get(op);
+        Catalogue.parse(op);
         kernels.add(new KernelFix(op, Pass.parse(pass), name, launch));
         return this;
     }
@@ -331,7 +331,7 @@ public final class FixStep {
         try {
             List<Interactions.Slot> slots = new ArrayList<>();
             for (Attempt a : fixes) {
-                GlueOp op = Catalogue.get(a.op());
+                GlueOp op = Catalogue.parse(a.op());
                 Pass pass = Pass.parse(a.pass());
                 Target t = targets.stream().filter(x -> x.op() == op && x.pass() == pass && tokens(x) == a.tokens()).findFirst().orElseThrow();
                 OpShape shape = op.shape(spec, a.tokens(), dtype);

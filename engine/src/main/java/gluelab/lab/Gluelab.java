@@ -118,7 +118,7 @@ public final class Gluelab implements AutoCloseable {
      * @param pass "fwd" or "bwd"
      */
     public Floor floor(String op, String model, long tokens, String pass) {
-        GlueOp o = Catalogue.get(op);
+        GlueOp o = Catalogue.parse(op);
         return Floor.of(o, o.shape(spec(model), Tokens.check(tokens, Long.toString(tokens)), DType.BF16), Pass.parse(pass), calibration());
     }
 

@@ -65,8 +65,8 @@ final class WriteupSteps {
         Change.Builder b = Change.builder(id, title).kind(FixKind.KERNEL).variant(op + ", catalogue fused kernel").region(op).commit(commit);
         for (ConfirmedRow r : rows) b.delta(r.comparison().tokens(), r.replay(), r.baselineUs(), r.candidateUs());
 
-        Optional<Candidate> ranked = ex.ranking().ranked().stream().filter(c -> c.op().equals(op)).max(Comparator.comparingDouble(Candidate::share));
-        double share = ex.ranking().ranked().stream().filter(c -> c.op().equals(op)).mapToDouble(Candidate::share).sum();
+        Optional<Candidate> ranked = ex.ranking().ranked().stream().filter(c -> c.op().name().equals(op)).max(Comparator.comparingDouble(Candidate::share));
+        double share = ex.ranking().ranked().stream().filter(c -> c.op().name().equals(op)).mapToDouble(Candidate::share).sum();
         if (share > 0 && share <= 1) b.layerShare(share);
 
         if (ex.has(Step.CORRECTNESS)) for (CorrectnessVerdict v : verdicts(StepCorrectness.latest(ex), op, variant)) b.correctness(v);
@@ -183,7 +183,7 @@ final class WriteupSteps {
         List<String> parts = new ArrayList<>();
         for (Pass p : Pass.values()) {
             ex.record(Step.BASELINES).rows().stream()
-                    .filter(r -> r.key().op().equals(op) && r.key().pass() == p && r.key().variant() == Variant.EAGER && r.key().tokens() == tokens)
+                    .filter(r -> r.key().op().name().equals(op) && r.key().pass() == p && r.key().variant() == Variant.EAGER && r.key().tokens() == tokens)
                     .map(Row::measurement).findFirst().ifPresent(m -> parts.add(Integer.toString(m.kernels())));
         }
         return parts.isEmpty() ? "several" : String.join(" + ", parts);

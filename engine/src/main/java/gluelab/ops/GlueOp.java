@@ -15,6 +15,9 @@ import java.util.Map;
 public interface GlueOp {
     String name();
 
+    /** The typed identity every registry is keyed by. */
+    default OpId id() { return OpId.of(name()); }
+
     String summary();
 
     OpShape shape(ModelSpec spec, long tokens, gluelab.tensor.DType dtype);

@@ -9,13 +9,13 @@ import java.util.Comparator;
  * dtype. The plan makes these, the runner measures them, records store them (as readable JSON
  * fields) and tables, rankings and charts group by them; nothing parses a label back into one.
  */
-public record MeasureKey(String op, Pass pass, Variant variant, Replay replay, long tokens, DType dtype) {
+public record MeasureKey(OpId op, Pass pass, Variant variant, Replay replay, long tokens, DType dtype) {
     /** Plan order: tokens, op, pass, variant, replay. */
     public static final Comparator<MeasureKey> ORDER = Comparator.comparingLong(MeasureKey::tokens).thenComparing(MeasureKey::op)
             .thenComparing(MeasureKey::pass).thenComparing(MeasureKey::variant).thenComparing(MeasureKey::replay);
 
     public MeasureKey {
-        if (op == null || op.isBlank()) throw new IllegalArgumentException("measurement key needs an op");
+        if (op == null) throw new IllegalArgumentException("measurement key needs an op");
         if (pass == null || variant == null || replay == null || dtype == null) {
             throw new IllegalArgumentException("measurement key of " + op + " needs pass, variant, replay and dtype");
         }

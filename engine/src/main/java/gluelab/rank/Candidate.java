@@ -1,6 +1,7 @@
 package gluelab.rank;
 
 import gluelab.ops.MeasureKey;
+import gluelab.ops.OpId;
 import gluelab.ops.Pass;
 import gluelab.ops.Replay;
 import gluelab.ops.Variant;
@@ -23,10 +24,10 @@ public record Candidate(MeasureKey key, int count, double measuredUs, double ide
 
     /** A direct bf16 row written by hand (notebooks, examples). */
     public Candidate(String op, String pass, String variant, long tokens, int count, double measuredUs, double idealUs, double layerUs) {
-        this(new MeasureKey(op, Pass.parse(pass), Variant.parse(variant), Replay.DIRECT, tokens, DType.BF16), count, measuredUs, idealUs, layerUs, "");
+        this(new MeasureKey(OpId.of(op), Pass.parse(pass), Variant.parse(variant), Replay.DIRECT, tokens, DType.BF16), count, measuredUs, idealUs, layerUs, "");
     }
 
-    public String op() { return key.op(); }
+    public OpId op() { return key.op(); }
 
     public Pass pass() { return key.pass(); }
 

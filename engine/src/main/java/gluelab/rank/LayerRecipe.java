@@ -1,5 +1,6 @@
 package gluelab.rank;
 
+import gluelab.ops.OpId;
 import gluelab.calibrate.Calibration;
 import gluelab.floor.Floor;
 import gluelab.model.ModelSpec;
@@ -13,19 +14,19 @@ import java.util.Map;
  * Which glue ops one layer of a spec runs and how often, plus its GEMMs and attention at their
  * FLOP floors: the denominator of "share of the layer" when only the glue is measured.
  */
-public record LayerRecipe(ModelSpec spec, Map<String, Integer> glueCounts) {
+public record LayerRecipe(ModelSpec spec, Map<OpId, Integer> glueCounts) {
     public static LayerRecipe of(ModelSpec spec) {
-        Map<String, Integer> c = new LinkedHashMap<>();
-        c.put("rmsnorm", 1);                      // attention input norm
-        c.put("add_rmsnorm", 1);                  // residual add + FFN norm
-        c.put("qnorm_rope_complex", 1);           // q norm + RoPE as the model file writes it
-        c.put("swiglu", spec.isMoe() ? spec.topK() : 1);
-        if (spec.isMoe()) c.put("moe_routing", 1);
-        if (spec.ropeHeadDim() < spec.headDim()) c.put("cat", 1); // rope and no-rope parts of each head joined
+        Map<OpId, Integer> c = new LinkedHashMap<>();
+        c.put(OpId.of("rmsnorm"), 1);                      // attention input norm
+        c.put(OpId.of("add_rmsnorm"), 1);                  // residual add + FFN norm
+        c.put(OpId.of("qnorm_rope_complex"), 1);           // q norm + RoPE as the model file writes it
+        c.put(OpId.of("swiglu"), spec.isMoe() ? spec.topK() : 1);
+        if (spec.isMoe()) c.put(OpId.of("moe_routing"), 1);
+        if (spec.ropeHeadDim() < spec.headDim()) c.put(OpId.of("cat"), 1); // rope and no-rope parts of each head joined
         return new LayerRecipe(spec, c);
     }
 
-    public int count(String op) { return glueCounts.getOrDefault(op, 0); }
+    public int count(OpId op) { return glueCounts.getOrDefault(op, 0); }
 
     /** GEMM and attention floors of one layer's forward at {@code tokens}, bf16 operands. */
     public List<Floor> matmulFloors(long tokens, Calibration cal) {

@@ -53,7 +53,7 @@ public final class Ranking {
                 share = DoubleColumn.create("share_pct"), score = DoubleColumn.create("score");
         StringColumn verdict = StringColumn.create("verdict"), caveat = StringColumn.create("noisy");
         for (Candidate c : ranked) {
-            op.append(c.op());
+            op.append(c.op().name());
             pass.append(c.pass().id());
             variant.append(c.variant().id());
             tokens.append((int) c.tokens());

@@ -2,6 +2,7 @@ package gluelab.record;
 
 import gluelab.check.Correctness;
 import gluelab.ops.MeasureKey;
+import gluelab.ops.OpId;
 import gluelab.ops.Pass;
 import gluelab.ops.Replay;
 import gluelab.ops.Variant;
@@ -19,7 +20,7 @@ public record Row(MeasureKey key, String model, long bytes, long flops, double i
         if (measurement == null) throw new IllegalArgumentException("row " + key + " has no measurement");
     }
 
-    public String op() { return key.op(); }
+    public OpId op() { return key.op(); }
 
     public Pass pass() { return key.pass(); }
 

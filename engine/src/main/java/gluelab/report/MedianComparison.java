@@ -88,7 +88,7 @@ public record MedianComparison(List<Pair> pairs, List<MeasureKey> onlyA, List<Me
         IntColumn tokens = IntColumn.create("tokens"), na = IntColumn.create("samples_a"), nb = IntColumn.create("samples_b");
         DoubleColumn a = DoubleColumn.create("median_a_us"), b = DoubleColumn.create("median_b_us"), diff = DoubleColumn.create("diff_pct");
         for (Pair p : over()) {
-            op.append(p.key().op());
+            op.append(p.key().op().name());
             pass.append(p.key().pass().id());
             series.append(p.key().series());
             tokens.append((int) p.key().tokens());

@@ -1,5 +1,6 @@
 package gluelab.report;
 
+import gluelab.ops.OpId;
 import gluelab.check.Correctness;
 import gluelab.ops.Pass;
 import gluelab.ops.Replay;
@@ -28,7 +29,7 @@ public final class Tables {
                 spread = DoubleColumn.create("rel_stdev_pct"), peak = DoubleColumn.create("peak_MiB");
         StringColumn stop = StringColumn.create("stop"), noisy = StringColumn.create("noisy");
         for (Row r : rows) {
-            op.append(r.op());
+            op.append(r.op().name());
             pass.append(r.pass().id());
             variant.append(r.variant().id());
             replay.append(r.replay().id());
@@ -65,7 +66,7 @@ public final class Tables {
         DoubleColumn ideal = DoubleColumn.create("ideal_us"), eager = DoubleColumn.create("eager_us"), fused = DoubleColumn.create("fused_us"),
                 speedup = DoubleColumn.create("speedup"), eagerPct = DoubleColumn.create("eager_pct_floor"), fusedPct = DoubleColumn.create("fused_pct_floor");
         record Slot(Variant variant, Replay replay) {}
-        record Group(String op, Pass pass, long tokens) {}
+        record Group(OpId op, Pass pass, long tokens) {}
         Map<Group, Map<Slot, Row>> groups = new LinkedHashMap<>();
         for (Row r : rows) groups.computeIfAbsent(new Group(r.op(), r.pass(), r.tokens()), k -> new HashMap<>()).put(new Slot(r.variant(), r.replay()), r);
         boolean graphs = rows.stream().anyMatch(r -> r.replay() == Replay.GRAPH);
@@ -74,7 +75,7 @@ public final class Tables {
             Map<Slot, Row> slots = e.getValue();
             Row eg = slots.get(new Slot(Variant.EAGER, Replay.DIRECT)), fu = slots.get(new Slot(Variant.FUSED, Replay.DIRECT));
             Row any = slots.values().iterator().next();
-            op.append(e.getKey().op());
+            op.append(e.getKey().op().name());
             pass.append(e.getKey().pass().id());
             tokens.append((int) e.getKey().tokens());
             ideal.append(round(any.idealUs(), 1));

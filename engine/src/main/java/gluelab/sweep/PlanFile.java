@@ -59,7 +59,7 @@ public final class PlanFile {
         Field at = new Field(source, root);
         List<ModelSpec> models = at.list("models", List.of("llama-3-8b")).stream().map(m -> at.get("models", () -> specs.get(m))).toList();
         List<String> listed = at.list("ops", List.of("all"));
-        List<String> ops = listed.equals(List.of("all")) ? Catalogue.names() : at.get("ops", () -> listed.stream().map(o -> Catalogue.get(o).name()).toList());
+        List<String> ops = listed.equals(List.of("all")) ? Catalogue.names() : at.get("ops", () -> listed.stream().map(o -> Catalogue.parse(o).name()).toList());
         List<Long> tokens = at.get("tokens", () -> Tokens.parse(String.join(",", at.list("tokens", List.of("2048")))));
         List<String> passes = at.get("passes", () -> at.list("passes", List.of("fwd")).stream().map(p -> Pass.parse(p).id()).toList());
         List<String> variants = at.get("variants", () -> at.list("variants", List.of("eager", "fused")).stream().map(v -> Variant.parse(v).id()).toList());

@@ -22,7 +22,7 @@ public final class ShardBench {
     private ShardBench() {}
 
     public static BenchPlan benchPlan(SweepPlan plan, Shard s) {
-        return new BenchPlan(plan.model(s.model()), List.of(Catalogue.get(s.op())), List.of(s.tokens()),
+        return new BenchPlan(plan.model(s.model()), List.of(Catalogue.parse(s.op())), List.of(s.tokens()),
                 plan.variants().stream().map(Variant::parse).toList(), plan.passes().stream().map(Pass::parse).toList(),
                 DType.parse(plan.dtype()), plan.timing(), plan.checkTokens());
     }

@@ -31,7 +31,7 @@ public record SweepPlan(List<ModelSpec> models, List<String> ops, List<Long> tok
         if (tokens.isEmpty()) throw new IllegalArgumentException("no token counts to sweep");
         if (passes.isEmpty()) throw new IllegalArgumentException("no passes to sweep");
         if (variants.isEmpty()) throw new IllegalArgumentException("no variants to sweep");
-        ops.forEach(Catalogue::get);
+        ops.forEach(Catalogue::parse);
         passes.forEach(Pass::parse);
         for (String v : variants) {
             if (!Variant.parse(v).onDevices()) {
@@ -67,7 +67,7 @@ public record SweepPlan(List<ModelSpec> models, List<String> ops, List<Long> tok
 
     /** An op with none of the plan's passes has no shards (as a bench skips passes an op lacks). */
     private static boolean measurable(String op, List<String> passes) {
-        return passes.stream().anyMatch(p -> Catalogue.get(op).supports(Pass.parse(p)));
+        return passes.stream().anyMatch(p -> Catalogue.parse(op).supports(Pass.parse(p)));
     }
 
     public ModelSpec model(String name) {

@@ -52,7 +52,7 @@ public final class TorchBench {
             }
             Floor floor = Floor.of(g.op(), g.shape(), g.pass(), calibration);
             for (JsonNode r : reply.path("rows")) {
-                MeasureKey key = TorchVariant.parse(r.path("variant").asText()).key(g.op().name(), g.pass(), g.shape().tokens(), plan.dtype());
+                MeasureKey key = TorchVariant.parse(r.path("variant").asText()).key(g.op().id(), g.pass(), g.shape().tokens(), plan.dtype());
                 rows.add(new Row(key, plan.spec().name(), floor.bytes(), floor.flops(), floor.idealSeconds() * 1e6, floor.bound(),
                         Replies.measurement(key.toString(), plan.timing(), r), null));
             }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import gluelab.calibrate.Calibration;
 import gluelab.floor.Floor;
+import gluelab.ops.OpId;
 import gluelab.ops.Pass;
 import gluelab.ops.MeasureKey;
 import gluelab.record.Row;
@@ -25,6 +26,15 @@ public record TorchFunction(String target, List<TensorSpec> inputs, String model
         if (inputs.isEmpty()) throw new IllegalArgumentException(target + ": give its inputs, e.g. --inputs 'x:T,D:bf16; w:D:bf16'");
     }
 
+    /**
+     * The op id its rows carry: the function's name after the ':' in snake case ("file.py:MyNorm" gives
+     * {@code mynorm}); the full target stays in the measurement's label and in the skip subjects.
+     */
+    public OpId id() {
+        String fn = target.substring(target.lastIndexOf(':') + 1).toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+        return OpId.of(fn.isEmpty() || !Character.isLetter(fn.charAt(0)) ? "fn_" + fn : fn);
+    }
+
     public TorchResult time(TorchBridge bridge, Calibration cal, long flushBytes, Pass pass, List<TorchVariant> variants, String compileMode,
                             TimingConfig timing) {
         ObjectNode req = TorchBridge.request("fn").put("target", target).put("device", bridge.device()).put("pass", pass.id())
@@ -39,8 +49,8 @@ public record TorchFunction(String target, List<TensorSpec> inputs, String model
         Floor floor = new Floor(target, pass, tokens, reply.path("bytes").asLong(), 0, cal.bandwidth(), cal.peakFlops());
         List<Row> rows = new ArrayList<>();
         for (JsonNode r : reply.path("rows")) {
-            MeasureKey key = TorchVariant.parse(r.path("variant").asText()).key(target, pass, tokens, inputs.getFirst().dtype());
-            rows.add(new Row(key, model, floor.bytes(), 0, floor.idealSeconds() * 1e6, floor.bound(), Replies.measurement(key.toString(), timing, r), null));
+            MeasureKey key = TorchVariant.parse(r.path("variant").asText()).key(id(), pass, tokens, inputs.getFirst().dtype());
+            rows.add(new Row(key, model, floor.bytes(), 0, floor.idealSeconds() * 1e6, floor.bound(), Replies.measurement(target + ": " + key, timing, r), null));
         }
         List<Skipped> skipped = new ArrayList<>();
         for (JsonNode s : reply.path("skipped")) skipped.add(new Skipped(subject, s.path("variant").asText(), s.path("reason").asText()));

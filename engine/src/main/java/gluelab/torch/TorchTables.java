@@ -14,7 +14,7 @@ public final class TorchTables {
 
     /** op, pass, tokens, ideal, then the median of each variant (in order of first appearance) and % of floor of the best. */
     public static Table sideBySide(List<Row> rows) {
-        record Instance(String op, gluelab.ops.Pass pass, long tokens) {}
+        record Instance(gluelab.ops.OpId op, gluelab.ops.Pass pass, long tokens) {}
         List<String> variants = new ArrayList<>();
         Map<Instance, Map<String, Row>> byInstance = new LinkedHashMap<>();
         for (Row r : rows) {
@@ -29,7 +29,7 @@ public final class TorchTables {
         for (String v : variants) cols.put(v, DoubleColumn.create(v.replace(' ', '_') + "_us"));
         for (Map<String, Row> inst : byInstance.values()) {
             Row any = inst.values().iterator().next();
-            op.append(any.op());
+            op.append(any.op().name());
             pass.append(any.pass().id());
             tokens.append((int) any.tokens());
             ideal.append(round(any.idealUs()));

@@ -1,6 +1,7 @@
 package gluelab.torch;
 
 import gluelab.ops.MeasureKey;
+import gluelab.ops.OpId;
 import gluelab.ops.Pass;
 import gluelab.ops.Replay;
 import gluelab.ops.Variant;
@@ -27,7 +28,7 @@ public enum TorchVariant {
     public String id() { return id; }
 
     /** The row key this torch row gets: its variant and replay. */
-    public MeasureKey key(String op, Pass pass, long tokens, DType dtype) { return new MeasureKey(op, pass, variant, replay, tokens, dtype); }
+    public MeasureKey key(OpId op, Pass pass, long tokens, DType dtype) { return new MeasureKey(op, pass, variant, replay, tokens, dtype); }
 
     public static TorchVariant parse(String text) {
         for (TorchVariant v : values()) if (v.id.equals(text.trim())) return v;

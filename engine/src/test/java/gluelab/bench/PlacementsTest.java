@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Buffer placements on the CPU device: every placement runs in turn, everything is closed, memory and size bound the count. */
 class PlacementsTest {
-    static final GlueOp RMSNORM = Catalogue.get("rmsnorm");
+    static final GlueOp RMSNORM = Catalogue.parse("rmsnorm");
     static final OpShape SHAPE = RMSNORM.shape(Presets.LLAMA_3_8B, 16, DType.BF16);
     static final List<Variant> BOTH = List.of(Variant.EAGER, Variant.FUSED);
 
@@ -231,7 +231,7 @@ class PlacementsTest {
         assertEquals(0, device.open(device.buffers));
         assertEquals(0, device.open(device.launches));
         assertEquals("3", plan.parameters(device).get("placements"));
-        BenchPlan regionOnly = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("moe_routing")), List.of(16L), List.of(Variant.REGION),
+        BenchPlan regionOnly = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("moe_routing")), List.of(16L), List.of(Variant.REGION),
                 List.of(Pass.FORWARD), DType.BF16, fast, 0);
         assertEquals(List.of(), new BenchRunner(device, Calibration.given("test", 50e9, 1e11), notes::add).run(regionOnly, Progress.NONE, row -> {}).rows(),
                 "an op without an expression gives no region row, and nothing is placed for it");

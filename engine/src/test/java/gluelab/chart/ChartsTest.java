@@ -31,7 +31,7 @@ class ChartsTest {
         double[] samples = {us * 1e-6, us * 1.01e-6, us * 0.99e-6};
         Measurement m = new Measurement(op, Mode.COLD, samples, Summary.of(samples), StopRule.Reason.CONVERGED, 1, 0, 0.1, 0, 0.001,
                 StopRule.standard());
-        MeasureKey key = new MeasureKey(op, Pass.parse(pass), Variant.parse(variant), Replay.DIRECT, tokens, DType.BF16);
+        MeasureKey key = new MeasureKey(gluelab.ops.OpId.of(op), Pass.parse(pass), Variant.parse(variant), Replay.DIRECT, tokens, DType.BF16);
         return new Row(key, "llama-3-8b", 1 << 20, 0, idealUs, "memory", m, null);
     }
 

@@ -44,7 +44,7 @@ class CpuOpsVsReferenceTest {
     @ParameterizedTest(name = "{0} {1} {2} {3}")
     @MethodSource("cases")
     void matchesFp64(String name, Pass pass, Variant variant, DType dtype) {
-        GlueOp op = Catalogue.get(name);
+        GlueOp op = Catalogue.parse(name);
         // A small DeepSeek-like spec keeps the fp64 reference fast and exercises odd sizes.
         ModelSpec spec = new ModelSpec("small", null, "test", 96, 3, 3, 48, 32, 160, 96, 20, 4, "sigmoid", 1e-6, 10000, 2, List.of());
         Correctness c = new Checker(device).check(op, op.shape(spec, 37, dtype), pass, variant);
@@ -66,7 +66,7 @@ class CpuOpsVsReferenceTest {
     @ParameterizedTest(name = "{0} {1} hidden {2}")
     @MethodSource("tails")
     void normRowTailsMatchFp64(String name, Pass pass, int hidden) {
-        GlueOp op = Catalogue.get(name);
+        GlueOp op = Catalogue.parse(name);
         ModelSpec spec = new ModelSpec("tails", null, "test", hidden, 3, 3, 48, 32, hidden + 7, 96, 20, 4, "sigmoid", 1e-6, 10000, 2, List.of());
         Correctness c = new Checker(device).check(op, op.shape(spec, 19, DType.BF16), pass, Variant.FUSED);
         assertTrue(c.passed(), () -> "failed: " + c);
@@ -84,7 +84,7 @@ class CpuOpsVsReferenceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("ops")
     void llamaShapesAreChecked(String name) {
-        GlueOp op = Catalogue.get(name);
+        GlueOp op = Catalogue.parse(name);
         Correctness c = new Checker(device).check(op, op.shape(Presets.LLAMA_3_8B, 4, DType.BF16), Pass.FORWARD, Variant.FUSED);
         assertTrue(c.passed(), c::toString);
     }

@@ -148,7 +148,7 @@ class CliTest {
         Result over = run("compare", bench.toString(), dir.resolve("demo1").toString(), "--bound", "2");
         assertEquals(1, over.code(), over.toString());
         assertTrue(over.out().startsWith(rows.size() + " rows in both; median |diff| 0.00%, max 3.00% (" + first.key() + "); 1 over 2.00%"), over.out());
-        assertTrue(over.out().contains(first.op()) && over.out().contains("3.0"), over.out());
+        assertTrue(over.out().contains(first.op().name()) && over.out().contains("3.0"), over.out());
         Result same = run("compare", run.toString(), run.resolve("record.json").toString(), "--bound", "1");
         assertEquals(0, same.code(), same.toString());
         assertTrue(same.out().contains("0 over 1.00%"), same.out());

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 class ConfigPicksTest {
     static OpInstance qnorm(Map<String, Long> dims, Map<String, Object> params) {
-        return new OpInstance(Catalogue.get("qnorm_rope_complex"), new OpShape("qnorm_rope_complex", dims, DType.BF16, params), Pass.FORWARD, Variant.FUSED);
+        return new OpInstance(Catalogue.parse("qnorm_rope_complex"), new OpShape("qnorm_rope_complex", dims, DType.BF16, params), Pass.FORWARD, Variant.FUSED);
     }
 
     static <V> Map<String, V> ordered(Object... kv) {

@@ -233,7 +233,7 @@ class RegionGpuTest extends GpuTest {
                             wrong.add(best.id() + ": " + res);
                         }
                     }
-                    double[] cat = catalogueUs(Catalogue.get(r.name()), Presets.LLAMA_3_8B, tokens, pass, cal, timing, !BRIEF);
+                    double[] cat = catalogueUs(Catalogue.parse(r.name()), Presets.LLAMA_3_8B, tokens, pass, cal, timing, !BRIEF);
                     System.out.printf("REGION-TIME %s %s T=%d region_default_us=%.1f region_tuned_us=%.1f (%s) region_eager_us=%s catalogue_fused_us=%.1f catalogue_region_us=%.1f ideal_us=%.1f tuned/catalogue=%.2f variant_region/fused=%.2f kernels=%d%n",
                             r.name(), pass.id(), tokens, fused.measuredUs(), tuned.measuredUs(), best.id(), eager == null ? "-" : "%.1f".formatted(eager.measuredUs()),
                             cat[0], cat[1], fused.idealUs(), tuned.measuredUs() / cat[0], cat[1] / cat[0], fused.kernels());
@@ -242,7 +242,7 @@ class RegionGpuTest extends GpuTest {
             }
             // The catalogue's other expressed ops (forward only), fused kernel vs variant region.
             for (String op : List.of("cat", "cast")) {
-                double[] cat = catalogueUs(Catalogue.get(op), Presets.LLAMA_3_8B, tokens, Pass.FORWARD, cal, timing, true);
+                double[] cat = catalogueUs(Catalogue.parse(op), Presets.LLAMA_3_8B, tokens, Pass.FORWARD, cal, timing, true);
                 System.out.printf("REGION-TIME %s fwd T=%d catalogue_fused_us=%.1f catalogue_region_us=%.1f variant_region/fused=%.2f%n", op, tokens, cat[0], cat[1], cat[1] / cat[0]);
             }
         }
@@ -282,7 +282,7 @@ class RegionGpuTest extends GpuTest {
     void variantRegionTunesOnceThroughTheTuner() {
         Calibration cal = new Calibrator(device, Locations.cacheDir()).calibrate(false);
         for (String name : List.of("rmsnorm", "add_rmsnorm")) {
-            GlueOp op = Catalogue.get(name);
+            GlueOp op = Catalogue.parse(name);
             OpInstance in = new OpInstance(op, op.shape(Presets.LLAMA_3_8B, 8192, DType.BF16), Pass.BACKWARD, Variant.REGION);
             gluelab.tune.Tuner.Options options = gluelab.tune.Tuner.Options.defaults().withForce(true);
             gluelab.tune.TuneResult first = gluelab.tune.Tuner.forVariant(device, Variant.REGION, options).orElseThrow().tune(in, gluelab.progress.Progress.NONE);

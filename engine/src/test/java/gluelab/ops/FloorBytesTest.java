@@ -12,7 +12,7 @@ class FloorBytesTest {
     static final long D = 4096, H = 32, HD = 128, F = 14336, E = 64, K = 8;
 
     static long bytes(String op, long t, Pass pass) {
-        GlueOp o = Catalogue.get(op);
+        GlueOp o = Catalogue.parse(op);
         return o.traffic(o.shape(Presets.ANCHOR_H200, t, DType.BF16), pass).total();
     }
 
@@ -64,7 +64,7 @@ class FloorBytesTest {
 
     @org.junit.jupiter.api.Test
     void unknownOpListsKnownNames() {
-        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Catalogue.get("layernorm"));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Catalogue.parse("layernorm"));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("unknown op 'layernorm'"));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("rmsnorm"));
     }

@@ -30,7 +30,7 @@ class RecordRoundTripTest {
     static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
 
     static BenchSession.Outcome smallRun(Path out, CpuDevice device) {
-        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm"), Catalogue.get("swiglu")),
+        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("rmsnorm"), Catalogue.parse("swiglu")),
                 List.of(8L, 16L), List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD, Pass.BACKWARD), DType.BF16, FAST, 4);
         Calibration cal = Calibration.given("test", 50e9, 1e11);
         return BenchSession.on(device, cal).devlog(new Devlog(out.resolve("devlog.md")))
@@ -126,7 +126,7 @@ class RecordRoundTripTest {
     void aFailedRunKeepsItsPartialFolderWithAMarker(@TempDir Path out) throws Exception {
         try (CpuDevice device = new CpuDevice(2)) {
             // An absurd token count fails the memory check inside the run.
-            BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("swiglu")), List.of(1L << 24),
+            BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("swiglu")), List.of(1L << 24),
                     List.of(Variant.EAGER), List.of(Pass.FORWARD), DType.BF16, FAST, 0);
             Devlog log = new Devlog(out.resolve("devlog.md"));
             assertThrows(IllegalArgumentException.class, () -> BenchSession.on(device, Calibration.given("t", 1e10, 1e10)).devlog(log)

@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class FindingsTest {
     static ExperimentRecord cpuRun(Path out, Mode mode, StopRule rule) {
         try (CpuDevice device = new CpuDevice(2)) {
-            BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm"), Catalogue.get("cat")), List.of(16L),
+            BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("rmsnorm"), Catalogue.parse("cat")), List.of(16L),
                     List.of(Variant.EAGER, Variant.FUSED), List.of(Pass.FORWARD), DType.BF16, new TimingConfig(mode, 0, rule, 2), 4);
             return BenchSession.on(device, Calibration.given("test", 50e9, 1e11)).devlog(new Devlog(out.resolve("devlog.md")))
                     .record(plan, new BenchSession.Recording(new RecordPublisher(new RecordStore(out), RunReport.RENDERER), RunKind.BENCH, 0.01)).record();

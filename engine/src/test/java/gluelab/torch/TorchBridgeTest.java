@@ -76,7 +76,7 @@ public class TorchBridgeTest {
 
     @Test void catalogueOpsGiveTorchRowsWithGluelabsFloor() {
         var spec = Presets.LLAMA_3_8B;
-        BenchPlan plan = new BenchPlan(spec, List.of(Catalogue.get("rmsnorm"), Catalogue.get("moe_routing")), List.of(16L),
+        BenchPlan plan = new BenchPlan(spec, List.of(Catalogue.parse("rmsnorm"), Catalogue.parse("moe_routing")), List.of(16L),
                 List.of(Variant.EAGER), List.of(Pass.FORWARD, Pass.BACKWARD), DType.BF16, QUICK, 0);
         BenchResult gluelab = new BenchRunner(cpu, calibration()).run(plan, Progress.NONE, r -> {});
         TorchSide.Combined c = torch.bench(plan, calibration(), gluelab, List.of(TorchVariant.values()), "default", Progress.NONE);

@@ -61,7 +61,7 @@ class TorchGpuTest {
     static Calibration calibration() { return new Calibration("test", gpu.facts().name(), 0, 4e12, 4e12, 4e12, 4e12, 1e15, 0, "assumed", "", java.util.Map.of(), false); }
 
     @Test void rmsnormGetsEagerCompiledAndGraphRowsWithItsCompileCost() {
-        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm")), List.of(4096L), List.of(Variant.FUSED),
+        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("rmsnorm")), List.of(4096L), List.of(Variant.FUSED),
                 List.of(Pass.FORWARD, Pass.BACKWARD), DType.BF16, TorchBridgeTest.QUICK, 0);
         TorchSide.Combined c = torch.bench(plan, calibration(), new BenchResult(List.of(), List.of()), List.of(TorchVariant.values()), "default",
                 Progress.NONE);

@@ -22,7 +22,7 @@ class TunerTest {
     @TempDir Path dir;
 
     static OpInstance instance(String op, Pass pass, long tokens) {
-        var o = Catalogue.get(op);
+        var o = Catalogue.parse(op);
         return new OpInstance(o, o.shape(Presets.LLAMA_3_8B, tokens, DType.BF16), pass, Variant.FUSED);
     }
 

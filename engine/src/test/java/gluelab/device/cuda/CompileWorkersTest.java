@@ -94,7 +94,7 @@ class CompileWorkersTest {
         pool = CompileWorkers.start(CudaTuning.workerJvm(), 1, "sm_90", nvcc);
         assertTrue(pool.awaitStarted(120, TimeUnit.SECONDS), "no worker started: " + pool.unavailable());
         CompileCache cache = new CompileCache(cacheDir, nvcc);
-        var op = Catalogue.get("moe_routing");
+        var op = Catalogue.parse("moe_routing");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
         KernelConfig config = FusedConfigs.configs(in).getFirst();
         String source = "#include \"" + fifo("never.h") + "\"\n" + SMALL;
@@ -120,7 +120,7 @@ class CompileWorkersTest {
         assertFalse(pool.awaitStarted(60, TimeUnit.SECONDS));
         assertTrue(pool.unavailable().orElseThrow().contains("cannot start a compile worker process"), pool.unavailable().toString());
         CompileCache cache = new CompileCache(cacheDir, nvcc);
-        var op = Catalogue.get("cat");
+        var op = Catalogue.parse("cat");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
         KernelConfig config = new KernelConfig("k", Map.of("threads", 32));
         String fallback = SMALL + "// compiled in this process\n";

@@ -57,7 +57,7 @@ class CudaDeviceTest extends GpuTest {
     @ParameterizedTest(name = "{0} {1} {2} {3}")
     @MethodSource("cases")
     void everyOpMatchesFp64OnTheGpu(String name, Pass pass, Variant variant, DType dtype) {
-        GlueOp op = Catalogue.get(name);
+        GlueOp op = Catalogue.parse(name);
         for (ModelSpec spec : List.of(Presets.LLAMA_3_8B, Presets.DEEPSEEK_V3)) {
             var shape = op.shape(spec, 24, dtype);
             Correctness c = new Checker(device).check(op, shape, pass, variant);
@@ -108,7 +108,7 @@ class CudaDeviceTest extends GpuTest {
 
     @Test
     void tuningPicksACheckedConfigAndAWarmRunTunesNothing() {
-        GlueOp op = Catalogue.get("rmsnorm");
+        GlueOp op = Catalogue.parse("rmsnorm");
         var in = new gluelab.device.OpInstance(op, op.shape(Presets.ANCHOR_H200, 4096, DType.BF16), Pass.BACKWARD, Variant.FUSED);
         var tuner = new gluelab.tune.Tuner(device, gluelab.tune.Tuner.Options.defaults().withForce(true));
         var first = tuner.tune(in, Progress.NONE);
@@ -159,7 +159,7 @@ class CudaDeviceTest extends GpuTest {
              Buffer y = device.allocate(TensorSpec.of("y", DType.FP32, n))) {
             var e = assertThrows(KernelFaultException.class, () -> wild.launch(1, 1, b, 1L << 40).run());
             assertTrue(e.getMessage().contains("ILLEGAL_ADDRESS") && e.getMessage().contains("next call starts a fresh worker"), e.getMessage());
-            Correctness c = new Checker(device).check(Catalogue.get("rmsnorm"), Catalogue.get("rmsnorm").shape(Presets.LLAMA_3_8B, 8, DType.BF16),
+            Correctness c = new Checker(device).check(Catalogue.parse("rmsnorm"), Catalogue.parse("rmsnorm").shape(Presets.LLAMA_3_8B, 8, DType.BF16),
                     Pass.FORWARD, Variant.FUSED);
             assertTrue(c.passed(), "a catalogue op right after the fault: " + c);
             long t0 = System.nanoTime();
@@ -219,7 +219,7 @@ class CudaDeviceTest extends GpuTest {
     @Test
     void everyMeasurementHasAGraphRowAndKernelCounts() {
         TimingConfig t = new TimingConfig(Mode.COLD, 0.01, new StopRule(5, 0, 0.5, 0.5, 50), 4);
-        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm")), List.of(2048L), List.of(Variant.EAGER, Variant.FUSED),
+        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("rmsnorm")), List.of(2048L), List.of(Variant.EAGER, Variant.FUSED),
                 List.of(Pass.FORWARD), DType.BF16, t, 0);
         List<Row> rows = new BenchRunner(device, Calibration.given("t", 4e12, 1e15)).run(plan, Progress.NONE, r -> {}).rows();
         assertEquals(List.of("eager", "eager graph", "fused", "fused graph"), rows.stream().map(r -> r.key().series()).toList());

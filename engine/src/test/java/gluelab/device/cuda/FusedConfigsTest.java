@@ -52,7 +52,7 @@ class FusedConfigsTest {
                 }
             }
         }
-        var cast32 = Catalogue.get("cast");
+        var cast32 = Catalogue.parse("cast");
         assertTrue(FusedConfigs.configs(new OpInstance(cast32, cast32.shape(Presets.LLAMA_3_8B, 64, DType.FP32), Pass.FORWARD, Variant.FUSED)).isEmpty(),
                 "an fp32 cast is the eager cast: no configs");
     }
@@ -170,7 +170,7 @@ class FusedConfigsTest {
         // A kernel source whose routing section no longer compiles: its configs are rejected, with the compiler's line.
         String broken = CudaKernels.readSource().replace("float best = NEG_INF;", "float best = NEG_INF + not_declared;");
         CompileCache cache = new CompileCache(cacheDir, nvcc);
-        var op = Catalogue.get("moe_routing");
+        var op = Catalogue.parse("moe_routing");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
         List<KernelConfig> two = FusedConfigs.configs(in).subList(0, 2);
         List<Tunable.CompileOutcome> out = CudaTuning.compileAll(two, 2, c -> c, c -> cache.fetch(broken, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(in, c)));

@@ -52,13 +52,13 @@ class CatalogueRegionsTest {
         }
         // rmsnorm, add_rmsnorm, both q-norm + RoPE and SwiGLU fwd+bwd, cat and cast fwd; two dtypes.
         assertEquals(2 * 12, checked);
-        assertFalse(ExpressionVariant.available(Catalogue.get("moe_routing"), Pass.FORWARD));
+        assertFalse(ExpressionVariant.available(Catalogue.parse("moe_routing"), Pass.FORWARD));
     }
 
     @Test
     void benchTimesTheRegionBesideFusedAndSkipsOpsWithoutOne() {
         TimingConfig t = new TimingConfig(Mode.COLD, 0.0, new StopRule(3, 0, 0.5, 0.5, 10), 2);
-        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.get("rmsnorm"), Catalogue.get("moe_routing")), List.of(16L),
+        BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("rmsnorm"), Catalogue.parse("moe_routing")), List.of(16L),
                 List.of(Variant.FUSED, Variant.REGION), List.of(Pass.FORWARD), DType.BF16, t, 8);
         List<Row> rows = new BenchRunner(device, Calibration.given("t", 4e10, 1e12)).run(plan, Progress.NONE, r -> {}).rows();
         assertEquals(List.of("rmsnorm fused", "rmsnorm region", "moe_routing fused"), rows.stream().map(r -> r.key().op() + " " + r.key().series()).toList());

@@ -51,10 +51,10 @@ class RegionTuningTest {
     void onTheCpuTheRegionSpaceHasOneConfigAndNothingIsTuned() {
         try (CpuDevice cpu = new CpuDevice(2, dir)) {
             Tuner tuner = Tuner.forVariant(cpu, Variant.REGION, Tuner.Options.defaults()).orElseThrow();
-            var op = Catalogue.get("rmsnorm");
+            var op = Catalogue.parse("rmsnorm");
             OpInstance in = new OpInstance(op, op.shape(Presets.LLAMA_3_8B, 16, DType.BF16), Pass.FORWARD, Variant.REGION);
             assertFalse(tuner.tunable(in));
-            var routing = Catalogue.get("moe_routing");
+            var routing = Catalogue.parse("moe_routing");
             assertFalse(tuner.tunable(new OpInstance(routing, routing.shape(Presets.LLAMA_3_8B, 16, DType.BF16), Pass.FORWARD, Variant.REGION)), "no expression");
             assertTrue(Tuning.run(cpu, Presets.LLAMA_3_8B, List.of(op), List.of(Pass.FORWARD), List.of(16L), DType.BF16, List.of(Variant.REGION),
                     Tuner.Options.defaults(), Progress.NONE).isEmpty());

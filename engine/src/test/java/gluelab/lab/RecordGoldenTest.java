@@ -1,0 +1,54 @@
+package gluelab.lab;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import gluelab.files.Json;
+import gluelab.ops.OpId;
+import gluelab.record.ExperimentRecord;
+import gluelab.record.RecordStore;
+import gluelab.report.Findings;
+import gluelab.report.Tables;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A record written before {@code MeasureKey.op} became an {@link OpId} still loads, writes back the
+ * same JSON, and renders the same findings and tables. The golden rendering was made from this
+ * record by the code before the change (main at 907f6e5).
+ */
+class RecordGoldenTest {
+    private static final Path RECORD = Path.of("src/test/resources/records/h200-demo");
+
+    /** SHA-256 of {@code Json.write} of this record by the code before the change. */
+    private static final String WRITTEN_BEFORE = "347ad02b5518c218c410ec753e8c8a244ac83b9055d651131f95d558f682aa6c";
+
+    @Test void anOldRecordWritesBackTheSameJson() throws Exception {
+        ExperimentRecord r = RecordStore.load(RECORD);
+        String written = Json.write(r);
+        ObjectMapper m = new ObjectMapper();
+        JsonNode file = m.readTree(Files.readString(RECORD.resolve(RecordStore.RECORD_FILE))), back = m.readTree(written);
+        assertEquals(file.path("rows").size(), back.path("rows").size());
+        for (int i = 0; i < file.path("rows").size(); i++) assertEquals(file.path("rows").get(i).get("key"), back.path("rows").get(i).get("key"));
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(written.getBytes(StandardCharsets.UTF_8)));
+        assertEquals(WRITTEN_BEFORE, sha, "the record's JSON as written back changed");
+    }
+
+    @Test void anOldRecordRendersAsBefore() throws Exception {
+        ExperimentRecord r = RecordStore.load(RECORD);
+        RunReport report = new RunReport(r);
+        String rendered = Findings.markdown(r, report.ranking(), Map.of())
+                + "\n---- baselines\n" + Tables.baselines(r.rows()).printAll()
+                + "\n---- results\n" + Tables.results(r.rows()).printAll()
+                + "\n---- ranking\n" + report.ranking().table().printAll() + "\n";
+        assertEquals(Files.readString(RECORD.resolve("rendered.golden.txt")), rendered);
+    }
+}
