@@ -2,6 +2,7 @@ package gluelab.bench;
 
 import gluelab.chart.Charts;
 import gluelab.check.Correctness;
+import gluelab.ops.Skip;
 import gluelab.record.Row;
 import gluelab.report.Tables;
 import org.knowm.xchart.CategoryChart;
@@ -9,12 +10,15 @@ import tech.tablesaw.api.Table;
 
 import java.util.List;
 
-/** Rows measured by a bench run, with the views a notebook cell asks for. */
-public record BenchResult(List<Row> rows, List<Correctness> checks) {
+/** Rows measured by a bench run, what it skipped and why, with the views a notebook cell asks for. */
+public record BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> skipped) {
     public BenchResult {
         rows = List.copyOf(rows);
         checks = List.copyOf(checks);
+        skipped = List.copyOf(skipped);
     }
+
+    public BenchResult(List<Row> rows, List<Correctness> checks) { this(rows, checks, List.of()); }
 
     public Table table() { return Tables.results(rows); }
 

@@ -1,5 +1,7 @@
 package gluelab.bench;
 
+import gluelab.device.ExpressionVariant;
+import gluelab.ops.Skip;
 import gluelab.calibrate.Calibration;
 import gluelab.check.Checker;
 import gluelab.check.Correctness;
@@ -68,6 +70,14 @@ public final class BenchRunner {
                 }
             }
         }
+        List<Skip> skipped = new ArrayList<>();
+        for (BenchPlan.Group g : groups) {
+            if (!plan.variants().contains(Variant.REGION)) break;
+            ExpressionVariant.skipped(g.op(), g.pass()).filter(s -> !skipped.contains(s)).ifPresent(s -> {
+                skipped.add(s);
+                notes.accept("skipped " + s);
+            });
+        }
         List<Row> rows = new ArrayList<>();
         Harness harness = new Harness(device);
         int placements = plan.placements(device);
@@ -85,14 +95,14 @@ public final class BenchRunner {
             done++;
         }
         progress.update("bench", done, groups.size(), "done");
-        return new BenchResult(rows, List.copyOf(checks.values()));
+        return new BenchResult(rows, List.copyOf(checks.values()), skipped);
     }
 
     private record Measured(MeasureKey key, Measurement measurement) {}
 
-    /** Variant region runs only on the ops written as expressions; the others give no row for it. */
+    /** Variant region runs only on the ops written as expressions; the others give a skip (and a note) instead of a row. */
     private static boolean runs(Variant v, BenchPlan.Group g) {
-        return v != Variant.REGION || gluelab.device.ExpressionVariant.available(g.op(), g.pass());
+        return v != Variant.REGION || ExpressionVariant.available(g.op(), g.pass());
     }
 
     private List<Measured> measureGroup(Harness harness, BenchPlan plan, BenchPlan.Group g, int placements) {

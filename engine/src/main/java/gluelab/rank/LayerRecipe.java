@@ -1,6 +1,7 @@
 package gluelab.rank;
 
 import gluelab.ops.OpId;
+import gluelab.ops.OpRegistry;
 import gluelab.calibrate.Calibration;
 import gluelab.floor.Floor;
 import gluelab.model.ModelSpec;
@@ -9,20 +10,34 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 
 /**
  * Which glue ops one layer of a spec runs and how often, plus its GEMMs and attention at their
  * FLOP floors: the denominator of "share of the layer" when only the glue is measured.
  */
 public record LayerRecipe(ModelSpec spec, Map<OpId, Integer> glueCounts) {
+    /** How often one layer of a spec runs each op (0: not in this spec's layer). */
+    private static final OpRegistry<ToIntFunction<ModelSpec>> COUNTS = OpRegistry.<ToIntFunction<ModelSpec>>builder("layer recipe")
+            .add(OpId.of("rmsnorm"), s -> 1)                          // attention input norm
+            .add(OpId.of("add_rmsnorm"), s -> 1)                      // residual add + FFN norm
+            .add(OpId.of("qnorm_rope_complex"), s -> 1)               // q norm + RoPE as the model file writes it
+            .skip(OpId.of("qnorm_rope_real"), "a layer runs RoPE in the complex form its model file writes; the real form is measured beside it, not counted twice")
+            .add(OpId.of("swiglu"), s -> s.isMoe() ? s.topK() : 1)
+            .add(OpId.of("moe_routing"), s -> s.isMoe() ? 1 : 0)
+            .add(OpId.of("cat"), s -> s.ropeHeadDim() < s.headDim() ? 1 : 0) // rope and no-rope parts of each head joined
+            .skip(OpId.of("cast"), "a layer's casts sit inside the ops around them; cast is measured on its own, not counted in the layer")
+            .build();
+
+    /** The layer recipe registry. */
+    public static OpRegistry<ToIntFunction<ModelSpec>> registry() { return COUNTS; }
+
     public static LayerRecipe of(ModelSpec spec) {
         Map<OpId, Integer> c = new LinkedHashMap<>();
-        c.put(OpId.of("rmsnorm"), 1);                      // attention input norm
-        c.put(OpId.of("add_rmsnorm"), 1);                  // residual add + FFN norm
-        c.put(OpId.of("qnorm_rope_complex"), 1);           // q norm + RoPE as the model file writes it
-        c.put(OpId.of("swiglu"), spec.isMoe() ? spec.topK() : 1);
-        if (spec.isMoe()) c.put(OpId.of("moe_routing"), 1);
-        if (spec.ropeHeadDim() < spec.headDim()) c.put(OpId.of("cat"), 1); // rope and no-rope parts of each head joined
+        COUNTS.entries().forEach((op, count) -> {
+            int n = count.applyAsInt(spec);
+            if (n > 0) c.put(op, n);
+        });
         return new LayerRecipe(spec, c);
     }
 

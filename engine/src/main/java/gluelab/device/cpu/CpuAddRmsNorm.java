@@ -1,5 +1,6 @@
 package gluelab.device.cpu;
 
+import gluelab.ops.OpId;
 import gluelab.device.KernelConfig;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
@@ -10,7 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
-final class CpuAddRmsNorm implements CpuKernels.OpKernels {
+public final class CpuAddRmsNorm implements CpuKernels.OpKernels {
+    @Override public List<OpId> ops() { return List.of(OpId.of("add_rmsnorm")); }
+
     @Override public List<KernelConfig> configs(OpInstance in) { return CpuRmsNorm.normConfigs(in); }
 
     @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) { return fused(in, t, par, configs(in).getFirst()); }

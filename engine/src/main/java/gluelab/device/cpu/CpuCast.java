@@ -1,5 +1,7 @@
 package gluelab.device.cpu;
 
+import gluelab.ops.OpId;
+import java.util.List;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.device.eager.EagerOps.Unary;
@@ -10,7 +12,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
 
-final class CpuCast implements CpuKernels.OpKernels {
+public final class CpuCast implements CpuKernels.OpKernels {
+    @Override public List<OpId> ops() { return List.of(OpId.of("cast")); }
+
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 

@@ -1,5 +1,7 @@
 package gluelab.device.cpu;
 
+import gluelab.ops.OpId;
+import java.util.List;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.tensor.Tensor;
@@ -8,7 +10,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 /** Fused cat: whole row blocks copied byte for byte, no conversion through registers. */
-final class CpuCat implements CpuKernels.OpKernels {
+public final class CpuCat implements CpuKernels.OpKernels {
+    @Override public List<OpId> ops() { return List.of(OpId.of("cat")); }
+
     @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
         long tokens = in.shape().tokens(), d = in.shape().dim("D"), ha = d / 2, hb = d - ha;
         Tensor a = t.get("a"), b = t.get("b"), out = t.get("out");

@@ -4,15 +4,26 @@ import gluelab.device.KernelConfig;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.ops.GlueOp;
+import gluelab.ops.OpId;
+import gluelab.ops.OpRegistry;
 import gluelab.tensor.Tensor;
 
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 
-/** Fused CPU implementations of the catalogue, by op name (eager ones come from EagerChains). */
-final class CpuKernels {
+/**
+ * Fused CPU implementations of the catalogue, keyed by op (eager ones come from EagerChains). Each
+ * op's kernels are one class listed in {@code META-INF/services/gluelab.device.cpu.CpuKernels$OpKernels}.
+ */
+public final class CpuKernels {
+    private static final OpRegistry<OpKernels> REGISTRY = registry(ServiceLoader.load(OpKernels.class, CpuKernels.class.getClassLoader()));
+
     /** Builds the fused launch of one op instance over bound tensors (inputs and outputs by name). */
-    interface OpKernels {
+    public interface OpKernels {
+        /** The ops these kernels implement. */
+        List<OpId> ops();
+
         Launch fused(OpInstance instance, Map<String, Tensor> t, CpuParallel par);
 
         /** The fused loop's configurations (block sizes), default first; empty where it has none. */
@@ -31,16 +42,15 @@ final class CpuKernels {
 
     private CpuKernels() {}
 
-    static OpKernels forOp(GlueOp op) {
-        return switch (op.name()) {
-            case "rmsnorm" -> new CpuRmsNorm();
-            case "add_rmsnorm" -> new CpuAddRmsNorm();
-            case "qnorm_rope_complex", "qnorm_rope_real" -> new CpuQNormRope();
-            case "swiglu" -> new CpuSwiGlu();
-            case "moe_routing" -> new CpuRouting();
-            case "cat" -> new CpuCat();
-            case "cast" -> new CpuCast();
-            default -> throw new IllegalArgumentException("the CPU device has no kernels for op '" + op.name() + "'");
-        };
+    /** The CPU kernels registry: every op's kernels found on the class path. */
+    public static OpRegistry<OpKernels> registry() { return REGISTRY; }
+
+    /** A registry of the given kernels (the tests build one without an entry). */
+    public static OpRegistry<OpKernels> registry(Iterable<OpKernels> kernels) {
+        OpRegistry.Builder<OpKernels> b = OpRegistry.builder("CPU kernels");
+        for (OpKernels k : kernels) for (OpId op : k.ops()) b.add(op, k);
+        return b.build();
     }
+
+    static OpKernels forOp(GlueOp op) { return REGISTRY.get(op.id()); }
 }

@@ -1,5 +1,7 @@
 package gluelab.device.cpu;
 
+import gluelab.ops.OpId;
+import java.util.List;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.ops.Pass;
@@ -8,7 +10,9 @@ import gluelab.tensor.Tensor;
 
 import java.util.Map;
 
-final class CpuQNormRope implements CpuKernels.OpKernels {
+public final class CpuQNormRope implements CpuKernels.OpKernels {
+    @Override public List<OpId> ops() { return List.of(OpId.of("qnorm_rope_complex"), OpId.of("qnorm_rope_real")); }
+
     @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
         var s = in.shape();
         long tokens = s.tokens(), heads = s.dim("H"), hd = s.dim("HD"), half = hd / 2, rows = tokens * heads;

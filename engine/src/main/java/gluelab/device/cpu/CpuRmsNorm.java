@@ -1,5 +1,6 @@
 package gluelab.device.cpu;
 
+import gluelab.ops.OpId;
 import gluelab.device.KernelConfig;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
@@ -10,7 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
-final class CpuRmsNorm implements CpuKernels.OpKernels {
+public final class CpuRmsNorm implements CpuKernels.OpKernels {
+    @Override public List<OpId> ops() { return List.of(OpId.of("rmsnorm")); }
+
     /** Rows per dw partial: fixed, so dw does not depend on the thread count. */
     static final long ROW_CHUNK = 64;
 

@@ -1,12 +1,16 @@
 package gluelab.device.cpu;
 
+import gluelab.ops.OpId;
+import java.util.List;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.tensor.Tensor;
 
 import java.util.Map;
 
-final class CpuRouting implements CpuKernels.OpKernels {
+public final class CpuRouting implements CpuKernels.OpKernels {
+    @Override public List<OpId> ops() { return List.of(OpId.of("moe_routing")); }
+
     @Override public Launch fused(OpInstance in, Map<String, Tensor> t, CpuParallel par) {
         var s = in.shape();
         int e = (int) s.dim("E"), k = (int) s.dim("K");

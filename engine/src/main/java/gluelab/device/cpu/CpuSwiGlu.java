@@ -1,5 +1,6 @@
 package gluelab.device.cpu;
 
+import gluelab.ops.OpId;
 import gluelab.device.KernelConfig;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
@@ -10,7 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
-final class CpuSwiGlu implements CpuKernels.OpKernels {
+public final class CpuSwiGlu implements CpuKernels.OpKernels {
+    @Override public List<OpId> ops() { return List.of(OpId.of("swiglu")); }
+
     /** Elements per block of the loop. */
     @Override public List<KernelConfig> configs(OpInstance in) {
         return CpuKernels.sizes("cpu_swiglu_" + in.pass().id(), "block", Primitives.BLOCK, 1024, 2048, 4096, 16384, 32768, 65536, 131072);

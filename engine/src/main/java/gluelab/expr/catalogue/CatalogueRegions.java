@@ -6,13 +6,16 @@ import gluelab.device.ExpressionVariant;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
 import gluelab.expr.Expr;
-import gluelab.expr.ExprException;
 import gluelab.expr.Glue;
 import gluelab.expr.Region;
 import gluelab.expr.lab.Examples;
 import gluelab.expr.run.Lowering;
 import gluelab.expr.run.RegionLaunches;
 import gluelab.ops.GlueOp;
+import gluelab.ops.OpId;
+import gluelab.ops.OpRegistry;
+import gluelab.ops.QNormRope;
+import gluelab.ops.Skip;
 import gluelab.ops.OpShape;
 import gluelab.ops.Pass;
 import gluelab.tensor.DType;
@@ -33,11 +36,31 @@ public final class CatalogueRegions implements ExpressionVariant {
     /** A region and the catalogue names of the tensors it calls differently (catalogue name -> region name). */
     public record Expressed(Region region, Map<String, String> renamed) {}
 
-    @Override public boolean supports(GlueOp op, Pass pass) {
-        return op.supports(pass) && switch (op.name()) {
-            case "rmsnorm", "add_rmsnorm", "qnorm_rope_complex", "qnorm_rope_real", "swiglu", "cat", "cast" -> true;
-            default -> false;
-        };
+    /** One op's expression at a shape and pass (fwd, or bwd where the catalogue has it). */
+    @FunctionalInterface
+    public interface Expression {
+        Expressed at(GlueOp op, OpShape s, Pass pass);
+    }
+
+    private static final OpRegistry<Expression> REGISTRY = OpRegistry.<Expression>builder("expression regions")
+            .add(OpId.of("rmsnorm"), CatalogueRegions::rmsnorm)
+            .add(OpId.of("add_rmsnorm"), (op, s, pass) -> new Expressed(pass == Pass.FORWARD ? addRmsnorm(s) : addRmsnorm(s).backward(), Map.of()))
+            .add(OpId.of("qnorm_rope_complex"), CatalogueRegions::qnormRope)
+            .add(OpId.of("qnorm_rope_real"), CatalogueRegions::qnormRope)
+            .add(OpId.of("swiglu"), CatalogueRegions::swiglu)
+            .skip(OpId.of("moe_routing"), "top-k is not an expression")
+            .add(OpId.of("cat"), CatalogueRegions::cat)
+            .add(OpId.of("cast"), CatalogueRegions::cast)
+            .build();
+
+    /** The expression regions registry. */
+    public static OpRegistry<Expression> registry() { return REGISTRY; }
+
+    @Override public boolean supports(GlueOp op, Pass pass) { return op.supports(pass) && REGISTRY.find(op.id()).isPresent(); }
+
+    @Override public Optional<Skip> skip(GlueOp op, Pass pass) {
+        if (!op.supports(pass)) return Optional.empty();
+        return REGISTRY.skip(op.id()).map(s -> new Skip(op.name() + " " + pass.id() + " region", s.reason()));
     }
 
     private static final Map<Device, RegionTuning> TUNING = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
@@ -68,38 +91,41 @@ public final class CatalogueRegions implements ExpressionVariant {
 
     /** The op's expression at a shape and pass, if it has one. */
     public static Optional<Expressed> of(GlueOp op, OpShape s, Pass pass) {
-        if (!new CatalogueRegions().supports(op, pass)) return Optional.empty();
+        if (!op.supports(pass)) return Optional.empty();
+        return REGISTRY.find(op.id()).map(e -> e.at(op, s, pass));
+    }
+
+    private static Expressed rmsnorm(GlueOp op, OpShape s, Pass pass) {
+        Region r = Examples.rmsnorm(Glue.dims("T", s.tokens(), "D", s.dim("D")), s.dtype().id());
+        return new Expressed(pass == Pass.FORWARD ? r : r.backward(), Map.of());
+    }
+
+    private static Expressed qnormRope(GlueOp op, OpShape s, Pass pass) {
+        Glue g = Glue.dims("T", s.tokens(), "H", s.dim("H"), "HD", s.dim("HD"), "HD2", s.dim("HD") / 2);
+        boolean complex = ((QNormRope) op).form() == QNormRope.Form.COMPLEX, fwd = pass == Pass.FORWARD;
+        Region r = complex ? Examples.qnormRopeComplex(g, s.dtype().id()) : qnormRopeInterleaved(g, s.dtype());
+        return new Expressed(fwd ? r : r.backward(), fwd ? Map.of() : Map.of("dy", "dout"));
+    }
+
+    private static Expressed swiglu(GlueOp op, OpShape s, Pass pass) {
         DType dt = s.dtype();
         boolean fwd = pass == Pass.FORWARD;
-        return Optional.of(switch (op.name()) {
-            case "rmsnorm" -> {
-                Glue g = Glue.dims("T", s.tokens(), "D", s.dim("D"));
-                Region r = Examples.rmsnorm(g, dt.id());
-                yield new Expressed(fwd ? r : r.backward(), Map.of());
-            }
-            case "add_rmsnorm" -> new Expressed(fwd ? addRmsnorm(s) : addRmsnorm(s).backward(), Map.of());
-            case "qnorm_rope_complex", "qnorm_rope_real" -> {
-                Glue g = Glue.dims("T", s.tokens(), "H", s.dim("H"), "HD", s.dim("HD"), "HD2", s.dim("HD") / 2);
-                Region r = op.name().endsWith("complex") ? Examples.qnormRopeComplex(g, dt.id()) : qnormRopeInterleaved(g, dt);
-                yield new Expressed(fwd ? r : r.backward(), fwd ? Map.of() : Map.of("dy", "dout"));
-            }
-            case "swiglu" -> {
-                Glue g = Glue.dims("T", s.tokens(), "F", s.dim("F"));
-                Expr gate = g.input("gate", dt, "T", "F"), up = g.input("up", dt, "T", "F");
-                Region r = g.region("swiglu").out("out", gate.silu().mul(up).cast(dt));
-                yield new Expressed(fwd ? r : r.backward(), fwd ? Map.of() : Map.of("dy", "dout"));
-            }
-            case "cat" -> {
-                long half = s.dim("D") / 2;
-                Glue g = Glue.dims("T", s.tokens(), "A", half, "B", s.dim("D") - half);
-                yield new Expressed(g.region("cat").out("out", g.data("a", dt, "T", "A").cat(g.data("b", dt, "T", "B"))), Map.of());
-            }
-            case "cast" -> {
-                Glue g = Glue.dims("T", s.tokens(), "D", s.dim("D"));
-                yield new Expressed(g.region("cast").out("y", g.data("x", dt, "T", "D").cast(DType.FP32)), Map.of());
-            }
-            default -> throw new ExprException("op " + op.name() + " has no expression");
-        });
+        Glue g = Glue.dims("T", s.tokens(), "F", s.dim("F"));
+        Expr gate = g.input("gate", dt, "T", "F"), up = g.input("up", dt, "T", "F");
+        Region r = g.region("swiglu").out("out", gate.silu().mul(up).cast(dt));
+        return new Expressed(fwd ? r : r.backward(), fwd ? Map.of() : Map.of("dy", "dout"));
+    }
+
+    private static Expressed cat(GlueOp op, OpShape s, Pass pass) {
+        DType dt = s.dtype();
+        long half = s.dim("D") / 2;
+        Glue g = Glue.dims("T", s.tokens(), "A", half, "B", s.dim("D") - half);
+        return new Expressed(g.region("cat").out("out", g.data("a", dt, "T", "A").cat(g.data("b", dt, "T", "B"))), Map.of());
+    }
+
+    private static Expressed cast(GlueOp op, OpShape s, Pass pass) {
+        Glue g = Glue.dims("T", s.tokens(), "D", s.dim("D"));
+        return new Expressed(g.region("cast").out("y", g.data("x", s.dtype(), "T", "D").cast(DType.FP32)), Map.of());
     }
 
     /** h = x + r (kept for the next layer), y = rmsnorm(h): the catalogue names its residual input r. */

@@ -60,8 +60,12 @@ class CatalogueRegionsTest {
         TimingConfig t = new TimingConfig(Mode.COLD, 0.0, new StopRule(3, 0, 0.5, 0.5, 10), 2);
         BenchPlan plan = new BenchPlan(Presets.LLAMA_3_8B, List.of(Catalogue.parse("rmsnorm"), Catalogue.parse("moe_routing")), List.of(16L),
                 List.of(Variant.FUSED, Variant.REGION), List.of(Pass.FORWARD), DType.BF16, t, 8);
-        List<Row> rows = new BenchRunner(device, Calibration.given("t", 4e10, 1e12)).run(plan, Progress.NONE, r -> {}).rows();
+        List<String> notes = new java.util.ArrayList<>();
+        var result = new BenchRunner(device, Calibration.given("t", 4e10, 1e12), notes::add).run(plan, Progress.NONE, r -> {});
+        List<Row> rows = result.rows();
         assertEquals(List.of("rmsnorm fused", "rmsnorm region", "moe_routing fused"), rows.stream().map(r -> r.key().op() + " " + r.key().series()).toList());
+        assertEquals(List.of(new gluelab.ops.Skip("moe_routing fwd region", "top-k is not an expression")), result.skipped());
+        assertEquals(List.of("skipped moe_routing fwd region: top-k is not an expression"), notes);
         Row region = rows.get(1);
         assertTrue(region.measuredUs() > 0 && region.correctness() != null && region.correctness().passed(), region::toString);
     }
