@@ -1,6 +1,7 @@
 package gluelab;
 
 import gluelab.device.cpu.CpuKernels;
+import gluelab.device.eager.EagerChains;
 import gluelab.expr.catalogue.CatalogueRegions;
 import gluelab.ops.Catalogue;
 import gluelab.ops.OpId;
@@ -23,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Every catalogue op has an entry, or a declared and reasoned skip, in every registry keyed by {@link OpId}. */
 class OpRegistriesTest {
     static List<OpRegistry<?>> registries() throws IOException {
-        return List.of(CpuKernels.registry(), CatalogueRegions.registry(), LayerRecipe.registry(), harnessOps());
+        return List.of(CpuKernels.registry(), EagerChains.registry(), CatalogueRegions.registry(), LayerRecipe.registry(), harnessOps());
     }
 
     /** The torch harness's {@code OPS} table (Python), read as a registry of its keys. */

@@ -3,6 +3,8 @@ package gluelab.device.eager;
 import gluelab.device.OpInstance;
 import gluelab.device.eager.EagerOps.Binary;
 import gluelab.device.eager.EagerOps.Unary;
+import gluelab.ops.OpId;
+import gluelab.ops.OpRegistry;
 import gluelab.ops.Pass;
 import gluelab.ops.QNormRope;
 import gluelab.tensor.DType;
@@ -17,73 +19,109 @@ import java.util.Map;
 public final class EagerChains {
     private EagerChains() {}
 
-    public static <B> void build(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
+    /** One op's eager chain over bound buffers (inputs, outputs and scratch through {@code ops}). */
+    @FunctionalInterface
+    public interface Chain {
+        <B> void build(OpInstance in, Map<String, B> t, EagerOps<B> ops);
+    }
+
+    private static final OpRegistry<Chain> REGISTRY = OpRegistry.<Chain>builder("eager chains")
+            .add(OpId.of("rmsnorm"), EagerChains::rmsnorm)
+            .add(OpId.of("add_rmsnorm"), EagerChains::addRmsnorm)
+            .add(OpId.of("qnorm_rope_complex"), EagerChains::qnormRope)
+            .add(OpId.of("qnorm_rope_real"), EagerChains::qnormRope)
+            .add(OpId.of("swiglu"), EagerChains::swiglu)
+            .add(OpId.of("moe_routing"), EagerChains::moeRouting)
+            .add(OpId.of("cat"), EagerChains::cat)
+            .add(OpId.of("cast"), EagerChains::cast)
+            .build();
+
+    /** The eager chains registry. */
+    public static OpRegistry<Chain> registry() { return REGISTRY; }
+
+    public static <B> void build(OpInstance in, Map<String, B> t, EagerOps<B> ops) { REGISTRY.get(in.op().id()).build(in, t, ops); }
+
+    private static <B> void rmsnorm(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
         var s = in.shape();
         boolean fwd = in.pass() == Pass.FORWARD;
         DType dt = s.dtype();
-        switch (in.op().name()) {
-            case "rmsnorm" -> {
-                long rows = s.tokens(), n = s.dim("D");
-                float eps = (float) s.param("eps");
-                if (fwd) normForward(ops, t.get("x"), t.get("w"), t.get("y"), dt, rows, n, eps);
-                else normBackward(ops, t.get("x"), t.get("w"), t.get("dy"), t.get("dx"), t.get("dw"), dt, rows, n, eps);
-            }
-            case "add_rmsnorm" -> {
-                long rows = s.tokens(), n = s.dim("D");
-                float eps = (float) s.param("eps");
-                if (fwd) {
-                    ops.binary(Binary.ADD, t.get("x"), t.get("r"), t.get("h"));
-                    normForward(ops, t.get("h"), t.get("w"), t.get("y"), dt, rows, n, eps);
-                } else {
-                    B dxn = ops.scratch("dx_norm", dt, rows, n);
-                    normBackward(ops, t.get("h"), t.get("w"), t.get("dy"), dxn, t.get("dw"), dt, rows, n, eps);
-                    ops.binary(Binary.ADD, dxn, t.get("dh"), t.get("dx"));
-                }
-            }
-            case "qnorm_rope_complex", "qnorm_rope_real" -> {
-                long heads = s.dim("H"), hd = s.dim("HD"), half = hd / 2, rows = s.tokens() * heads;
-                float eps = (float) s.param("eps");
-                boolean complex = ((QNormRope) in.op()).form() == QNormRope.Form.COMPLEX;
-                if (fwd) {
-                    B normed = ops.scratch("normed", dt, rows, hd);
-                    normForward(ops, t.get("q"), t.get("w"), normed, dt, rows, hd, eps);
-                    rope(ops, complex, normed, t, t.get("out"), dt, rows, heads, half, false);
-                } else {
-                    B dn = ops.scratch("dnormed", dt, rows, hd);
-                    rope(ops, complex, t.get("dy"), t, dn, dt, rows, heads, half, true);
-                    normBackward(ops, t.get("q"), t.get("w"), dn, t.get("dq"), t.get("dw"), dt, rows, hd, eps);
-                }
-            }
-            case "swiglu" -> {
-                long tokens = s.tokens(), f = s.dim("F");
-                B g = t.get("gate"), u = t.get("up");
-                B sg = ops.scratch("silu_gate", dt, tokens, f);
-                ops.unary(Unary.SILU, g, sg, 0);
-                if (fwd) {
-                    ops.binary(Binary.MUL, sg, u, t.get("out"));
-                } else {
-                    B ds = ops.scratch("d_silu", dt, tokens, f);
-                    ops.binary(Binary.MUL, t.get("dy"), sg, t.get("dup"));
-                    ops.binary(Binary.MUL, t.get("dy"), u, ds);
-                    ops.siluBackward(ds, g, t.get("dgate"));
-                }
-            }
-            case "moe_routing" -> {
-                long tokens = s.tokens(), e = s.dim("E"), k = s.dim("K");
-                B scores = ops.scratch("scores", DType.FP32, tokens, e), vals = ops.scratch("topk_values", DType.FP32, tokens, k);
-                B sums = ops.scratch("topk_sum", DType.FP32, tokens);
-                ops.routerScores(t.get("logits"), scores, e, s.text("score").equals("softmax"));
-                ops.topK(scores, vals, t.get("indices"), e, k);
-                ops.sumLast(vals, sums, k, 1f);
-                ops.divRows(vals, sums, t.get("weights"), k);
-            }
-            case "cat" -> {
-                long d = s.dim("D");
-                ops.cat(t.get("a"), t.get("b"), t.get("out"), d / 2, d - d / 2);
-            }
-            case "cast" -> ops.unary(Unary.CAST, t.get("x"), t.get("y"), 0);
-            default -> throw new IllegalArgumentException("no eager chain for op '" + in.op().name() + "'");
+        long rows = s.tokens(), n = s.dim("D");
+        float eps = (float) s.param("eps");
+        if (fwd) normForward(ops, t.get("x"), t.get("w"), t.get("y"), dt, rows, n, eps);
+        else normBackward(ops, t.get("x"), t.get("w"), t.get("dy"), t.get("dx"), t.get("dw"), dt, rows, n, eps);
+    }
+
+    private static <B> void addRmsnorm(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
+        var s = in.shape();
+        boolean fwd = in.pass() == Pass.FORWARD;
+        DType dt = s.dtype();
+        long rows = s.tokens(), n = s.dim("D");
+        float eps = (float) s.param("eps");
+        if (fwd) {
+            ops.binary(Binary.ADD, t.get("x"), t.get("r"), t.get("h"));
+            normForward(ops, t.get("h"), t.get("w"), t.get("y"), dt, rows, n, eps);
+        } else {
+            B dxn = ops.scratch("dx_norm", dt, rows, n);
+            normBackward(ops, t.get("h"), t.get("w"), t.get("dy"), dxn, t.get("dw"), dt, rows, n, eps);
+            ops.binary(Binary.ADD, dxn, t.get("dh"), t.get("dx"));
         }
+    }
+
+    private static <B> void qnormRope(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
+        var s = in.shape();
+        boolean fwd = in.pass() == Pass.FORWARD;
+        DType dt = s.dtype();
+        long heads = s.dim("H"), hd = s.dim("HD"), half = hd / 2, rows = s.tokens() * heads;
+        float eps = (float) s.param("eps");
+        boolean complex = ((QNormRope) in.op()).form() == QNormRope.Form.COMPLEX;
+        if (fwd) {
+            B normed = ops.scratch("normed", dt, rows, hd);
+            normForward(ops, t.get("q"), t.get("w"), normed, dt, rows, hd, eps);
+            rope(ops, complex, normed, t, t.get("out"), dt, rows, heads, half, false);
+        } else {
+            B dn = ops.scratch("dnormed", dt, rows, hd);
+            rope(ops, complex, t.get("dy"), t, dn, dt, rows, heads, half, true);
+            normBackward(ops, t.get("q"), t.get("w"), dn, t.get("dq"), t.get("dw"), dt, rows, hd, eps);
+        }
+    }
+
+    private static <B> void swiglu(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
+        var s = in.shape();
+        boolean fwd = in.pass() == Pass.FORWARD;
+        DType dt = s.dtype();
+        long tokens = s.tokens(), f = s.dim("F");
+        B g = t.get("gate"), u = t.get("up");
+        B sg = ops.scratch("silu_gate", dt, tokens, f);
+        ops.unary(Unary.SILU, g, sg, 0);
+        if (fwd) {
+            ops.binary(Binary.MUL, sg, u, t.get("out"));
+        } else {
+            B ds = ops.scratch("d_silu", dt, tokens, f);
+            ops.binary(Binary.MUL, t.get("dy"), sg, t.get("dup"));
+            ops.binary(Binary.MUL, t.get("dy"), u, ds);
+            ops.siluBackward(ds, g, t.get("dgate"));
+        }
+    }
+
+    private static <B> void moeRouting(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
+        var s = in.shape();
+        long tokens = s.tokens(), e = s.dim("E"), k = s.dim("K");
+        B scores = ops.scratch("scores", DType.FP32, tokens, e), vals = ops.scratch("topk_values", DType.FP32, tokens, k);
+        B sums = ops.scratch("topk_sum", DType.FP32, tokens);
+        ops.routerScores(t.get("logits"), scores, e, s.text("score").equals("softmax"));
+        ops.topK(scores, vals, t.get("indices"), e, k);
+        ops.sumLast(vals, sums, k, 1f);
+        ops.divRows(vals, sums, t.get("weights"), k);
+    }
+
+    private static <B> void cat(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
+        var s = in.shape();
+        long d = s.dim("D");
+        ops.cat(t.get("a"), t.get("b"), t.get("out"), d / 2, d - d / 2);
+    }
+
+    private static <B> void cast(OpInstance in, Map<String, B> t, EagerOps<B> ops) {
+        ops.unary(Unary.CAST, t.get("x"), t.get("y"), 0);
     }
 
     /** y = x * rsqrt(mean(x^2) + eps) * w: 6 passes. */
