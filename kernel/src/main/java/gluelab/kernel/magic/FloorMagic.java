@@ -36,7 +36,7 @@ public final class FloorMagic implements Magic, LineMagic<Object, BaseKernel> {
         Options o = new Options();
         var usage = Magics.parse(name(), o, args);
         if (usage.isPresent()) return usage.get();
-        o.ops.forEach(Catalogue::get);
+        o.ops.forEach(Catalogue::parse);
         long[] t = Tokens.parse(o.tokens).stream().mapToLong(Long::longValue).toArray();
         Table all = context.lab().floors(o.model, t);
         return all.where(all.stringColumn("op").isIn(o.ops));
