@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class PackageLayersTest {
     /** Bottom first. */
     static final List<List<String>> LAYERS = List.of(
-            List.of("files", "units", "progress", "tensor", "model", "compilelog"),
+            List.of("files", "units", "progress", "tensor", "model", "compilelog", "figures"),
             List.of("ops", "expr"),
             List.of("device", "devlog", "expr.lower", "expr.eval", "stack"),
             List.of("device.eager", "timing", "check", "expr.cuda"),

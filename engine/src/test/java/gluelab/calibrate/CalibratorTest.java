@@ -3,6 +3,7 @@ package gluelab.calibrate;
 import gluelab.device.Capabilities;
 import gluelab.device.DelegatingDevice;
 import gluelab.device.cpu.CpuDevice;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -18,6 +19,7 @@ class CalibratorTest {
         };
     }
 
+    @Tag("slow") // measures the CPU copy bandwidth
     @Test
     void aCalibrationCachedByAnOlderMethodIsMeasuredAgain(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         try (CpuDevice cpu = new CpuDevice(1)) {
@@ -34,6 +36,7 @@ class CalibratorTest {
         }
     }
 
+    @Tag("slow") // measures the CPU copy bandwidth
     @Test
     void aMuchSlowerRecalibrationKeepsTheEarlierOneBesideItAndWarns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         try (CpuDevice cpu = new CpuDevice(1)) {

@@ -1,5 +1,6 @@
 package gluelab.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** The launchers add the Vector API (and its start-up warning) only for the commands that time ops on a device. */
+@Tag("slow")
 class LauncherTest {
     static final String WARNING = "WARNING: Using incubator modules: jdk.incubator.vector";
 

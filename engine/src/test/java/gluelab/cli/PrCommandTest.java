@@ -1,6 +1,7 @@
 package gluelab.cli;
 
 import gluelab.stack.StackSamples;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,7 @@ import static gluelab.cli.CliTest.run;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Steps 09-11 from the command line: pr write / check / rules, feedback, specs --reach. */
+@Tag("slow")
 class PrCommandTest {
     @Test
     void writeThenCheckAndAHandEditedTextFailsWithFileLineAndRule(@TempDir Path dir) throws Exception {

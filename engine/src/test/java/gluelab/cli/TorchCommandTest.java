@@ -1,6 +1,7 @@
 package gluelab.cli;
 
 import gluelab.files.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+@Tag("slow")
 class TorchCommandTest {
     @Test void badTorchOptionsFailBeforeAnythingRuns() {
         CliTest.assertBadInput(CliTest.run("bench", "cast", "--device", "cpu", "--with", "pytorch"), "--with takes 'torch', got 'pytorch'");

@@ -10,6 +10,7 @@ import gluelab.ops.Replay;
 import gluelab.ops.Variant;
 import gluelab.tensor.DType;
 import gluelab.timing.*;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ class ConfirmationTest {
     }
 
     /** Three real JVMs; the second is killed (SIGKILL) once it starts timing, and must be FAILED, never reprinted. */
+    @Tag("slow") // starts confirmation JVMs
     @Test
     void threeFreshProcessesAndAKilledOneIsFailed(@TempDir Path root) throws Exception {
         ExperimentFolder ex = ExperimentFolder.open("confirm", root);

@@ -1,5 +1,6 @@
 package gluelab.devlog;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,7 +41,7 @@ class DevlogTest {
         assertTrue(kind.getMessage().contains(f + ":3") && kind.getMessage().contains("[rumour]") && kind.getMessage().contains("dead_end"), kind.getMessage());
     }
 
-    @Test
+    @Test @Tag("slow") // starts a second JVM
     void threadsAndAnotherProcessAppendingAtOnceLoseNothing(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("devlog.md");
         int threads = 4, perThread = 200, childEntries = 300;

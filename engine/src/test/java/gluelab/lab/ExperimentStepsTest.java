@@ -8,6 +8,7 @@ import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
 import gluelab.units.Bandwidth;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Steps 00, 01 and 04 through the facade on one experiment folder, each reading what the one before left. */
+@Tag("slow") // measures baselines and a screen on the CPU
 class ExperimentStepsTest {
     static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
 

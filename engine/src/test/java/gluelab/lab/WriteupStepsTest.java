@@ -11,6 +11,7 @@ import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
 import gluelab.units.Bandwidth;
 import gluelab.writeup.PrChecker;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Steps 09-11 read what steps 04-08 left: the change's numbers are the experiment's, the PR texts pass the rules. */
+@Tag("slow")
 class WriteupStepsTest {
     static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
 

@@ -5,6 +5,7 @@ import gluelab.model.SpecRegistry;
 import gluelab.files.Json;
 import gluelab.record.RecordStore;
 import gluelab.record.Row;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * The multi-device path on the CPU: real worker processes (two on the CPU, as there would be one
  * per GPU), one of them killed while it measures, as a GPU that falls off takes its worker down.
  */
+@Tag("slow")
 class LocalSweepTest {
     /** One calibration cache for the class: the CPU is measured once, by the first worker. */
     @TempDir static Path cache;

@@ -10,6 +10,7 @@ import gluelab.record.ExperimentRecord;
 import gluelab.files.Json;
 import gluelab.record.RecordStore;
 import gluelab.record.Row;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import java.util.function.Consumer;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Real shard records measured on the CPU (tiny sizes, given calibration), merged. */
+@Tag("slow") // measures every shard on the CPU
 class MergeTest {
     static final String TIMING = "{\"mode\": \"hot\", \"minSamples\": 3, \"minSeconds\": 0, \"timeoutSeconds\": 0.05, \"warmupSeconds\": 0}";
     static CpuDevice device;

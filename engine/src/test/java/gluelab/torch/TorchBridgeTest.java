@@ -17,6 +17,7 @@ import gluelab.tensor.TensorSpec;
 import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The bridge for real with the system Python's torch on the CPU (CI installs Debian's python3-torch,
  * 1.13: eager rows measured, torch.compile rows skipped with the reason).
  */
+@Tag("slow")
 public class TorchBridgeTest {
     static final String PYTHON = "/usr/bin/python3";
     static final TimingConfig QUICK = new TimingConfig(Mode.COLD, 0.01, new StopRule(5, 0.002, 0.5, 0.3, 200), 2);

@@ -9,6 +9,7 @@ import gluelab.ops.Pass;
 import gluelab.ops.Variant;
 import gluelab.progress.Progress;
 import gluelab.tensor.DType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** The autotuner on the CPU device (row-loop block sizes): picks, accounting, the warm cache, the error for nothing to tune. */
+@Tag("slow") // times every config of real kernels on the CPU
 class TunerTest {
     @TempDir Path dir;
 

@@ -4,6 +4,7 @@ import gluelab.kernel.eval.CompileError;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.eval.ExitGuard;
 import gluelab.kernel.eval.UserCodeError;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+@Tag("slow")
 class EvaluatorTest {
     static Evaluator e;
 

@@ -5,6 +5,7 @@ import gluelab.kernel.display.Renderers;
 import gluelab.kernel.eval.Evaluator;
 import org.dflib.jjava.jupyter.kernel.display.Renderer;
 import org.dflib.jjava.jupyter.kernel.display.mime.MIMEType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+@Tag("slow")
 class GraphBudgetMagicTest {
     /** The engine's real dynamo log of the seed repro (torch 2.11, H200). */
     static final Path SEED_LOG = Path.of("../engine/src/test/resources/compilelog/layer_idx_guard.log").toAbsolutePath().normalize();

@@ -2,6 +2,7 @@ package gluelab.kernel;
 
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.magic.MavenDeps;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** %maven against the local Maven repository the build itself used (offline: CI needs no network). */
+@Tag("slow")
 class MavenMagicTest {
     /** The local repository holding commons-math3 (a dependency of the engine): four folders above its jar. */
     static Path localRepository() throws Exception {

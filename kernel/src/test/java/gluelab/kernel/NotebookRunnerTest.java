@@ -3,6 +3,7 @@ package gluelab.kernel;
 import com.fasterxml.jackson.databind.JsonNode;
 import gluelab.kernel.runner.NotebookRunner;
 import gluelab.files.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+@Tag("slow")
 class NotebookRunnerTest {
     static Path notebook(Path dir, String name, String... cells) throws Exception {
         StringBuilder sb = new StringBuilder("{\"cells\": [");

@@ -13,6 +13,7 @@ import gluelab.ops.Catalogue;
 import gluelab.ops.Pass;
 import gluelab.ops.Variant;
 import gluelab.tensor.DType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * is not installed on CI): the protocol round trip into the cache, a worker killed mid-job, a job
  * whose workers die twice, and the in-process fallback where no worker can start.
  */
+@Tag("slow")
 class CompileWorkersTest {
     private static final String SMALL = "extern \"C\" __global__ void k(float* p) { p[threadIdx.x] *= 2.0f; }\n";
 

@@ -13,6 +13,7 @@ import gluelab.ops.GlueOp;
 import gluelab.ops.Pass;
 import gluelab.ops.Variant;
 import gluelab.tensor.DType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * The fused kernels' config spaces, and their compilation in parallel through nvcc (compile only:
  * no GPU needed, so this runs on CI wherever the CUDA toolkit is installed).
  */
+@Tag("slow")
 class FusedConfigsTest {
     @TempDir Path cacheDir;
 

@@ -7,6 +7,7 @@ import gluelab.expr.Region;
 import gluelab.expr.lab.Examples;
 import gluelab.expr.lower.RowPlan;
 import gluelab.model.Presets;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Generated region kernels compile with nvcc for Hopper (compile only: no GPU needed, only the toolkit). */
+@Tag("slow")
 class CudaSourceTest {
     static NvccCompiler nvcc() { return NvccCompilerTest.nvcc(); }
 

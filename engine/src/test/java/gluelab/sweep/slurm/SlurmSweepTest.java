@@ -7,6 +7,7 @@ import gluelab.files.Json;
 import gluelab.record.RecordStore;
 import gluelab.record.Row;
 import gluelab.sweep.*;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * every shard. Skipped, with the reason, where Slurm is not installed or slurmd cannot start.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("slow")
 class SlurmSweepTest {
     /** Rows end on their 2 s timeout: the running task is cancelled within that window, however slow scancel is. */
     static final String PLAN = "{\"ops\": \"rmsnorm,cat\", \"tokens\": \"8,16,32\", \"passes\": \"fwd\", \"check\": 0,"

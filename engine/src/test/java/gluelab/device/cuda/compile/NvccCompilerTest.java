@@ -1,5 +1,6 @@
 package gluelab.device.cuda.compile;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;
@@ -10,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The nvcc fallback compiles the catalogue and reports errors with line numbers; needs only the toolkit, no GPU. */
+@Tag("slow")
 public class NvccCompilerTest {
     /** nvcc, or the test is skipped where the toolkit is not installed. */
     public static NvccCompiler nvcc() {
