@@ -75,37 +75,19 @@ class CalibratorTest {
         }
     }
 
-    /** Spinning shells, twice as many as the host has cores, each ended by the test or by timeout(1) at the latest. */
-    static java.util.List<Process> busyProcesses() throws java.io.IOException {
-        java.util.List<Process> spinners = new java.util.ArrayList<>();
-        for (int i = 0; i < 2 * Runtime.getRuntime().availableProcessors(); i++) {
-            spinners.add(new ProcessBuilder("timeout", "300", "sh", "-c", "while :; do :; done").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
-        }
-        return spinners;
-    }
-
-    static void stop(java.util.List<Process> spinners) {
-        for (Process p : spinners) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-    }
-
     @Test
     void aCalibrationUnderLoadIsFlaggedNotCachedUnlessAcceptedAndMeasuredAgainWhenCachedFlagged(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/stat")), "needs Linux's CPU counters");
         try (CpuDevice cpu = new CpuDevice(1)) {
             var device = small(cpu);
             Calibrator calibrator = new Calibrator(device, dir);
-            var spinners = busyProcesses();
             Calibration busy;
-            try {
+            int spinners;
+            try (BusyMachine load = new BusyMachine()) {
+                spinners = load.size();
                 busy = calibrator.measure();
-            } finally {
-                stop(spinners);
             }
-            assertTrue(busy.isBusy(), "measured beside " + spinners.size() + " spinning processes: " + busy.describe());
+            assertTrue(busy.isBusy(), "measured beside " + spinners + " spinning processes: " + busy.describe());
             assertTrue(busy.describe().contains("BUSY: "), busy.describe());
             assertTrue(busy.caveat().startsWith("calibration taken on a busy machine ("), busy.caveat());
             var err = new java.io.ByteArrayOutputStream();
