@@ -47,9 +47,16 @@ public final class Calibrator {
      */
     public static final double SUSPICIOUS_DROP = 0.15;
 
-    /** The cached calibration for this device, or a fresh one (then cached). */
-    public Calibration calibrate(boolean force) {
-        Path file = cacheDir.resolve(device.facts().fingerprint() + "-m" + METHOD + ".json");
+    /** The cached calibration for this device, or a fresh one (cached when it is quiet). */
+    public Calibration calibrate(boolean force) { return calibrate(force, false); }
+
+    /**
+     * The cached calibration, unless {@code force} or the cached one was taken on a busy machine:
+     * then a fresh one. A fresh one that reads as busy ({@link Disturbance}) is used for this run
+     * but not cached as the device's figure unless {@code acceptBusy}.
+     */
+    public Calibration calibrate(boolean force, boolean acceptBusy) {
+        Path file = cacheFile();
         Calibration cached = null;
         if (Files.isRegularFile(file)) {
             try {
@@ -58,12 +65,32 @@ public final class Calibrator {
                 System.err.println("gluelab: ignoring unreadable calibration cache " + file + ": " + e.getMessage());
             }
         }
-        if (!force && cached != null) return cached.asCached();
-        Calibration c = measure();
+        if (!force && cached != null && !cached.isBusy()) return cached.asCached();
+        if (!force && cached != null) {
+            System.err.println("gluelab: the cached calibration (" + cached.measuredAt() + ") was taken on a busy machine (" + cached.busy() + "); measuring again");
+        }
+        return settle(measure(), cached, acceptBusy);
+    }
+
+    /**
+     * Caches a fresh calibration {@code c} as the device's figure unless it reads as busy and
+     * {@code acceptBusy} is false (then it is used for this run only, and said so); {@code cached}
+     * is the one it replaces, or null. Returns {@code c}.
+     */
+    Calibration settle(Calibration c, Calibration cached, boolean acceptBusy) {
+        Path file = cacheFile();
+        if (c.isBusy() && !acceptBusy) {
+            System.err.println("gluelab: warning: this calibration reads as taken on a busy machine (" + c.busy() + "); it is used for this run"
+                    + " only and not cached (calibrate again when the machine is quiet, or keep it with --accept-busy)" + loadNote());
+            return c;
+        }
         if (cached != null && c.copyMedian() < (1 - SUSPICIOUS_DROP) * cached.copyMedian()) keepPrevious(cached, c, file);
         AtomicFiles.write(file, Json.write(c));
         return c;
     }
+
+    /** Where this device's calibration is cached. */
+    public Path cacheFile() { return cacheDir.resolve(device.facts().fingerprint() + "-m" + METHOD + ".json"); }
 
     /** Keeps a much faster earlier calibration beside the new one, and says so. */
     private static void keepPrevious(Calibration old, Calibration now, Path file) {
@@ -88,6 +115,7 @@ public final class Calibrator {
         long elements = bytes / 4;
         TimingConfig cfg = new TimingConfig(Mode.HOT, 0.1, new StopRule(10, 0.3, 0.01, 4, 1000), 1);
         Harness harness = new Harness(device);
+        OtherLoad load = OtherLoad.start();
         try (Buffer a = device.allocate(TensorSpec.of("a", DType.FP32, elements));
              Buffer b = device.allocate(TensorSpec.of("b", DType.FP32, elements));
              Buffer c = device.allocate(TensorSpec.of("c", DType.FP32, elements));
@@ -113,12 +141,17 @@ public final class Calibrator {
             }
             Measurement mt = harness.measure(new Harness.Subject("triad", triad, 3 * bytes, cfg.stop()), cfg);
             double peak = device.capabilities().peakFlops() > 0 ? device.capabilities().peakFlops() : cpuPeakFlops(device.facts().cores());
+            double copy = 2.0 * bytes / mc.summary().median(), triadRate = 3.0 * bytes / mt.summary().median();
+            double others = load.cores();
+            String busy = Disturbance.reason(copy, triadRate, mc.noise(), mt.noise(), others, device.facts().cores());
             return new Calibration(device.facts().fingerprint(), device.facts().name(), elements * 4,
-                    2.0 * bytes / mc.summary().median(), 2.0 * bytes / mc.summary().min(),
-                    3.0 * bytes / mt.summary().median(), 3.0 * bytes / mt.summary().min(), peak,
-                    device.facts().theoreticalBandwidth(), Instant.now().toString(), form, forms, false);
+                    copy, 2.0 * bytes / mc.summary().min(), triadRate, 3.0 * bytes / mt.summary().min(), peak,
+                    device.facts().theoreticalBandwidth(), Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString(), form, forms, false,
+                    finiteOr(mc.noise()), finiteOr(mt.noise()), others, busy);
         }
     }
+
+    private static double finiteOr(double noise) { return Double.isFinite(noise) ? noise : -1; }
 
     /**
      * fp32 multiply-adds in registers on every core at once: with the Vector API, FMAs on the widest

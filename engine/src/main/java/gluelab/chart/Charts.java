@@ -19,24 +19,42 @@ import java.util.*;
 public final class Charts {
     private Charts() {}
 
-    /** Measured vs ideal per candidate, in ranking order. */
+    /** Each candidate's gap per layer in ranking order, labelled with its share. */
     public static CategoryChart ranked(Ranking ranking) { return ranked(ranking, null, null); }
 
-    /** Measured vs ideal per candidate, in ranking order; {@code device} and {@code model} go into the title (null: left out). */
+    /**
+     * Each candidate's gap per layer ((measured - ideal) x count, us) in ranking order, each label
+     * with its share of the layer: the two factors of the score that orders it. A noisy candidate's
+     * point is hollow; a log axis where the gaps span more than {@link ChartRules#LOG_SPAN}.
+     * {@code device} and {@code model} go into the title (null: left out).
+     */
     public static CategoryChart ranked(Ranking ranking, String device, String model) {
-        CategoryChart c = base("Ranked candidates: measured vs ideal" + context(device, model,
-                ranking.ranked().stream().map(Candidate::tokens).distinct().toList()), "candidate", "time per layer (us)");
+        CategoryChart c = base("Ranked candidates: gap per layer, ordered by score = gap x share" + context(device, model,
+                ranking.ranked().stream().map(Candidate::tokens).distinct().toList()), "candidate (share of the layer)", "gap per layer (us)");
         List<String> names = new ArrayList<>();
-        List<Double> measured = new ArrayList<>(), ideal = new ArrayList<>();
+        List<Double> sound = new ArrayList<>(), noisy = new ArrayList<>();
         for (Candidate k : ranking.ranked()) {
-            names.add(k.op() + " " + k.pass().id() + (k.count() > 1 ? " x" + k.count() : ""));
-            measured.add(k.measuredUs() * k.count());
-            ideal.add(k.idealUs() * k.count());
+            names.add(k.op() + " " + k.pass().id() + (k.count() > 1 ? " x" + k.count() : "") + String.format(java.util.Locale.ROOT, " (%.1f%%)", 100 * k.share()));
+            double gap = k.gapUs();
+            sound.add(k.caveat().isEmpty() ? gap : null);
+            noisy.add(k.caveat().isEmpty() ? null : gap);
         }
         if (names.isEmpty()) throw new IllegalArgumentException("nothing ranked to chart");
-        c.addSeries("measured", names, measured);
-        c.addSeries("ideal", names, ideal);
+        List<Double> all = new ArrayList<>(sound);
+        all.addAll(noisy);
+        dots(c, ChartRules.logAxis(all), "gap per layer (us");
+        c.addSeries("gap", names, sound);
+        if (noisy.stream().anyMatch(Objects::nonNull)) c.addSeries(ChartRules.noisySeries("gap"), names, noisy).setMarker(new HollowCircle());
         return c;
+    }
+
+    /** A dot plot (markers on their ticks), on a log axis when {@code log}; its axis title says so. */
+    private static void dots(CategoryChart c, boolean log, String yTitleOpen) {
+        c.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Scatter);
+        c.getStyler().setMarkerSize(10);
+        c.getStyler().setOverlapped(true);
+        c.getStyler().setYAxisLogarithmic(log);
+        c.setYAxisTitle(yTitleOpen + (log ? ", log scale)" : ")"));
     }
 
     /** Each variant's time for every (op, tokens) of one pass, log scale. */
@@ -70,11 +88,15 @@ public final class Charts {
         }
         if (categories.isEmpty()) throw new IllegalArgumentException("no " + pass + " rows to chart");
         for (var e : byVariant.entrySet()) {
-            Map<String, Double> values = new HashMap<>();
-            for (Row r : e.getValue()) values.put(r.op() + " @" + r.tokens(), r.measuredUs());
-            List<Double> ys = new ArrayList<>();
-            for (String cat : categories) ys.add(values.get(cat)); // null: no marker (0 has no place on a log axis)
+            Map<String, Double> sound = new HashMap<>(), noisy = new HashMap<>();
+            for (Row r : e.getValue()) (r.measurement().noisy().isPresent() ? noisy : sound).put(r.op() + " @" + r.tokens(), r.measuredUs());
+            List<Double> ys = new ArrayList<>(), hollow = new ArrayList<>();
+            for (String cat : categories) {
+                ys.add(sound.get(cat)); // null: no marker (0 has no place on a log axis)
+                hollow.add(noisy.get(cat));
+            }
             c.addSeries(e.getKey(), categories, ys);
+            if (!noisy.isEmpty()) c.addSeries(ChartRules.noisySeries(e.getKey()), categories, hollow).setMarker(new HollowCircle());
         }
         List<Double> ideal = new ArrayList<>();
         Map<String, Double> idealBy = new HashMap<>();
@@ -83,6 +105,9 @@ public final class Charts {
         c.addSeries("ideal", categories, ideal);
         return c;
     }
+
+    /** The legend entry of the 100% line on a % of floor chart. */
+    public static final String FLOOR_LINE = "100% = at the floor";
 
     /** Percent of the bandwidth floor per op and variant at one token count. */
     public static CategoryChart percentOfFloor(List<Row> rows, long tokens) { return percentOfFloor(rows, tokens, null); }
@@ -100,11 +125,26 @@ public final class Charts {
             byVariant.computeIfAbsent(r.key().series(), k -> new HashMap<>()).put(cat, r.percentOfFloor());
         }
         if (categories.isEmpty()) throw new IllegalArgumentException("no rows at " + tokens + " tokens to chart");
+        Set<String> noisyPoints = new HashSet<>();
+        for (Row r : rows) if (r.tokens() == tokens && r.measurement().noisy().isPresent()) noisyPoints.add(r.key().series() + "|" + r.op() + " " + r.pass().id());
+        List<Double> all = byVariant.values().stream().flatMap(m -> m.values().stream()).toList();
+        dots(c, ChartRules.logAxis(all), "% of floor");
         for (var e : byVariant.entrySet()) {
-            List<Double> ys = new ArrayList<>();
-            for (String cat : categories) ys.add(e.getValue().getOrDefault(cat, 0.0));
+            List<Double> ys = new ArrayList<>(), hollow = new ArrayList<>();
+            for (String cat : categories) {
+                Double v = e.getValue().get(cat);
+                boolean noisy = noisyPoints.contains(e.getKey() + "|" + cat);
+                ys.add(noisy ? null : v); // null: no marker
+                hollow.add(noisy ? v : null);
+            }
             c.addSeries(e.getKey(), categories, ys);
+            if (hollow.stream().anyMatch(Objects::nonNull)) c.addSeries(ChartRules.noisySeries(e.getKey()), categories, hollow).setMarker(new HollowCircle());
         }
+        // The floor is drawn whatever the data: points that all stop below it still show how far off they are.
+        CategorySeries floor = c.addSeries(FLOOR_LINE, categories, categories.stream().map(x -> 100.0).toList());
+        floor.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
+        floor.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+        floor.setLineColor(java.awt.Color.DARK_GRAY);
         return c;
     }
 
@@ -116,8 +156,18 @@ public final class Charts {
         if (workloads.isEmpty() || workloads.size() != beforeUs.size() || workloads.size() != afterUs.size())
             throw new IllegalArgumentException("before/after chart needs one before and one after per workload, got "
                     + workloads.size() + " workloads, " + beforeUs.size() + " before, " + afterUs.size() + " after");
+        List<Double> all = new ArrayList<>(beforeUs);
+        all.addAll(afterUs);
         CategoryChart c = base(title, "workload", "time (us)");
         c.getStyler().setXAxisLabelRotation(0);
+        if (ChartRules.logAxis(all)) {
+            dots(c, true, "time (us");
+        } else {
+            c.getStyler().setLabelsVisible(true);
+            c.getStyler().setLabelsFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN, 12));
+            c.getStyler().setLabelsFontColorAutomaticEnabled(false);
+            c.getStyler().setLabelsFontColor(java.awt.Color.BLACK);
+        }
         c.addSeries("before", workloads, beforeUs);
         c.addSeries("after", workloads, afterUs);
         return c;
@@ -143,6 +193,8 @@ public final class Charts {
         CategoryChart c = new CategoryChartBuilder().width(1200).height(600).title(title).xAxisTitle(x).yAxisTitle(y).build();
         style(c);
         c.getStyler().setXAxisLabelRotation(45);
+        // A rotated label ends at its tick; centred, its end sat one tick to the right.
+        c.getStyler().setXAxisLabelAlignment(org.knowm.xchart.style.AxesChartStyler.TextAlignment.Right);
         c.getStyler().setOverlapped(false);
         return c;
     }

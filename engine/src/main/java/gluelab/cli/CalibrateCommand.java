@@ -17,9 +17,12 @@ public final class CalibrateCommand implements Callable<Integer> {
 
     @Option(names = "--cached", description = "use the cached calibration when there is one") boolean cached;
 
+    @Option(names = "--accept-busy", description = "cache the calibration as the device's figure even when it reads as taken on a busy machine")
+    boolean acceptBusy;
+
     @Override public Integer call() {
         try (Device device = deviceOptions.open()) {
-            Calibration c = new Calibrator(device, Locations.calibrationCache()).calibrate(!cached);
+            Calibration c = new Calibrator(device, Locations.calibrationCache()).calibrate(!cached, acceptBusy);
             if (json) System.out.println(Json.write(c));
             else {
                 System.out.println(device.id() + " (" + device.facts().name() + "): " + c.describe());

@@ -26,14 +26,28 @@ public final class PrCommand implements Runnable {
     static final class Check implements Callable<Integer> {
         @Parameters(arity = "1..*", paramLabel = "FILE", description = "markdown PR texts; chart links are checked beside each") List<Path> files;
 
+        @Option(names = "--stack", paramLabel = "STACK", description = "the change stack the numbers come from, to check each quote carries its caveat"
+                + " (default: stack.json in the text's folder or the one above it, when there is one)")
+        Path stackFile;
+
         @Override public Integer call() {
             for (Path f : files) if (!Files.isRegularFile(f)) throw new IllegalArgumentException("no such PR text: " + f);
+            if (stackFile != null && !Files.isRegularFile(stackFile)) throw new IllegalArgumentException("no such change stack: " + stackFile);
             List<Violation> all = new ArrayList<>();
-            for (Path f : files) all.addAll(PrChecker.check(f));
+            for (Path f : files) all.addAll(PrChecker.check(f, stackFor(f)));
             for (Violation v : all) System.out.println(v);
             System.err.println(all.isEmpty() ? "gluelab pr check: " + files.size() + " text(s) follow every rule"
                     : "gluelab pr check: " + all.size() + " violation(s) in " + all.stream().map(Violation::source).distinct().count() + " of " + files.size() + " text(s)");
             return all.isEmpty() ? 0 : 1;
+        }
+
+        private ChangeStack stackFor(Path text) {
+            if (stackFile != null) return ChangeStack.load(stackFile);
+            Path dir = text.toAbsolutePath().getParent();
+            for (Path d : new Path[] {dir, dir == null ? null : dir.getParent()}) {
+                if (d != null && Files.isRegularFile(d.resolve("stack.json"))) return ChangeStack.load(d.resolve("stack.json"));
+            }
+            return null;
         }
     }
 
@@ -51,7 +65,7 @@ public final class PrCommand implements Runnable {
             List<Path> written = PrText.write(stack, dir);
             int violations = 0;
             for (Path p : written) {
-                List<Violation> v = PrChecker.check(p);
+                List<Violation> v = PrChecker.check(p, stack);
                 violations += v.size();
                 for (Violation x : v) System.out.println(x);
                 System.err.println("wrote " + p + (v.isEmpty() ? "" : " (" + v.size() + " violation(s))"));

@@ -45,6 +45,29 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
         return out;
     }
 
+    /** Processes a confirmation needs before its numbers count as confirmed. */
+    public static final int CONFIRMING_PROCESSES = 3;
+
+    /**
+     * What weakens a row's numbers, "" when nothing does: the processes' measurements of it that
+     * are noisy (timeout, too few samples, noise over the bound), fewer finished processes than a
+     * confirmation needs, a device not quiet before or after.
+     */
+    public String caveat(ConfirmedRow row) {
+        List<String> why = new ArrayList<>();
+        Comparison c = row.comparison();
+        List<gluelab.timing.Measurement> ms = processes.stream().filter(ProcessRun::ok).flatMap(p -> p.timed().stream())
+                .filter(t -> t.is(c, c.baseline(), row.replay()) || t.is(c, c.candidate(), row.replay())).map(Timed::measurement).toList();
+        long noisy = ms.stream().filter(m -> m.noisy().isPresent()).count();
+        if (noisy > 0) {
+            String first = ms.stream().map(m -> m.noisy().orElse("")).filter(x -> !x.isEmpty()).findFirst().orElse("");
+            why.add("noisy: " + noisy + " of " + ms.size() + " measurements (" + first + (noisy > 1 ? ", ..." : "") + ")");
+        }
+        if (row.processesOk() < CONFIRMING_PROCESSES) why.add("unconfirmed: " + row.processesOk() + " of " + CONFIRMING_PROCESSES + " processes");
+        if (!before.quiet() || !after.quiet()) why.add("device not quiet");
+        return String.join("; ", why);
+    }
+
     /** One line: processes finished, failed, flags. */
     public String summary() {
         return processesOk() + " of " + processes.size() + " processes finished"

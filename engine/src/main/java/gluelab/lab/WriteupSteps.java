@@ -63,7 +63,7 @@ final class WriteupSteps {
         if (rows.isEmpty()) throw new IllegalArgumentException("experiment '" + ex.name() + "': step 07 confirmed no " + op + " eager -> fused comparison; run 07-confirm with it first");
         String id = op.replace('_', '-') + "-fused";
         Change.Builder b = Change.builder(id, title).kind(FixKind.KERNEL).variant(op + ", catalogue fused kernel").region(op).commit(commit);
-        for (ConfirmedRow r : rows) b.delta(r.comparison().tokens(), r.replay(), r.baselineUs(), r.candidateUs());
+        for (ConfirmedRow r : rows) b.delta(Delta.of(r.comparison().tokens(), r.replay(), r.baselineUs(), r.candidateUs()).withCaveat(confirmed.caveat(r)));
 
         Optional<Candidate> ranked = ex.ranking().ranked().stream().filter(c -> c.op().name().equals(op)).max(Comparator.comparingDouble(Candidate::share));
         double share = ex.ranking().ranked().stream().filter(c -> c.op().name().equals(op)).mapToDouble(Candidate::share).sum();

@@ -37,6 +37,28 @@ public final class Ranking {
 
     public List<Candidate> worthFixing() { return ranked.stream().filter(this::worthFixing).toList(); }
 
+    /**
+     * FIX for a gap over the stop rule measured on a sound row; REMEASURE when the row behind it is
+     * noisy ({@link Candidate#caveat()} says why). Both stay in {@link #worthFixing()}: the fix step
+     * measures them again side by side with its fused form, which settles a noisy one.
+     */
+    public Verdict verdict(Candidate c) {
+        if (!worthFixing(c)) return Verdict.BELOW_STOP_RULE;
+        return c.caveat().isEmpty() ? Verdict.FIX : Verdict.REMEASURE;
+    }
+
+    /** The candidates whose gap is worth a change and whose measurement is sound. */
+    public List<Candidate> toFix() { return ranked.stream().filter(c -> verdict(c) == Verdict.FIX).toList(); }
+
+    /** The candidates whose gap is worth a change but whose measurement is noisy. */
+    public List<Candidate> toRemeasure() { return ranked.stream().filter(c -> verdict(c) == Verdict.REMEASURE).toList(); }
+
+    /** "remeasure (n=1 < 10, noise unknown)", "fix" or "below stop rule". */
+    public String verdictText(Candidate c) {
+        Verdict v = verdict(c);
+        return v == Verdict.REMEASURE ? v.id() + " (" + c.caveat() + ")" : v.id();
+    }
+
     /** True when the summed remaining gap is under the stop fraction of the layer. */
     public boolean stopReached() {
         double gap = 0, layer = ranked.isEmpty() ? 1 : ranked.getFirst().layerUs();
@@ -64,7 +86,7 @@ public final class Ranking {
             ratio.append(round(c.ratio(), 2));
             share.append(round(100 * c.share(), 2));
             score.append(round(c.score(), 2));
-            verdict.append(worthFixing(c) ? "fix" : "below stop rule");
+            verdict.append(verdictText(c));
             caveat.append(c.caveat());
         }
         t.addColumns(op, pass, variant, tokens, count, measured, ideal, gap, ratio, share, score, verdict);

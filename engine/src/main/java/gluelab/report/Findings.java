@@ -60,7 +60,8 @@ public final class Findings {
         }
         md.append(ranking.stopReached()
                 ? "Stop rule reached: the remaining gap is under " + pct(ranking.stopFraction()) + " of the layer.\n\n"
-                : ranking.worthFixing().size() + " candidate(s) have a gap of at least " + pct(ranking.stopFraction()) + " of the layer.\n\n");
+                : ranking.worthFixing().size() + " candidate(s) have a gap of at least " + pct(ranking.stopFraction()) + " of the layer"
+                + (ranking.toRemeasure().isEmpty() ? ".\n\n" : "; " + ranking.toRemeasure().size() + " of them measured on noisy rows (verdict `remeasure`): their gap may be noise.\n\n"));
         md.append("## Ranked candidates\n\nScore = (measured - ideal) x share of the layer; the layer is the glue below plus its GEMMs and attention at their FLOP floors.\n\n");
         md.append(Tables.markdown(ranking.table())).append('\n');
         chart(md, charts, "ranked");

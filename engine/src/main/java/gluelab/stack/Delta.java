@@ -5,18 +5,38 @@ import gluelab.units.Micros;
 
 import java.util.Locale;
 
-/** One comparison of a change: before -> after at one token count, launched directly or replayed from a CUDA graph. */
-public record Delta(long tokens, Replay replay, Micros before, Micros after) {
+/**
+ * One comparison of a change: before -> after at one token count, launched directly or replayed from
+ * a CUDA graph. {@code caveat} says what weakens the numbers ("noisy: 2 of 6 measurements over their
+ * bound; device not quiet"), "" when nothing does; every line that quotes them carries it.
+ */
+public record Delta(long tokens, Replay replay, Micros before, Micros after, String caveat) {
     public Delta {
+        caveat = caveat == null ? "" : caveat.strip();
+        if (caveat.contains("\n")) throw new IllegalArgumentException("a caveat is one line, got " + caveat);
         if (tokens <= 0) throw new IllegalArgumentException("tokens must be > 0, got " + tokens);
         if (replay == null) throw new IllegalArgumentException("replay is missing (direct or graph)");
         if (before == null || after == null) throw new IllegalArgumentException((before == null ? "before" : "after") + " time is missing");
         if (before.us() <= 0) throw new IllegalArgumentException("before must be > 0 us, got " + before.us());
     }
 
+    /** A comparison with nothing against it. */
+    public Delta(long tokens, Replay replay, Micros before, Micros after) { this(tokens, replay, before, after, ""); }
+
     public static Delta of(long tokens, Replay replay, double beforeUs, double afterUs) {
         return new Delta(tokens, replay, Micros.of(beforeUs), Micros.of(afterUs));
     }
+
+    /** The same numbers with {@code caveat} against them. */
+    public Delta withCaveat(String caveat) { return new Delta(tokens, replay, before, after, caveat); }
+
+    public boolean caveated() { return !caveat.isEmpty(); }
+
+    /** " (caveat: ...)" to follow a quote of these numbers, or "". */
+    public String caveatNote() { return caveated() ? " (" + CAVEAT + caveat + ")" : ""; }
+
+    /** What opens every caveat in a text, so a reader and {@code pr check} find it. */
+    public static final String CAVEAT = "caveat: ";
 
     /** Time saved; negative when the change made it slower. */
     public double savedUs() { return before.minusUs(after); }
@@ -38,9 +58,14 @@ public record Delta(long tokens, Replay replay, Micros before, Micros after) {
         return ratio + " (" + Micros.pair(before, " vs ", after) + ")";
     }
 
-    /** "1497 -> 1044 us (-30.3%, 1.43x faster)": the numbers line of a PR's code blocks. */
+    /**
+     * "1497 -> 1044 us (-30.3%, 1.43x faster)": the numbers line of a PR's code blocks; with a
+     * caveat, the ratio is approximate and the caveat follows: "10.4 -> 0.941 ms (-91.0%, ~11.08x
+     * faster) (caveat: noisy: 6 of 6 measurements over their bound; device not quiet)".
+     */
     public String describe() {
         String dir = direction();
-        return Micros.pair(before, " -> ", after) + " (" + String.format(Locale.ROOT, "%+.1f%%", 100 * change()) + ", " + dir.substring(0, dir.indexOf(" (")) + ")";
+        return Micros.pair(before, " -> ", after) + " (" + String.format(Locale.ROOT, "%+.1f%%", 100 * change()) + ", "
+                + (caveated() ? "~" : "") + dir.substring(0, dir.indexOf(" (")) + ")" + caveatNote();
     }
 }

@@ -60,7 +60,24 @@ public final class PrChecker {
     }
 
     /** Every violation in {@code text}, named {@code source}; chart links are checked against {@code dir} when it is not null. */
-    public static List<Violation> check(String text, String source, Path dir) {
+    public static List<Violation> check(String text, String source, Path dir) { return check(text, source, dir, null); }
+
+    /**
+     * As {@link #check(String, String, Path)}, and with {@code stack} (or null) the numbers the text
+     * quotes are checked against the evidence behind them: a caveated before -> after of any of
+     * its changes must carry its caveat on every line that quotes it ({@link PrRule#EVIDENCE}).
+     */
+    public static List<Violation> check(Path file, gluelab.stack.ChangeStack stack) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read PR text " + file + ": " + e.getMessage(), e);
+        }
+        return check(text, file.toString(), file.toAbsolutePath().getParent(), stack);
+    }
+
+    public static List<Violation> check(String text, String source, Path dir, gluelab.stack.ChangeStack stack) {
         List<Line> lines = parse(text);
         List<Violation> out = new ArrayList<>();
         Checks c = new Checks(source, lines, out);
@@ -80,6 +97,7 @@ public final class PrChecker {
         c.stackSummary();
         c.order();
         c.charts(dir);
+        if (stack != null) c.evidence(stack);
         out.sort(Comparator.comparingInt(Violation::line).thenComparing(Violation::rule));
         return out;
     }
@@ -130,6 +148,24 @@ public final class PrChecker {
         }
 
         void add(int line, PrRule rule, String message) { out.add(new Violation(source, line, rule, message)); }
+
+        /** Each quote of a caveated delta's numbers (its before -> after pair, or its ratio) carries the caveat. */
+        void evidence(gluelab.stack.ChangeStack stack) {
+            for (gluelab.stack.Change change : stack.changes()) {
+                for (gluelab.stack.Delta d : change.deltas()) {
+                    if (!d.caveated()) continue;
+                    String pair = gluelab.units.Micros.pair(d.before(), " -> ", d.after()), vs = gluelab.units.Micros.pair(d.before(), " vs ", d.after());
+                    String ratio = d.direction().contains("x ") ? d.direction().substring(0, d.direction().indexOf("x ") + 1) : null;
+                    for (Line l : lines) {
+                        String t = l.text();
+                        boolean quotes = t.contains(pair) || t.contains(vs) || ratio != null && Pattern.compile("(?<![\\d.])" + Pattern.quote(ratio) + "\\b").matcher(t).find();
+                        if (quotes && !t.contains(d.caveat())) {
+                            add(l.number(), PrRule.EVIDENCE, change.id() + " at " + d.workload() + ": " + pair + " comes from rows with a caveat the line drops: " + d.caveat());
+                        }
+                    }
+                }
+            }
+        }
 
         /** The {@code ## } header line of a section, or -1. */
         int header(String name) {

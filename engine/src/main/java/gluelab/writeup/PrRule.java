@@ -21,7 +21,8 @@ public enum PrRule {
     TEST_PLAN("test-plan", "a Test plan section with at least one item"),
     STACK_SUMMARY("stack-summary", "a collapsed stack summary (<details>) at the end with exactly one line marked <- this PR"),
     SECTION_ORDER("section-order", "sections in order: Problem, Solution, Diagram, Reach, Results, Rejected alternatives, Not tested, Test plan"),
-    CHART_FILES("chart-files", "charts embedded by relative links to files beside the text");
+    CHART_FILES("chart-files", "charts embedded by relative links to files beside the text"),
+    EVIDENCE("evidence", "numbers from noisy or unconfirmed rows, or a device not quiet, quoted with their caveat on the same line (checked against the change stack)");
 
     private final String id, description;
 

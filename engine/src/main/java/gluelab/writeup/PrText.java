@@ -101,8 +101,9 @@ public final class PrText {
     public static Path chart(ChangeStack stack, Change change, Path base) {
         List<Delta> deltas = new ArrayList<>(change.deltas());
         deltas.sort(Comparator.comparing(Delta::replay).thenComparingLong(Delta::tokens));
+        String caveat = deltas.stream().filter(Delta::caveated).map(Delta::caveat).distinct().collect(java.util.stream.Collectors.joining("; "));
         var c = Charts.beforeAfter(change.title() + Charts.context(stack.conditions().device(), stack.conditions().model(),
-                        deltas.stream().map(Delta::tokens).distinct().toList()),
+                        deltas.stream().map(Delta::tokens).distinct().toList()) + (caveat.isEmpty() ? "" : " [" + Delta.CAVEAT + caveat + "]"),
                 deltas.stream().map(Delta::workload).toList(), deltas.stream().map(d -> d.before().us()).toList(),
                 deltas.stream().map(d -> d.after().us()).toList());
         return Charts.save(c, base);

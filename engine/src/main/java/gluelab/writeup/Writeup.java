@@ -25,13 +25,13 @@ public final class Writeup {
 
     public static Written write(Path dir, ChangeStack stack, ExperimentRecord record, List<FeedbackItem> feedback) {
         List<Violation> violations = new ArrayList<>();
-        for (var c : stack.changes()) violations.addAll(PrChecker.check(PrText.markdown(stack, c, c.id() + ".png"), PR_DIR + "/" + c.id() + ".md", null));
+        for (var c : stack.changes()) violations.addAll(PrChecker.check(PrText.markdown(stack, c, c.id() + ".png"), PR_DIR + "/" + c.id() + ".md", null, stack));
         if (!violations.isEmpty()) {
             throw new IllegalArgumentException("the PR texts break " + violations.size() + " rule(s); fix the stack entries:\n"
                     + String.join("\n", violations.stream().map(Violation::toString).toList()));
         }
         List<Path> prs = PrText.write(stack, dir.resolve(PR_DIR));
-        for (Path p : prs) violations.addAll(PrChecker.check(p));
+        for (Path p : prs) violations.addAll(PrChecker.check(p, stack));
         Path feedbackFile = SkillFeedback.write(dir.resolve(FEEDBACK), feedback == null ? List.of() : feedback);
         Path findings = dir.resolve(FINDINGS);
         AtomicFiles.write(findings, FindingsDoc.markdown(stack, record, feedback, PR_DIR));

@@ -28,8 +28,14 @@ class ChartsTest {
     static final Path OUT = Path.of("target/chart-samples");
 
     static Row row(String op, String pass, String variant, long tokens, double us, double idealUs) {
-        double[] samples = {us * 1e-6, us * 1.01e-6, us * 0.99e-6};
-        Measurement m = new Measurement(op, Mode.COLD, samples, Summary.of(samples), StopRule.Reason.CONVERGED, 1, 0, 0.1, 0, 0.001,
+        return row(op, pass, variant, tokens, us, idealUs, 0.001);
+    }
+
+    /** A row whose median has {@code noise}: over the standard rule's bound, it is noisy. */
+    static Row row(String op, String pass, String variant, long tokens, double us, double idealUs, double noise) {
+        double[] samples = new double[StopRule.standard().minSamples()];
+        for (int i = 0; i < samples.length; i++) samples[i] = us * (0.99 + 0.02 * i / samples.length) * 1e-6;
+        Measurement m = new Measurement(op, Mode.COLD, samples, Summary.of(samples), StopRule.Reason.CONVERGED, 1, 0, 0.1, 0, noise,
                 StopRule.standard());
         MeasureKey key = new MeasureKey(gluelab.ops.OpId.of(op), Pass.parse(pass), Variant.parse(variant), Replay.DIRECT, tokens, DType.BF16);
         return new Row(key, "llama-3-8b", 1 << 20, 0, idealUs, "memory", m, null);
@@ -61,7 +67,7 @@ class ChartsTest {
                 new Candidate("rmsnorm", "fwd", "eager", 32768, 2, 1920, 320, 40000)), 0.01);
         CategoryChart ranked = Charts.ranked(ranking, "NVIDIA H200", "llama-3-8b");
         assertTrue(ranked.getTitle().endsWith("(NVIDIA H200, llama-3-8b, 32,768 tokens)"), ranked.getTitle());
-        assertEquals("Ranked candidates: measured vs ideal (32,768 tokens)", Charts.ranked(ranking).getTitle(), "tokens are always known");
+        assertEquals("Ranked candidates: gap per layer, ordered by score = gap x share (32,768 tokens)", Charts.ranked(ranking).getTitle(), "tokens are always known");
 
         Files.createDirectories(OUT);
         for (var e : java.util.Map.of("baselines_fwd", base, "pct_of_floor", pct, "ranked", ranked).entrySet()) {
@@ -92,5 +98,85 @@ class ChartsTest {
         // rope has no fused row: no marker rather than a 0 on a log axis
         CategorySeries fused = c.getSeriesMap().get("fused");
         assertTrue(fused.getYData().stream().anyMatch(y -> y == null));
+    }
+
+    // Golden rules per chart kind: noisy points hollow with a legend entry, log axes past a 100x span,
+    // the floor line on % of floor, value labels on bars. Each test also renders the PNG (docs/charts/ holds copies).
+
+    static final double NOISY = 0.2;
+
+    static boolean hollow(CategorySeries s) { return s.getMarker() instanceof HollowCircle; }
+
+    static void render(org.knowm.xchart.internal.chartpart.Chart<?, ?> c, String name) throws Exception {
+        Files.createDirectories(OUT);
+        Path png = Charts.save(c, OUT.resolve(name));
+        assertTrue(Files.size(png) > 1000, png + " rendered");
+    }
+
+    @Test
+    void baselinesDrawNoisyRowsHollowInTheirOwnLegendEntry() throws Exception {
+        List<Row> rows = new ArrayList<>(rows());
+        rows.removeIf(r -> r.op().equals("swiglu") && r.variant() == Variant.FUSED && r.tokens() == 32768 && r.pass() == Pass.FORWARD);
+        rows.add(row("swiglu", "fwd", "fused", 32768, 74205, 2400, NOISY));
+        CategoryChart c = Charts.baselines(rows, "fwd", "NVIDIA H200");
+        CategorySeries noisy = c.getSeriesMap().get(ChartRules.noisySeries("fused"));
+        assertNotNull(noisy, "a legend entry for the noisy points: " + c.getSeriesMap().keySet());
+        assertTrue(hollow(noisy));
+        int at = noisy.getXData().stream().map(Object::toString).toList().indexOf("swiglu @32768");
+        assertEquals(74205, ((Number) noisy.getYData().stream().toList().get(at)).doubleValue(), 742);
+        assertNull(c.getSeriesMap().get("fused").getYData().stream().toList().get(at), "not drawn as an ordinary point too");
+        assertTrue(c.getStyler().isYAxisLogarithmic());
+        render(c, "baselines_noisy");
+    }
+
+    @Test
+    void percentOfFloorAlwaysDrawsTheFloorLineAndGoesLogPastAHundredfoldSpan() throws Exception {
+        List<Row> below = List.of(row("rmsnorm", "fwd", "eager", 2048, 120, 20), row("swiglu", "fwd", "eager", 2048, 700, 150, NOISY));
+        CategoryChart c = Charts.percentOfFloor(below, 2048, "NVIDIA H200");
+        CategorySeries floor = c.getSeriesMap().get(Charts.FLOOR_LINE);
+        assertNotNull(floor, "the 100 line with every point below it");
+        assertTrue(floor.getYData().stream().allMatch(y -> ((Number) y).doubleValue() == 100));
+        assertTrue(hollow(c.getSeriesMap().get(ChartRules.noisySeries("eager"))));
+        assertFalse(c.getStyler().isYAxisLogarithmic(), "16.7% to 21.4%: linear");
+        render(c, "pct_of_floor_noisy");
+        List<Row> wide = List.of(row("rmsnorm", "fwd", "eager", 2048, 10000, 20), row("swiglu", "fwd", "fused", 2048, 160, 150));
+        CategoryChart log = Charts.percentOfFloor(wide, 2048, "NVIDIA H200");
+        assertTrue(log.getStyler().isYAxisLogarithmic(), "0.2% to 94%: log");
+        assertTrue(log.getYAxisTitle().contains("log scale"), log.getYAxisTitle());
+    }
+
+    @Test
+    void theRankedChartShowsTheScoresFactorsAndMarksNoisyCandidates() throws Exception {
+        double layer = 1_500_000;
+        Candidate big = new Candidate("swiglu", "bwd", "eager", 4096, 1, 1379664.1, 133328.6, layer);
+        Candidate noisy = new Candidate(new Candidate("rmsnorm", "fwd", "eager", 4096, 2, 6718.6, 92, layer).key(), 2, 6718.6, 92, layer, "n=1 < 10, noise unknown");
+        Candidate small = new Candidate("rope", "fwd", "eager", 4096, 1, 900, 400, layer);
+        Ranking r = Ranking.of(List.of(big, noisy, small), 0.01);
+        CategoryChart c = Charts.ranked(r, "NVIDIA H200", "llama-3-8b");
+        assertTrue(c.getStyler().isYAxisLogarithmic(), "gaps of 500 us to 1.2 s span > 100x");
+        assertTrue(c.getTitle().contains("ordered by score = gap x share"), c.getTitle());
+        CategorySeries gaps = c.getSeriesMap().get("gap");
+        List<String> labels = gaps.getXData().stream().map(Object::toString).toList();
+        assertEquals("swiglu bwd (92.0%)", labels.getFirst(), "the label carries the share");
+        assertTrue(hollow(c.getSeriesMap().get(ChartRules.noisySeries("gap"))));
+        render(c, "ranked_noisy_log");
+    }
+
+    @Test
+    void beforeAfterBarsCarryValueLabelsAndAWideSpanGoesLog() throws Exception {
+        CategoryChart bars = Charts.beforeAfter("q-norm-rope (NVIDIA H200)", List.of("4k tokens", "16k tokens"), List.of(410.2, 1497.0), List.of(301.7, 1044.0));
+        assertTrue(bars.getStyler().isLabelsVisible(), "value labels on bars");
+        assertFalse(bars.getStyler().isYAxisLogarithmic());
+        render(bars, "before_after");
+        CategoryChart wide = Charts.beforeAfter("swiglu bwd (NVIDIA H200)", List.of("128 tokens", "4k tokens"), List.of(10400.0, 1379664.1), List.of(941.0, 13332.8));
+        assertTrue(wide.getStyler().isYAxisLogarithmic(), "941 us to 1.4 s: log");
+        render(wide, "before_after_log");
+    }
+
+    @Test
+    void logAxisRule() {
+        assertFalse(ChartRules.logAxis(List.of(1.0, 100.0)));
+        assertTrue(ChartRules.logAxis(List.of(1.0, 100.5)));
+        assertFalse(ChartRules.logAxis(java.util.Arrays.asList(null, 0.0, -3.0, 50.0)), "nothing to compare on a log axis");
     }
 }

@@ -132,4 +132,28 @@ class ConfirmationTest {
         assertTrue(r.flags().stream().anyMatch(f -> f.startsWith("host time")), r.flags().toString());
         assertTrue(direct.describe().startsWith("1.25x faster (80.2 vs 100.2 us; n 3 and 2 of 3 processes)"), direct.describe());
     }
+
+    @Test
+    void aRowsCaveatNamesNoisyMeasurementsMissingProcessesAndANoisyDevice() {
+        QuietCheck quiet = new QuietCheck("before", true, List.of(), Map.of());
+        QuietCheck busy = new QuietCheck("after", false, List.of("host load average 9.1 on 2 cores"), Map.of());
+        Comparison c = tinyJob().comparisons().getFirst();
+        // Measurements with no rule (records before the rule) are not called noisy.
+        ConfirmResult sound = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(run(1, 100, 80, 50, 50), run(2, 100, 80, 50, 50), run(3, 100, 80, 50, 50)), null);
+        assertEquals("", sound.caveat(sound.row(c, Replay.DIRECT).orElseThrow()));
+        // Two processes, a device not quiet after, and measurements that stopped on the timeout with too few samples.
+        ProcessRun noisy = new ProcessRun(1, 101, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(
+                ruled(c, Variant.EAGER, Replay.DIRECT, 100), ruled(c, Variant.FUSED, Replay.DIRECT, 80)));
+        ConfirmResult r = Confirmation.aggregate("t", tinyJob(), quiet, busy, List.of(noisy, run(2, 100, 80, 50, 50)), null);
+        String caveat = r.caveat(r.row(c, Replay.DIRECT).orElseThrow());
+        assertTrue(caveat.startsWith("noisy: 2 of 4 measurements (timeout, n=3 < 10"), caveat);
+        assertTrue(caveat.contains("unconfirmed: 2 of 3 processes"), caveat);
+        assertTrue(caveat.endsWith("device not quiet"), caveat);
+    }
+
+    /** A measurement under the standard stop rule that stopped on the timeout with 3 samples: noisy. */
+    private static Timed ruled(Comparison c, Variant v, Replay r, double us) {
+        double[] s = {us * 1e-6, us * 1e-6, us * 1e-6};
+        return new Timed(c.op(), c.tokens(), v, r, 1, 1, new Measurement("x", Mode.COLD, s, Summary.of(s), StopRule.Reason.TIMEOUT, 1, 0, 0, 0, 0, StopRule.standard()));
+    }
 }

@@ -70,4 +70,59 @@ class WriteupStepsTest {
             for (Step s : Step.values()) if (s != Step.IDEAL_TIMES && s != Step.PROFILE_DIFF) assertTrue(ex.has(s), s.toString());
         }
     }
+
+    /**
+     * The story on a deliberately loaded CPU: spinning processes (twice the cores) run while steps
+     * 01 and 07 measure, under a 0.5% noise bound. The confirmed numbers come out caveated, and the
+     * findings doc, every PR text, its chart title and the stack summary carry the caveat; a PR text
+     * with the caveat removed fails pr check.
+     */
+    @Test
+    void onALoadedCpuTheFindingsAndPrTextsCarryTheCaveatAndPrCheckFailsWithoutIt(@TempDir Path root) throws Exception {
+        TimingConfig strict = new TimingConfig(Mode.COLD, 0, new StopRule(10, 0, 0.005, 0.5, 40), 2);
+        try (Gluelab lab = Gluelab.open("cpu").assumeBandwidth(Bandwidth.gbPerSecond(50), 1e11)) {
+            ExperimentFolder ex = lab.experiment("loaded", root);
+            lab.plan(ex, "llama-3-8b", 0.0001, "16");
+            gluelab.confirm.ConfirmResult confirmed;
+            int spinners;
+            try (var load = new gluelab.calibrate.BusyMachine()) {
+                spinners = load.size();
+                lab.bench("rmsnorm").forPlan(ex.plan()).passes("fwd", "bwd").timing(strict).check(0).record(ex, Step.BASELINES);
+                lab.rank(ex);
+                confirmed = lab.confirm(ex, lab.confirmJob(ex, List.of(Comparison.of("rmsnorm", 16, "eager", "fused")), strict));
+            }
+            var change = lab.change(ex, "rmsnorm", "Run RMSNorm as the fused kernel", "abc1234").build();
+            var delta = change.delta(16, Replay.DIRECT);
+            assertTrue(delta.caveated(), "measured beside " + spinners + " spinning processes under a 0.5% bound: " + confirmed.summary());
+            assertEquals(confirmed.caveat(confirmed.rows().stream().filter(r -> r.replay() == Replay.DIRECT).findFirst().orElseThrow()), delta.caveat());
+            lab.commit(ex, change);
+            var written = lab.writeup(ex);
+            assertEquals(List.of(), written.violations());
+
+            String quote = delta.describe();
+            assertTrue(quote.contains("(caveat: " + delta.caveat() + ")") && quote.contains("~"), quote);
+            String findings = Files.readString(ex.findingsFile());
+            assertTrue(findings.contains(quote), "findings.md quotes the caveated numbers:\n" + findings);
+            assertFalse(findings.replace(quote, "").contains(gluelab.units.Micros.pair(delta.before(), " -> ", delta.after())), "no uncaveated quote left");
+            Path pr = ex.prDir().resolve("rmsnorm-fused.md");
+            String text = Files.readString(pr);
+            assertTrue(text.lines().filter(l -> l.startsWith("TLDR")).findFirst().orElseThrow().contains("caveat: "), text);
+            ChangeStack stack = ChangeStack.load(ex.stackFile());
+            assertEquals(List.of(), PrChecker.check(pr, stack));
+
+            // A hand edit drops the caveat: pr check (as the CLI runs it, the stack found above the pr/ folder) fails.
+            Files.writeString(pr, text.replace(" (caveat: " + delta.caveat() + ")", "").replace("~", ""));
+            var out = new java.io.ByteArrayOutputStream();
+            var saved = System.out;
+            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+            int code;
+            try {
+                code = new picocli.CommandLine(new gluelab.cli.PrCommand()).execute("check", pr.toString());
+            } finally {
+                System.setOut(saved);
+            }
+            assertEquals(1, code, out.toString());
+            assertTrue(out.toString().contains("[evidence]"), out.toString());
+        }
+    }
 }

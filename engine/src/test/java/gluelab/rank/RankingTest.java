@@ -33,6 +33,22 @@ class RankingTest {
     }
 
     @Test
+    void aNoisyCandidateOverTheStopRuleIsRemeasureNotFix() {
+        double layer = 100_000;
+        Candidate sound = new Candidate("sound", "fwd", "eager", 2048, 2, 600, 100, layer);
+        Candidate noisy = new Candidate(new Candidate("noisy", "fwd", "eager", 2048, 2, 900, 100, layer).key(), 2, 900, 100, layer, "n=1 < 10, noise unknown");
+        Candidate small = new Candidate(new Candidate("small", "fwd", "eager", 2048, 1, 300, 200, layer).key(), 1, 300, 200, layer, "timeout");
+        Ranking r = Ranking.of(List.of(sound, noisy, small), 0.01);
+        assertEquals(Verdict.REMEASURE, r.verdict(noisy));
+        assertEquals(Verdict.FIX, r.verdict(sound));
+        assertEquals(Verdict.BELOW_STOP_RULE, r.verdict(small), "a small gap stays below the stop rule, noisy or not");
+        assertEquals(List.of(sound), r.toFix());
+        assertEquals(List.of(noisy), r.toRemeasure());
+        assertEquals("remeasure (n=1 < 10, noise unknown)", r.table().stringColumn("verdict").get(0));
+        assertEquals("fix", r.table().stringColumn("verdict").get(1));
+    }
+
+    @Test
     void countsMultiplyGapAndShare() {
         Candidate c = new Candidate("swiglu", "fwd", "eager", 1, 8, 10, 4, 1000);
         assertEquals(48, c.gapUs(), 1e-12);

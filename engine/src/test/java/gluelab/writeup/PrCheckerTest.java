@@ -34,6 +34,19 @@ class PrCheckerTest {
         return text.substring(a, b + 1);
     }
 
+    /** The q-norm-rope change as a loaded machine leaves it: every before -> after carries its caveat. */
+    static final String CAVEAT = "noisy: 6 of 6 measurements (noise 3.10% > 0.50%, ...); device not quiet";
+
+    static gluelab.stack.ChangeStack noisyStack() {
+        gluelab.stack.Change c = StackSamples.qNormRope();
+        gluelab.stack.Change noisy = new gluelab.stack.Change(c.id(), c.title(), c.kind(), c.variant(), c.region(),
+                c.deltas().stream().map(d -> d.withCaveat(CAVEAT)).toList(), c.layerShare(), c.correctness(), c.graphs(), c.commit(), c.config(),
+                c.scope(), c.problem(), c.solution(), c.unchanged(), c.diagram(), c.rejected(), c.notTested(), c.testPlan());
+        return StackSamples.stack().with(noisy);
+    }
+
+    static final String GOOD_NOISY = PrText.markdown(noisyStack(), noisyStack().changes().stream().filter(x -> x.id().equals("q-norm-rope")).findFirst().orElseThrow(), "q-norm-rope.png");
+
     /** The broken text for each rule. */
     static final Map<PrRule, UnaryOperator<String>> BREAK = new EnumMap<>(PrRule.class);
 
@@ -62,6 +75,25 @@ class PrCheckerTest {
             return replace(replace(t, plan, ""), "## Not tested\n", plan + "## Not tested\n");
         });
         BREAK.put(PrRule.CHART_FILES, t -> replace(t, "(q-norm-rope.png)", "(/home/me/q-norm-rope.png)"));
+        // a hand edit that drops the caveat from the TLDR's headline (checked against the noisy stack)
+        BREAK.put(PrRule.EVIDENCE, t -> replace(GOOD_NOISY, " (-30.3%, ~1.43x faster) (caveat: " + CAVEAT + ")", " (-30.3%, 1.43x faster)"));
+    }
+
+    /** The stack a rule's broken sample is checked against. */
+    static gluelab.stack.ChangeStack stackFor(PrRule rule) { return rule == PrRule.EVIDENCE ? noisyStack() : null; }
+
+    @Test
+    void aNoisyStacksGeneratedTextPassesAndCarriesEveryCaveat() {
+        assertEquals(List.of(), PrChecker.check(GOOD_NOISY, "noisy.md", null, noisyStack()));
+        assertTrue(GOOD_NOISY.lines().filter(l -> l.startsWith("TLDR")).findFirst().orElseThrow().contains("(caveat: " + CAVEAT + ")"), GOOD_NOISY);
+        assertTrue(GOOD_NOISY.contains("16k tokens, graph replay: 1402 -> 1021 us (-27.2%, ~1.37x faster) (caveat: " + CAVEAT + ")"), GOOD_NOISY);
+    }
+
+    @Test
+    void aRatioQuotedWithoutItsCaveatIsCaught() {
+        String bad = replace(GOOD_NOISY, "## Rejected alternatives\n\n", "## Rejected alternatives\n\n- nothing else came near the 1.43x of this change\n");
+        assertTrue(PrChecker.check(bad, "bad.md", null, noisyStack()).stream().anyMatch(v -> v.rule() == PrRule.EVIDENCE));
+        assertTrue(PrChecker.check(GOOD, "good.md", null, StackSamples.stack()).isEmpty(), "a sound stack asks for no caveat");
     }
 
     @Test
@@ -79,7 +111,7 @@ class PrCheckerTest {
     void eachRuleCatchesAHandEditedTextThatBreaksIt(PrRule rule) {
         String bad = BREAK.get(rule).apply(GOOD);
         assertNotEquals(GOOD, bad);
-        List<Violation> v = PrChecker.check(bad, "bad.md", null);
+        List<Violation> v = PrChecker.check(bad, "bad.md", null, stackFor(rule));
         assertTrue(v.stream().anyMatch(x -> x.rule() == rule), rule + " not caught; got " + v + "\n" + bad);
         for (Violation x : v) {
             assertEquals("bad.md", x.source());
