@@ -66,6 +66,7 @@ public final class BenchSession {
     private PeerRows peer;
     private Consumer<Row> onRow = row -> {};
     private Tuner.Options tuneOptions = Tuner.Options.defaults();
+    private boolean tuneEveryDevice;
     private final List<TuneResult> tuned = new ArrayList<>();
 
     private BenchSession(Device device, Calibration calibration) {
@@ -86,6 +87,9 @@ public final class BenchSession {
 
     /** Hands each device row to {@code c} as soon as it is measured. */
     public BenchSession onRow(Consumer<Row> c) { onRow = c == null ? row -> {} : c; return this; }
+
+    /** Tune where the plan tunes also on a device whose space does not tune unasked (the CPU: bench --tune). */
+    public BenchSession tuneEveryDevice(boolean t) { tuneEveryDevice = t; return this; }
 
     /** The tuner's options where the plan tunes (the defaults unless set). */
     public BenchSession tuneOptions(Tuner.Options o) { tuneOptions = o; return this; }
@@ -132,7 +136,7 @@ public final class BenchSession {
     private BenchResult measure(BenchPlan plan, List<String> notes) {
         tuned.clear();
         plan.checkRuns(device);
-        if (plan.tune() && device.tunable().isPresent()) {
+        if (plan.tune() && Tuning.tunesBeforeBench(device, tuneEveryDevice)) {
             // The hand kernels (fused) and the generated regions (region) that the plan measures; cached picks cost nothing.
             progress.update("tune", 0, 1, "the plan's fused kernels and regions (cached picks are reused)");
             tuned.addAll(tune(device, plan, tuneOptions, progress));

@@ -1,5 +1,7 @@
 package gluelab.cli;
 
+import gluelab.tune.Tuning;
+
 import gluelab.bench.BenchPlan;
 import gluelab.bench.BenchResult;
 import gluelab.files.Json;
@@ -38,13 +40,16 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print rows as JSON on stdout (progress stays on stderr)")
     boolean json;
 
-    @Option(names = "--no-tune", description = "use the cached or default kernel configs; without it, fused kernels not yet tuned for these shapes are tuned first (the plan's tune decision)")
+    @Option(names = "--no-tune", description = "use the cached or default kernel configs; without it, fused kernels not yet tuned for these shapes are tuned first on a GPU (the plan's tune decision)")
     boolean noTune;
+
+    @Option(names = "--tune", description = "tune first also where the device does not by default (the CPU)")
+    boolean tune;
 
     /** The plan these options describe, every option checked (the notebook's %bench magic parses the same options). */
     public BenchPlan plan(SpecRegistry specs) {
         return placementOptions.applyTo(stopOptions.applyTo(planOptions.builder(specs, PlanOptions.Defaults.BENCH).ops(ops).mode(mode)))
-                .check(check).tune(!noTune).build();
+                .check(check).tune(Tuning.benchTunes(tune, noTune)).build();
     }
 
     /** Those of --with and --chart that were given: options only `gluelab bench` acts on, which the %bench magic refuses rather than ignore. */
@@ -66,7 +71,7 @@ public final class BenchCommand implements Callable<Integer> {
             plan.checkRuns(lab.device());
             try (var torch = torchOptions.start(lab.device())) {
                 lab.progress(new ConsoleProgress(System.err));
-                BenchResult result = lab.session().peer(torch == null ? null : (p, cal, own, progress) -> torchOptions.addRows(torch, p, cal, own, progress, json))
+                BenchResult result = lab.session().tuneEveryDevice(tune).peer(torch == null ? null : (p, cal, own, progress) -> torchOptions.addRows(torch, p, cal, own, progress, json))
                         .run(plan);
                 // With --json, stdout is the rows alone.
                 chartOptions.draw(result.rows(), json ? System.err : System.out);

@@ -29,6 +29,15 @@ public interface Tunable {
      */
     record CompileBatch(List<CompileOutcome> outcomes, int processes, String how) {}
 
+    /**
+     * Whether a bench tunes this space before it measures when no one asked (no --tune): false
+     * where a tune costs minutes and the defaults are close (the CPU's JIT-compiled kernels).
+     */
+    default boolean tunesUnasked() { return true; }
+
+    /** The most seconds a tune may spend timing one kernel's configs (infinite: no cap). */
+    default double timingSecondsPerKernel() { return Double.POSITIVE_INFINITY; }
+
     /** Valid configurations for this instance, pruned by its shape; the first is the default. Empty: not tunable. */
     List<KernelConfig> configs(OpInstance instance);
 

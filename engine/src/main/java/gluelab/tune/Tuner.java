@@ -18,7 +18,8 @@ import java.util.*;
  * The autotuner. For one op instance on a {@link Tunable} device: compile every configuration in
  * parallel before any benchmarking (or, with {@code serial}, compile and time them one after
  * another, the slow path kept for comparison), try each once and skip those that cannot run (with
- * the reason), time the rest interleaved with the harness, check the fastest against fp64 (the
+ * the reason), time the rest interleaved with the harness by successive halving (every config
+ * briefly, the best third longer, ..., the finalists with the full stop rule), check the fastest against fp64 (the
  * next one if it fails), and store the pick and this record beside the compile cache. A cached
  * pick is returned as is: a warm run compiles and times nothing.
  */
@@ -139,6 +140,7 @@ public final class Tuner {
             String how = "one at a time in this process, each config timed before the next compiles";
             Map<KernelConfig, ConfigResult> results = new LinkedHashMap<>();
             Map<KernelConfig, Launch> ready = new LinkedHashMap<>();
+            List<KernelConfig> ranking = null;
             try {
                 if (options.serial()) {
                     // The slow path: each config compiled inline, then timed, before the next compiles.
@@ -175,15 +177,12 @@ public final class Tuner {
                         Launch l = tryPrepare(in, args, o.config(), o, results);
                         if (l != null) ready.put(o.config(), l);
                     }
-                    progress.update("tune " + in.op().name() + " " + in.pass().id() + ": time", 0, ready.size(), ready.size() + " configs interleaved");
-                    List<Harness.Subject> subjects = new ArrayList<>();
-                    ready.forEach((c, l) -> subjects.add(new Harness.Subject(c.id(), l, 0, options.timing().stop())));
-                    List<Measurement> ms = subjects.isEmpty() ? List.of() : harness.interleave(subjects, options.timing());
-                    int i = 0;
+                    Halving h = halve(harness, ready, "tune " + in.op().name() + " " + in.pass().id() + ": time", progress);
                     for (KernelConfig c : ready.keySet()) {
                         Tunable.CompileOutcome o = outcomes.get(configs.indexOf(c));
-                        results.put(c, measured(c, o, ms.get(i++)));
+                        results.put(c, measured(c, o, h.measured().get(c)));
                     }
+                    ranking = h.ranking();
                     benchSeconds = (System.nanoTime() - b0) * 1e-9;
                 }
             } finally {
@@ -191,6 +190,8 @@ public final class Tuner {
             }
             List<KernelConfig> ranked = new ArrayList<>(results.keySet().stream().filter(c -> results.get(c).valid()).toList());
             ranked.sort(Comparator.comparingDouble(c -> results.get(c).medianUs()));
+            // Halving ranks the finalists first (by their full-rule medians), then each earlier round's configs.
+            if (ranking != null) ranked.sort(Comparator.comparingInt(ranking::indexOf));
             KernelConfig pick = null;
             Correctness check = null;
             for (KernelConfig c : ranked) {
@@ -220,6 +221,64 @@ public final class Tuner {
         } finally {
             args.values().forEach(Buffer::close);
         }
+    }
+
+    /** Configs left for the last round, which times them with the full stop rule. */
+    static final int FINALISTS = 3;
+    /** A round keeps the best third of its configs (and any within this fraction of the round's best). */
+    static final double KEEP_FRACTION = 1.0 / 3, WITHIN_BEST = 0.01;
+
+    /**
+     * Successive halving: every config timed briefly (interleaved, a few samples), the best third
+     * kept (and those within 1% of the round's best: a brief median is noisy), timed longer, and so
+     * on until {@link #FINALISTS} are left, timed with the options' full stop rule. Each config's
+     * measurement is that of the last round it was in. A space's cap on timing seconds
+     * ({@link Tunable#timingSecondsPerKernel}, the CPU's) bounds every round's timeout.
+     */
+    /** What halving gave: each config's last measurement, and the configs ranked (the last round's by median first, then each earlier round's). */
+    record Halving(Map<KernelConfig, Measurement> measured, List<KernelConfig> ranking) {}
+
+    private Halving halve(Harness harness, Map<KernelConfig, Launch> ready, String label, Progress progress) {
+        List<List<KernelConfig>> rounds = new ArrayList<>();
+        Map<KernelConfig, Measurement> last = new LinkedHashMap<>();
+        List<KernelConfig> alive = new ArrayList<>(ready.keySet());
+        StopRule full = options.timing().stop();
+        double cap = tunable.timingSecondsPerKernel();
+        int timed = 0, total = alive.size();
+        for (int round = 0; !alive.isEmpty(); round++) {
+            boolean finalRound = alive.size() <= FINALISTS;
+            StopRule rule = finalRound ? full : briefRule(full, round);
+            if (Double.isFinite(cap)) rule = rule.withTimeout(Math.max(0.005, Math.min(rule.timeoutSeconds(), cap / (3.0 * alive.size()))));
+            progress.update(label, timed, total, (finalRound ? "final round: " : "round " + (round + 1) + ": ") + alive.size() + " configs interleaved");
+            List<Harness.Subject> subjects = new ArrayList<>();
+            for (KernelConfig c : alive) subjects.add(new Harness.Subject(c.id(), ready.get(c), 0, rule));
+            List<Measurement> ms = harness.interleave(subjects, options.timing().withStop(rule));
+            for (int i = 0; i < alive.size(); i++) last.put(alive.get(i), ms.get(i));
+            List<KernelConfig> ranked = new ArrayList<>(alive);
+            ranked.sort(Comparator.comparingDouble(c -> last.get(c).summary().median()));
+            rounds.add(ranked);
+            if (finalRound) break;
+            double best = last.get(ranked.getFirst()).summary().median();
+            int keep = Math.max(FINALISTS, (int) Math.ceil(ranked.size() * KEEP_FRACTION));
+            List<KernelConfig> next = new ArrayList<>();
+            for (int i = 0; i < ranked.size(); i++) {
+                if (i < keep || last.get(ranked.get(i)).summary().median() <= best * (1 + WITHIN_BEST)) next.add(ranked.get(i));
+            }
+            timed += alive.size() - next.size();
+            // No progress (every config within 1% of the best): the final round decides.
+            alive = next.size() == alive.size() ? next.subList(0, Math.min(next.size(), keep)) : next;
+        }
+        progress.update(label, total, total, "done");
+        List<KernelConfig> ranking = new ArrayList<>();
+        for (int r = rounds.size() - 1; r >= 0; r--) for (KernelConfig c : rounds.get(r)) if (!ranking.contains(c)) ranking.add(c);
+        return new Halving(last, ranking);
+    }
+
+    /** A brief round's rule: a few samples, a looser noise bound, a fraction of the full timeout (longer each round). */
+    static StopRule briefRule(StopRule full, int round) {
+        double share = Math.min(1.0, 0.1 * (1 << round));
+        return new StopRule(Math.min(full.minSamples(), 3 + 2 * round), full.minSeconds() * share, Math.max(full.maxNoise(), 0.05),
+                Math.max(0.005, full.timeoutSeconds() * share), full.maxSamples());
     }
 
     /** The instance's shape at the check's few tokens (every other dim kept, so the config stays valid). */

@@ -19,6 +19,20 @@ public final class Tuning {
     private Tuning() {}
 
     /** Every fused instance of the plan that has more than one config, tuned (or taken from the cache). */
+    /** The plan's tune decision from bench's --tune and --no-tune: tune unless --no-tune (both: an error). */
+    public static boolean benchTunes(boolean tune, boolean noTune) {
+        if (tune && noTune) throw new IllegalArgumentException("--tune and --no-tune contradict each other: give one");
+        return !noTune;
+    }
+
+    /**
+     * Whether a plan that tunes tunes on this device: where it has a tunable space that tunes
+     * unasked (a GPU's, not the CPU's), or everywhere with {@code everyDevice} (bench --tune).
+     */
+    public static boolean tunesBeforeBench(Device device, boolean everyDevice) {
+        return device.tunable().map(t -> everyDevice || t.tunesUnasked()).orElse(false);
+    }
+
     public static List<TuneResult> run(Device device, ModelSpec spec, List<GlueOp> ops, List<Pass> passes, List<Long> tokens, DType dtype,
                                        Tuner.Options options, Progress progress) {
         return run(device, spec, ops, passes, tokens, dtype, List.of(Variant.FUSED), options, progress);

@@ -29,6 +29,34 @@ class TunerTest {
     }
 
     @Test
+    void benchOnTheCpuTunesNothingUnlessAskedAndACpuTuneIsCappedPerKernel() {
+        try (CpuDevice cpu = new CpuDevice(2, dir)) {
+            assertFalse(Tuning.tunesBeforeBench(cpu, false), "bench --device cpu tunes nothing by default");
+            assertTrue(Tuning.tunesBeforeBench(cpu, true), "--tune asks for it");
+            assertTrue(Tuning.benchTunes(false, false));
+            assertFalse(Tuning.benchTunes(false, true));
+            var both = assertThrows(IllegalArgumentException.class, () -> Tuning.benchTunes(true, true));
+            assertTrue(both.getMessage().contains("--tune and --no-tune"), both.getMessage());
+            double cap = cpu.tunable().orElseThrow().timingSecondsPerKernel();
+            assertTrue(cap <= 5, "a few seconds per kernel: " + cap);
+            // Every config is timed (halving keeps a measurement of each, the pick among the finalists).
+            TuneResult r = new Tuner(cpu, Tuner.Options.defaults()).tune(instance("rmsnorm", Pass.FORWARD, 256), Progress.NONE);
+            assertEquals(r.configs(), r.results().size());
+            assertTrue(r.results().stream().allMatch(ConfigResult::valid), r.results().toString());
+        }
+    }
+
+    @Test
+    void briefRoundsAreShorterAndLooserThanTheFullRuleAndGrowEachRound() {
+        var full = Tuner.Options.defaults().timing().stop();
+        var r0 = Tuner.briefRule(full, 0);
+        var r1 = Tuner.briefRule(full, 1);
+        assertTrue(r0.minSamples() < full.minSamples() && r0.timeoutSeconds() < full.timeoutSeconds() && r0.maxNoise() >= full.maxNoise());
+        assertTrue(r1.minSamples() > r0.minSamples() && r1.timeoutSeconds() > r0.timeoutSeconds());
+        assertTrue(Tuner.briefRule(full, 10).timeoutSeconds() <= full.timeoutSeconds());
+    }
+
+    @Test
     void aWarmCacheTunesAndCompilesNothing() {
         try (CpuDevice cpu = new CpuDevice(2, dir)) {
             OpInstance in = instance("rmsnorm", Pass.BACKWARD, 64);

@@ -29,6 +29,14 @@ final class CpuTuning implements Tunable {
         return device.prepare(instance, args, config);
     }
 
+    /** A CPU tune times JIT-compiled kernels (seconds each): only when asked, and a few seconds a kernel. */
+    @Override public boolean tunesUnasked() { return false; }
+
+    @Override public double timingSecondsPerKernel() { return CPU_SECONDS_PER_KERNEL; }
+
+    /** The cap on a CPU tune's timing of one kernel. */
+    static final double CPU_SECONDS_PER_KERNEL = 3.0;
+
     @Override public String codeId() { return "cpu " + device.facts().name() + " threads=" + device.parallel().threads(); }
 
     @Override public ConfigPicks picks() { return picks; }

@@ -4,14 +4,14 @@ import gluelab.device.eager.EagerOps;
 import gluelab.tensor.DType;
 
 /**
- * The integer codes glue.cu's kernels take for element types, eager ops and broadcast modes.
+ * The integer codes the kernels take for element types, eager ops and broadcast modes.
  * Written out one by one (never an enum's ordinal): reordering an enum must not change what a
- * kernel computes. CudaCodesTest parses glue.cu and checks every code against its #define.
+ * kernel computes. CudaCodesTest parses the CUDA sources and checks every code against its #define.
  */
 final class CudaCodes {
     private CudaCodes() {}
 
-    /** glue.cu's DT_* codes. */
+    /** glue_types.cuh's DT_* codes. */
     static int dtype(DType t) {
         return switch (t) {
             case BF16 -> 0;
@@ -22,7 +22,7 @@ final class CudaCodes {
         };
     }
 
-    /** glue.cu's UN_* codes. */
+    /** base.cu's UN_* codes. */
     static int unary(EagerOps.Unary op) {
         return switch (op) {
             case SQUARE -> 0;
@@ -36,7 +36,7 @@ final class CudaCodes {
         };
     }
 
-    /** glue.cu's BIN_* codes. */
+    /** base.cu's BIN_* codes. */
     static int binary(EagerOps.Binary op) {
         return switch (op) {
             case ADD -> 0;
@@ -45,7 +45,7 @@ final class CudaCodes {
         };
     }
 
-    /** prim_broadcast's modes, glue.cu's BC_* codes. */
+    /** prim_broadcast's modes, base.cu's BC_* codes. */
     enum Broadcast {
         MUL_ROWS(0), MUL_COLS(1), EXPAND_ROWS(2), DIV_ROWS(3);
 

@@ -21,7 +21,7 @@ import static jcuda.driver.CUdevice_attribute.*;
 import static jcuda.driver.JCudaDriver.*;
 
 /**
- * An NVIDIA GPU through JCuda's driver API. Kernels come from the kernels module's glue.cu,
+ * An NVIDIA GPU through JCuda's driver API. Kernels come from the kernels module's CUDA files,
  * compiled for the device's own architecture through the compile cache. All work goes to one
  * non-blocking stream.
  *
@@ -302,7 +302,7 @@ public final class CudaDevice implements Device {
         CudaProgram p = new CudaProgram(this);
         try {
             if (instance.variant() == Variant.EAGER) EagerChains.build(instance, t, new CudaEagerOps(p, this));
-            else CudaFused.build(instance, t, p, this, config);
+            else FusedKernels.build(instance, t, p, this, config);
         } catch (RuntimeException e) {
             p.close();
             throw e;
@@ -310,7 +310,7 @@ public final class CudaDevice implements Device {
         return p;
     }
 
-    /** The calibration copy's forms in glue.cu: name, threads per block, 16-byte vectors per thread. */
+    /** The calibration copy's forms in base.cu: name, threads per block, 16-byte vectors per thread. */
     private record CopyForm(String kernel, int threads, int vectors) {}
 
     private static final List<CopyForm> COPY_FORMS = List.of(new CopyForm("calib_copy", 256, 4), new CopyForm("calib_copy_256x8", 256, 8),

@@ -6,76 +6,71 @@ import gluelab.device.Tunable;
 import gluelab.device.cuda.compile.CompileCache;
 import gluelab.device.cuda.compile.CompileException;
 import gluelab.device.cuda.compile.CudaCompiler;
+import gluelab.device.cuda.compile.SourceUnit;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The catalogue's kernels: glue.cu from the kernels module's resources, compiled through the cache
- * and loaded. The base module holds the eager primitives and calibration kernels; each fused
- * kernel configuration is a module of its own (glue.cu compiled with that config's defines).
+ * The catalogue's kernels: the family files from the kernels module's resources ({@link
+ * KernelSources}), compiled through the cache and loaded. The base module (base.cu) holds the eager
+ * primitives and calibration kernels; each fused kernel configuration is a module of its own (its
+ * family's file compiled with that config's defines). Every launch through here is checked against
+ * the kernel's declared parameters.
  */
 final class CudaKernels {
-    static final String SOURCE_NAME = "glue.cu";
     // Accepted by both NVRTC and nvcc; both optimise fully by default.
     static final List<String> OPTIONS = List.of("-std=c++17");
 
     private final CompileCache cache;
     private final String arch;
-    private final String source;
+    private final KernelSources sources;
     private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
+    private final Map<String, KernelSignature> baseSignatures;
+    private final Map<String, Map<String, KernelSignature>> familySignatures = new ConcurrentHashMap<>();
     private final Map<List<String>, KernelLaunch.Function> configured = new ConcurrentHashMap<>();
     private CUmodule module;
 
     CudaKernels(CompileCache cache, String arch) {
         this.cache = cache;
         this.arch = arch;
-        this.source = readSource();
+        this.sources = new KernelSources();
+        this.baseSignatures = KernelSignature.parse(sources.unit(KernelSources.BASE).text());
         load();
     }
 
-    String source() { return source; }
+    KernelSources sources() { return sources; }
+
+    /** The base module's unit. */
+    SourceUnit base() { return sources.unit(KernelSources.BASE); }
+
+    /** The unit that holds the instance's fused kernel. */
+    SourceUnit unit(OpInstance in) { return sources.unit(FusedKernels.require(in).source()); }
 
     String arch() { return arch; }
 
-    /**
-     * glue.cu from $GLUELAB_KERNEL_SOURCES when set (kernel authors iterate without rebuilding),
-     * else from the kernels jar.
-     */
-    static String readSource() {
-        String dir = System.getenv("GLUELAB_KERNEL_SOURCES");
-        if (dir != null && !dir.isBlank()) {
-            try {
-                return java.nio.file.Files.readString(java.nio.file.Path.of(dir, SOURCE_NAME));
-            } catch (IOException e) {
-                throw new IllegalStateException("GLUELAB_KERNEL_SOURCES is set but " + dir + "/" + SOURCE_NAME + " cannot be read: " + e.getMessage(), e);
-            }
-        }
-        try (InputStream in = CudaKernels.class.getResourceAsStream("/gluelab/kernels/" + SOURCE_NAME)) {
-            if (in == null) throw new IllegalStateException("kernel source gluelab/kernels/" + SOURCE_NAME + " is not on the classpath (gluelab-kernels jar missing)");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read kernel source: " + e.getMessage(), e);
-        }
-    }
-
     /** (Re)loads the base module into the current context, e.g. after the context was rebuilt. */
     void load() {
-        byte[] cubin = cache.cubin(source, SOURCE_NAME, arch, OPTIONS);
+        byte[] cubin = cache.cubin(base(), arch, OPTIONS);
         CUmodule m = new CUmodule();
         JCudaDriver.cuModuleLoadData(m, cubin);
         module = m;
         functions.clear();
         configured.clear();
+    }
+
+    /** The base module's kernel {@code name} checked against its declaration, then its entry point. */
+    CUfunction function(String name, List<KernelSignature.Param> bound) {
+        KernelSignature sig = baseSignatures.get(name);
+        if (sig == null) throw new IllegalArgumentException("base.cu declares no kernel " + name);
+        sig.check(bound);
+        return function(name);
     }
 
     CUfunction function(String name) {
@@ -89,18 +84,18 @@ final class CudaKernels {
     /** The options that compile one configuration of the instance's fused kernel. */
     static List<String> options(OpInstance in, KernelConfig c) {
         List<String> o = new ArrayList<>(OPTIONS);
-        o.addAll(FusedConfigs.defines(in, c));
+        o.addAll(FusedKernels.defines(in, c));
         return o;
     }
 
     /** Compiles one configuration through the cache (thread-safe: no driver calls). */
     CompileCache.Fetched compile(OpInstance in, KernelConfig c) {
-        return cache.fetch(source, SOURCE_NAME, arch, options(in, c));
+        return cache.fetch(unit(in), arch, options(in, c));
     }
 
     /** The same, compiled on a miss by {@code via} (compile worker processes). */
     CompileCache.Fetched compile(OpInstance in, KernelConfig c, CudaCompiler via) {
-        return cache.fetch(source, SOURCE_NAME, arch, options(in, c), via);
+        return cache.fetch(unit(in), arch, options(in, c), via);
     }
 
     /**
@@ -111,7 +106,7 @@ final class CudaKernels {
         return configured.computeIfAbsent(options(in, c), opts -> {
             byte[] cubin;
             try {
-                cubin = cache.cubin(source, SOURCE_NAME, arch, opts);
+                cubin = cache.cubin(unit(in), arch, opts);
             } catch (CompileException e) {
                 throw new Tunable.ConfigRejected("does not compile: " + firstLines(e.getMessage()));
             }
@@ -127,7 +122,9 @@ final class CudaKernels {
                 throw new Tunable.ConfigRejected("exceeds the device's limits: " + regs[0] + " registers per thread allow " + max[0]
                         + " threads per block, the config has " + threads);
             }
-            return new KernelLaunch.Function(c.kernel(), f);
+            KernelSignature sig = familySignatures.computeIfAbsent(unit(in).name(), n -> KernelSignature.parse(unit(in).text())).get(c.kernel());
+            if (sig == null) throw new IllegalStateException(unit(in).name() + " declares no kernel " + c.kernel());
+            return new KernelLaunch.Function(c.kernel(), f, sig);
         });
     }
 

@@ -6,11 +6,7 @@ import gluelab.device.cuda.compile.CompileException;
 import gluelab.device.cuda.compile.CompileWorkers;
 import gluelab.device.cuda.compile.CudaCompiler;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +19,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The CUDA device's fused kernels as a tunable space: configs from FusedConfigs, compiled in
+ * The CUDA device's fused kernels as a tunable space: configs from the kernel families, compiled in
  * parallel through the cache. A batch compiles in worker processes ({@link CompileWorkers}: NVRTC
  * does not scale across threads of one process), or in this process's threads where none can start.
  */
@@ -42,18 +38,15 @@ final class CudaTuning implements Tunable, AutoCloseable {
         this.picks = picks;
         this.workers = workers;
         CudaKernels k = device.kernels();
-        this.codeId = k.arch() + " glue.cu@" + sha(k.source()) + " " + device.cache().compiler().id();
+        this.codeId = k.arch() + " kernels@" + sourceHash(k.sources()) + " " + device.cache().compiler().id();
     }
 
-    private static String sha(String s) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8))).substring(0, 16);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+    /** The kernel source hash: every family file and header (a pick tuned on other sources is not used). */
+    static String sourceHash(KernelSources sources) {
+        return sources.digestOf(FusedKernels.FAMILIES.stream().map(FusedFamily::source).toList()).substring(0, 16);
     }
 
-    @Override public List<KernelConfig> configs(OpInstance instance) { return FusedConfigs.configs(instance); }
+    @Override public List<KernelConfig> configs(OpInstance instance) { return FusedKernels.configs(instance); }
 
     @Override public List<CompileOutcome> compile(OpInstance instance, List<KernelConfig> configs, int threads) {
         return compileAll(device.kernels(), instance, configs, threads);

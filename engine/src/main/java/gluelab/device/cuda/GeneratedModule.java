@@ -24,7 +24,7 @@ public final class GeneratedModule {
     private GeneratedModule(CudaDevice device, String source, String sourceName) {
         this.device = device;
         device.makeCurrent();
-        byte[] cubin = device.cache().cubin(source, sourceName, device.facts().extras().get("arch"), CudaKernels.OPTIONS);
+        byte[] cubin = device.cache().cubin(gluelab.device.cuda.compile.SourceUnit.of(sourceName, source), device.facts().extras().get("arch"), CudaKernels.OPTIONS);
         device.guard(() -> JCudaDriver.cuModuleLoadData(module, cubin));
     }
 

@@ -95,7 +95,7 @@ public final class KernelWorker {
     private Reply compile(Request r) {
         device.makeCurrent();
         int before = device.compileLog().size();
-        byte[] cubin = device.cache().cubin(r.source(), r.name() + ".cu", device.facts().extras().get("arch"), CudaKernels.OPTIONS);
+        byte[] cubin = device.cache().cubin(gluelab.device.cuda.compile.SourceUnit.of(r.name() + ".cu", r.source()), device.facts().extras().get("arch"), CudaKernels.OPTIONS);
         var entry = device.compileLog().get(before);
         CUmodule module = new CUmodule();
         JCudaDriver.cuModuleLoadData(module, cubin);

@@ -8,6 +8,7 @@ import gluelab.device.cuda.compile.CompileException;
 import gluelab.device.cuda.compile.CompileWorkers;
 import gluelab.device.cuda.compile.NvccCompiler;
 import gluelab.device.cuda.compile.NvccCompilerTest;
+import gluelab.device.cuda.compile.SourceUnit;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
 import gluelab.ops.Pass;
@@ -56,13 +57,13 @@ class CompileWorkersTest {
         assertEquals(2, pool.alive());
         assertEquals(nvcc.id(), pool.id(), "the workers run this process's compiler, which the cache key names");
         CompileCache cache = new CompileCache(cacheDir, nvcc);
-        CompileCache.Fetched f = cache.fetch(SMALL, "small.cu", "sm_90", List.of(), pool);
+        CompileCache.Fetched f = cache.fetch(SourceUnit.of("small.cu", SMALL), "sm_90", List.of(), pool);
         assertEquals("compiled", f.origin());
         assertElf(f.bytes());
-        assertArrayEquals(f.bytes(), Files.readAllBytes(cacheDir.resolve(CompileCache.key(SMALL, "sm_90", List.of(), nvcc.id()) + ".cubin")));
-        assertEquals("memory", cache.fetch(SMALL, "small.cu", "sm_90", List.of(), pool).origin(), "a second lookup compiles nothing");
+        assertArrayEquals(f.bytes(), Files.readAllBytes(cacheDir.resolve(CompileCache.key(SourceUnit.of("small.cu", SMALL), "sm_90", List.of(), nvcc.id()) + ".cubin")));
+        assertEquals("memory", cache.fetch(SourceUnit.of("small.cu", SMALL), "sm_90", List.of(), pool).origin(), "a second lookup compiles nothing");
         var e = assertThrows(CompileException.class,
-                () -> cache.fetch("extern \"C\" __global__ void k(float* p) {\n  p[0] = nope;\n}\n", "mine.cu", "sm_90", List.of(), pool));
+                () -> cache.fetch(SourceUnit.of("mine.cu", "extern \"C\" __global__ void k(float* p) {\n  p[0] = nope;\n}\n"), "sm_90", List.of(), pool));
         assertTrue(e.getMessage().contains("mine.cu(2)"), e.getMessage());
         assertEquals(2, pool.alive(), "a compile error leaves the worker alive");
     }
@@ -77,7 +78,7 @@ class CompileWorkersTest {
         // The compile blocks on the pipe: the worker is surely mid-job when killed.
         Path header = fifo("held.h");
         String source = "#include \"" + header + "\"\n" + SMALL;
-        var job = CompletableFuture.supplyAsync(() -> cache.fetch(source, "held.cu", "sm_90", List.of(), pool));
+        var job = CompletableFuture.supplyAsync(() -> cache.fetch(SourceUnit.of("held.cu", source), "sm_90", List.of(), pool));
         killWhileCompiling(first);
         // The replacement finds a plain file there.
         Files.delete(header);
@@ -98,10 +99,10 @@ class CompileWorkersTest {
         CompileCache cache = new CompileCache(cacheDir, nvcc);
         var op = Catalogue.parse("moe_routing");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
-        KernelConfig config = FusedConfigs.configs(in).getFirst();
-        String source = "#include \"" + fifo("never.h") + "\"\n" + SMALL;
+        KernelConfig config = FusedKernels.configs(in).getFirst();
+        SourceUnit source = SourceUnit.of("never.cu", "#include \"" + fifo("never.h") + "\"\n" + SMALL);
         var batch = CompletableFuture.supplyAsync(() -> CudaTuning.compileBatch(List.of(new Tunable.CompileJob(in, config)), 1, pool,
-                (j, via) -> cache.fetch(source, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(j.instance(), j.config()), via)));
+                (j, via) -> cache.fetch(source, "sm_90", CudaKernels.options(j.instance(), j.config()), via)));
         long first = pool.pids().getFirst();
         killWhileCompiling(first);
         killWhileCompiling(workerOtherThan(first));
@@ -109,7 +110,7 @@ class CompileWorkersTest {
         Tunable.CompileOutcome o = b.outcomes().getFirst();
         assertEquals(config, o.config());
         String why = o.error().orElseThrow(() -> new AssertionError("the job compiled"));
-        assertTrue(why.contains("died") && why.contains(String.join(" ", FusedConfigs.defines(in, config))), why);
+        assertTrue(why.contains("died") && why.contains(String.join(" ", FusedKernels.defines(in, config))), why);
         assertFalse(o.compiled());
         assertOnlyWholeCubins();
         assertFalse(Files.exists(cacheDir.resolve(CompileCache.key(source, "sm_90", CudaKernels.options(in, config), nvcc.id()) + ".cubin")));
@@ -125,9 +126,9 @@ class CompileWorkersTest {
         var op = Catalogue.parse("cat");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
         KernelConfig config = new KernelConfig("k", Map.of("threads", 32));
-        String fallback = SMALL + "// compiled in this process\n";
+        SourceUnit fallback = SourceUnit.of("small.cu", SMALL + "// compiled in this process\n");
         Tunable.CompileBatch b = CudaTuning.compileBatch(List.of(new Tunable.CompileJob(in, config)), 2, pool,
-                (j, via) -> via == null ? cache.fetch(fallback, "small.cu", "sm_90", List.of()) : cache.fetch(fallback, "small.cu", "sm_90", List.of(), via));
+                (j, via) -> via == null ? cache.fetch(fallback, "sm_90", List.of()) : cache.fetch(fallback, "sm_90", List.of(), via));
         assertEquals(0, b.processes());
         assertTrue(b.how().startsWith("2 threads in this process (compile worker processes unavailable: cannot start a compile worker process"), b.how());
         assertTrue(b.outcomes().getFirst().error().isEmpty(), b.outcomes().toString());

@@ -4,8 +4,6 @@ import gluelab.device.eager.EagerOps;
 import gluelab.tensor.DType;
 import org.junit.jupiter.api.Test;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -13,12 +11,12 @@ import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** The Java <-> CUDA contract: every code the engine passes equals glue.cu's #define, and each define is used as a case label. */
+/** The Java <-> CUDA contract: every code the engine passes equals the CUDA sources' #define, and each define is used as a case label. */
 class CudaCodesTest {
-    static String glue() throws Exception {
-        try (InputStream in = CudaCodesTest.class.getResourceAsStream("/gluelab/kernels/glue.cu")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+    /** The base module with the headers it includes (the DT_ codes live in glue_types.cuh, the eager codes in base.cu). */
+    static String glue() {
+        var base = new KernelSources().unit(KernelSources.BASE);
+        return String.join("\n", base.headers().values()) + "\n" + base.text();
     }
 
     static Map<String, Integer> defines(String src, String prefix) {

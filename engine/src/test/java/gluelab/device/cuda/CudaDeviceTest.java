@@ -131,8 +131,8 @@ class CudaDeviceTest extends GpuTest {
         String arch = cuda.facts().extras().get("arch");
         CompileCache.clearMemory();
         CompileCache fresh = new CompileCache(gluelab.files.Locations.cacheDir().resolve("cuda"), cuda.cache().compiler());
-        fresh.cubin(CudaKernels.readSource(), CudaKernels.SOURCE_NAME, arch, CudaKernels.OPTIONS);
-        fresh.cubin(CudaKernels.readSource(), CudaKernels.SOURCE_NAME, arch, CudaKernels.OPTIONS);
+        fresh.cubin(cuda.kernels().base(), arch, CudaKernels.OPTIONS);
+        fresh.cubin(new KernelSources().unit(KernelSources.BASE), arch, CudaKernels.OPTIONS);
         assertEquals(List.of("disk", "memory"), fresh.log().stream().map(CompileCache.Entry::origin).toList());
     }
 

@@ -38,10 +38,11 @@ public final class CompileCache {
 
     public List<Entry> log() { return List.copyOf(log); }
 
-    public static String key(String source, String arch, List<String> options, String compilerId) {
+    /** What the code is: the source with its headers, the arch, the options and the compiler. */
+    public static String key(SourceUnit source, String arch, List<String> options, String compilerId) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
-            for (String part : List.of(source, arch, String.join(" ", options), compilerId)) {
+            for (String part : List.of(source.digest(), arch, String.join(" ", options), compilerId)) {
                 d.update(part.getBytes(StandardCharsets.UTF_8));
                 d.update((byte) 0);
             }
@@ -51,22 +52,22 @@ public final class CompileCache {
         }
     }
 
-    public byte[] cubin(String source, String sourceName, String arch, List<String> options) {
-        return fetch(source, sourceName, arch, options).bytes();
+    public byte[] cubin(SourceUnit source, String arch, List<String> options) {
+        return fetch(source, arch, options).bytes();
     }
 
     /** A cubin and where it came from ("compiled", "disk" or "memory"), with the lookup's time. */
     public record Fetched(byte[] bytes, String origin, double millis) {}
 
-    public Fetched fetch(String source, String sourceName, String arch, List<String> options) {
-        return fetch(source, sourceName, arch, options, compiler);
+    public Fetched fetch(SourceUnit source, String arch, List<String> options) {
+        return fetch(source, arch, options, compiler);
     }
 
     /**
      * The same lookup, compiling (on a miss) through {@code via}: compile worker processes that run
      * the same compiler as this cache's, whose id the key names. Only a whole cubin is stored.
      */
-    public Fetched fetch(String source, String sourceName, String arch, List<String> options, CudaCompiler via) {
+    public Fetched fetch(SourceUnit source, String arch, List<String> options, CudaCompiler via) {
         if (!via.id().equals(compiler.id())) {
             throw new IllegalArgumentException("compiler " + via.id() + " cannot fill a cache keyed by " + compiler.id());
         }
@@ -85,14 +86,14 @@ public final class CompileCache {
                 }
             }
             if (bytes == null) {
-                bytes = via.compileCubin(source, sourceName, arch, options);
+                bytes = via.compileCubin(source, arch, options);
                 origin = "compiled";
                 AtomicFiles.write(file, bytes);
             }
             MEMORY.put(key, bytes);
         }
         double millis = (System.nanoTime() - t0) / 1e6;
-        log.add(new Entry(sourceName, key.substring(0, 12), origin, millis, bytes.length));
+        log.add(new Entry(source.name(), key.substring(0, 12), origin, millis, bytes.length));
         return new Fetched(bytes, origin, millis);
     }
 

@@ -32,14 +32,21 @@ final class CompileProtocol {
     }
 
     /** One compile: {@code source} is null when the worker already holds the source of {@code sourceKey}. */
-    record Job(long id, String sourceKey, String source, String sourceName, String arch, List<String> options) {
+    record Job(long id, String sourceKey, SourceUnit source, String arch, List<String> options) {
         void write(DataOutputStream out) throws IOException {
             out.writeByte(JOB);
             out.writeLong(id);
             string(out, sourceKey);
             out.writeBoolean(source != null);
-            if (source != null) string(out, source);
-            string(out, sourceName);
+            if (source != null) {
+                string(out, source.name());
+                string(out, source.text());
+                out.writeInt(source.headers().size());
+                for (var h : source.headers().entrySet()) {
+                    string(out, h.getKey());
+                    string(out, h.getValue());
+                }
+            }
             string(out, arch);
             out.writeInt(options.size());
             for (String o : options) string(out, o);
@@ -51,12 +58,19 @@ final class CompileProtocol {
             if (in.readByte() == EXIT) return null;
             long id = in.readLong();
             String key = string(in);
-            String source = in.readBoolean() ? string(in) : null;
-            String name = string(in), arch = string(in);
+            SourceUnit source = null;
+            if (in.readBoolean()) {
+                String name = string(in), text = string(in);
+                int headers = in.readInt();
+                java.util.Map<String, String> h = new java.util.TreeMap<>();
+                for (int i = 0; i < headers; i++) h.put(string(in), string(in));
+                source = new SourceUnit(name, text, h);
+            }
+            String arch = string(in);
             int n = in.readInt();
             List<String> options = new ArrayList<>(n);
             for (int i = 0; i < n; i++) options.add(string(in));
-            return new Job(id, key, source, name, arch, options);
+            return new Job(id, key, source, arch, options);
         }
     }
 

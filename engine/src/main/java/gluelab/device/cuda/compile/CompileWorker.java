@@ -38,14 +38,14 @@ public final class CompileWorker {
                 case "nvcc" -> NvccCompiler.find();
                 default -> throw new IllegalArgumentException("unknown compiler kind '" + args[1] + "' (nvrtc or nvcc)");
             };
-            compiler.compileCubin(WARM_UP, "warm_up.cu", args[0], List.of());
+            compiler.compileCubin(SourceUnit.of("warm_up.cu", WARM_UP), args[0], List.of());
         } catch (RuntimeException | LinkageError e) {
             new CompileProtocol.Hello(false, "the compile worker cannot compile: " + e.getMessage(), pid).write(out);
             System.exit(1);
             return;
         }
         new CompileProtocol.Hello(true, compiler.id(), pid).write(out);
-        Map<String, String> sources = new HashMap<>();
+        Map<String, SourceUnit> sources = new HashMap<>();
         try {
             for (CompileProtocol.Job job; (job = CompileProtocol.Job.read(in)) != null; ) {
                 if (job.source() != null) sources.put(job.sourceKey(), job.source());
@@ -57,13 +57,13 @@ public final class CompileWorker {
         System.exit(0);
     }
 
-    private static CompileProtocol.Result serve(CudaCompiler compiler, CompileProtocol.Job job, String source) {
+    private static CompileProtocol.Result serve(CudaCompiler compiler, CompileProtocol.Job job, SourceUnit source) {
         long t0 = System.nanoTime();
         if (source == null) {
             return CompileProtocol.Result.error(job.id(), CompileProtocol.FAILED, 0, "the worker was never sent the source " + job.sourceKey());
         }
         try {
-            byte[] cubin = compiler.compileCubin(source, job.sourceName(), job.arch(), job.options());
+            byte[] cubin = compiler.compileCubin(source, job.arch(), job.options());
             return CompileProtocol.Result.ok(job.id(), (System.nanoTime() - t0) / 1e6, cubin);
         } catch (CompileException e) {
             return CompileProtocol.Result.error(job.id(), CompileProtocol.COMPILE_ERROR, (System.nanoTime() - t0) / 1e6, e.log());

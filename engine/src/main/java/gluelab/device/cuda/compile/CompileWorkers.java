@@ -5,12 +5,8 @@ import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -108,15 +104,15 @@ public final class CompileWorkers implements CudaCompiler, AutoCloseable {
         return alive.get() > 0;
     }
 
-    @Override public byte[] compileCubin(String source, String sourceName, String arch, List<String> options) {
-        String sourceKey = sha(source);
+    @Override public byte[] compileCubin(SourceUnit source, String arch, List<String> options) {
+        String sourceKey = source.digest(), sourceName = source.name();
         String died = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             Worker w = borrow();
             CompileProtocol.Result r;
             try {
                 r = w.compile(new CompileProtocol.Job(jobIds.incrementAndGet(), sourceKey, w.sources.contains(sourceKey) ? null : source,
-                        sourceName, arch, options));
+                        arch, options));
                 w.sources.add(sourceKey);
             } catch (IOException e) {
                 died = w.bury();
@@ -177,14 +173,6 @@ public final class CompileWorkers implements CudaCompiler, AutoCloseable {
         for (Worker w : all) w.exit();
         all.clear();
         idle.clear();
-    }
-
-    private static String sha(String s) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** One worker process; used by one thread at a time (it is in the idle queue or borrowed). */

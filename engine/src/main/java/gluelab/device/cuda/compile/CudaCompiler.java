@@ -7,7 +7,7 @@ public interface CudaCompiler {
     /** Name and version, part of the compile cache key: "nvrtc 13.0", "nvcc 13.0.88". */
     String id();
 
-    byte[] compileCubin(String source, String sourceName, String arch, List<String> options);
+    byte[] compileCubin(SourceUnit source, String arch, List<String> options);
 
     /** The installed NVRTC (newest libnvrtc.so.N) when present, else nvcc, else a clear error. */
     static CudaCompiler find() {

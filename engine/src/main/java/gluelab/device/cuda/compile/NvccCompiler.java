@@ -37,14 +37,18 @@ public final class NvccCompiler implements CudaCompiler {
 
     @Override public String id() { return "nvcc " + version; }
 
-    @Override public byte[] compileCubin(String source, String sourceName, String arch, List<String> options) {
+    @Override public byte[] compileCubin(SourceUnit source, String arch, List<String> options) {
+        String sourceName = source.name();
         Path dir = null;
         try {
             dir = Files.createTempDirectory("gluelab-nvcc");
             Path src = dir.resolve(sourceName.endsWith(".cu") ? sourceName : sourceName + ".cu");
             Path out = dir.resolve("out.cubin");
-            Files.writeString(src, source);
-            List<String> cmd = new ArrayList<>(List.of(nvcc.toString(), "-cubin", "-arch=" + arch, "-o", out.toString()));
+            Files.writeString(src, source.text());
+            // The headers as files of an include folder of their own (-I), so only these are found.
+            Path include = Files.createDirectory(dir.resolve("include"));
+            for (var h : source.headers().entrySet()) Files.writeString(include.resolve(h.getKey()), h.getValue());
+            List<String> cmd = new ArrayList<>(List.of(nvcc.toString(), "-cubin", "-arch=" + arch, "-I" + include, "-o", out.toString()));
             cmd.addAll(options);
             cmd.add(src.toString());
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -53,7 +57,7 @@ public final class NvccCompiler implements CudaCompiler {
                 p.destroyForcibly();
                 throw new CompileException(sourceName, id(), "nvcc timed out after 300 s");
             }
-            if (p.exitValue() != 0) throw new CompileException(sourceName, id(), log.replace(src.toString(), sourceName));
+            if (p.exitValue() != 0) throw new CompileException(sourceName, id(), log.replace(src.toString(), sourceName).replace(include + "/", ""));
             return Files.readAllBytes(out);
         } catch (IOException e) {
             throw new IllegalStateException("nvcc failed to run: " + e.getMessage(), e);

@@ -103,10 +103,19 @@ public final class NvrtcCompiler implements CudaCompiler {
 
     @Override public String id() { return "nvrtc " + version + " (" + library.getFileName() + ")"; }
 
-    @Override public byte[] compileCubin(String source, String sourceName, String arch, List<String> options) {
+    @Override public byte[] compileCubin(SourceUnit source, String arch, List<String> options) {
+        String sourceName = source.name();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment progPtr = a.allocate(ADDRESS);
-            check((int) create.invokeExact(progPtr, a.allocateFrom(source), a.allocateFrom(sourceName), 0, MemorySegment.NULL, MemorySegment.NULL), "nvrtcCreateProgram");
+            // The headers by name: NVRTC resolves #include "name" against these before any folder.
+            int n = source.headers().size();
+            MemorySegment texts = n == 0 ? MemorySegment.NULL : a.allocate(ADDRESS, n), names = n == 0 ? MemorySegment.NULL : a.allocate(ADDRESS, n);
+            int next = 0;
+            for (var h : source.headers().entrySet()) {
+                names.setAtIndex(ADDRESS, next, a.allocateFrom(h.getKey()));
+                texts.setAtIndex(ADDRESS, next++, a.allocateFrom(h.getValue()));
+            }
+            check((int) create.invokeExact(progPtr, a.allocateFrom(source.text()), a.allocateFrom(sourceName), n, texts, names), "nvrtcCreateProgram");
             MemorySegment prog = progPtr.get(ADDRESS, 0);
             try {
                 List<String> opts = new ArrayList<>(options);

@@ -23,11 +23,14 @@ import java.util.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The fused kernels' config spaces, and their compilation in parallel through nvcc (compile only:
- * no GPU needed, so this runs on CI wherever the CUDA toolkit is installed).
+ * The fused kernel families' config spaces, and their compilation in parallel through nvcc (compile
+ * only: no GPU needed, so this runs on CI wherever the CUDA toolkit is installed).
  */
 @Tag("slow")
-class FusedConfigsTest {
+class FusedKernelsTest {
+    /** Configs compiled by the round-robin test: every kernel's default and next forms (nvcc on 2 cores takes seconds each). */
+    private static final int SAMPLE = 32;
+
     @TempDir Path cacheDir;
 
     static List<OpInstance> catalogue(ModelSpec spec, long tokens) {
@@ -44,7 +47,7 @@ class FusedConfigsTest {
     void everyFusedKernelHasAtLeastEightConfigsPrunedByShape() {
         for (ModelSpec spec : List.of(Presets.ANCHOR_H200, Presets.DEEPSEEK_V3)) {
             for (OpInstance in : catalogue(spec, 8192)) {
-                List<KernelConfig> cs = FusedConfigs.configs(in);
+                List<KernelConfig> cs = FusedKernels.configs(in);
                 assertTrue(cs.size() >= 8, in.label() + " " + spec.name() + ": " + cs.size() + " configs");
                 assertEquals(cs.size(), new HashSet<>(cs).size(), "no config twice");
                 for (KernelConfig c : cs) {
@@ -55,33 +58,34 @@ class FusedConfigsTest {
             }
         }
         var cast32 = Catalogue.parse("cast");
-        assertTrue(FusedConfigs.configs(new OpInstance(cast32, cast32.shape(Presets.LLAMA_3_8B, 64, DType.FP32), Pass.FORWARD, Variant.FUSED)).isEmpty(),
+        assertTrue(FusedKernels.configs(new OpInstance(cast32, cast32.shape(Presets.LLAMA_3_8B, 64, DType.FP32), Pass.FORWARD, Variant.FUSED)).isEmpty(),
                 "an fp32 cast is the eager cast: no configs");
     }
 
     @Test
-    void aHundredCatalogueConfigsCompileInParallelThroughNvcc() {
+    void aSampleOfEveryFamilysConfigsCompilesInParallelThroughNvcc() {
         NvccCompiler nvcc = NvccCompilerTest.nvcc();
-        String source = CudaKernels.readSource();
+        KernelSources sources = new KernelSources();
         CompileCache cache = new CompileCache(cacheDir, nvcc);
-        // Round-robin over the kernels so every kernel's space is in the hundred.
+        // Round-robin over the kernels so every kernel's space, and so every family, is in the sample.
         Map<List<String>, Runnable> unique = new LinkedHashMap<>();
         List<Deque<Map.Entry<OpInstance, KernelConfig>>> perKernel = new ArrayList<>();
         for (OpInstance in : catalogue(Presets.ANCHOR_H200, 8192)) {
             Deque<Map.Entry<OpInstance, KernelConfig>> q = new ArrayDeque<>();
-            for (KernelConfig c : FusedConfigs.configs(in)) q.add(Map.entry(in, c));
+            for (KernelConfig c : FusedKernels.configs(in)) q.add(Map.entry(in, c));
             perKernel.add(q);
         }
         List<Map.Entry<OpInstance, KernelConfig>> picked = new ArrayList<>();
         Set<List<String>> seen = new HashSet<>();
-        while (picked.size() < 100 && perKernel.stream().anyMatch(q -> !q.isEmpty())) {
+        while (picked.size() < SAMPLE && perKernel.stream().anyMatch(q -> !q.isEmpty())) {
             for (var q : perKernel) {
-                if (q.isEmpty() || picked.size() >= 100) continue;
+                if (q.isEmpty() || picked.size() >= SAMPLE) continue;
                 var e = q.poll();
                 if (seen.add(CudaKernels.options(e.getKey(), e.getValue()))) picked.add(e);
             }
         }
-        assertEquals(100, picked.size());
+        assertEquals(SAMPLE, picked.size());
+        assertEquals(FusedKernels.FAMILIES.size(), picked.stream().map(e -> FusedKernels.require(e.getKey())).distinct().count(), "every family is in the sample");
         Map<KernelConfig, OpInstance> owner = new IdentityHashMap<>();
         List<KernelConfig> configs = new ArrayList<>();
         for (var e : picked) {
@@ -92,7 +96,7 @@ class FusedConfigsTest {
         int threads = Runtime.getRuntime().availableProcessors();
         long t0 = System.nanoTime();
         List<Tunable.CompileOutcome> outcomes = CudaTuning.compileAll(configs, threads, c -> c,
-                c -> cache.fetch(source, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(owner.get(c), c)));
+                c -> cache.fetch(sources.unit(FusedKernels.require(owner.get(c)).source()), "sm_90", CudaKernels.options(owner.get(c), c)));
         double wall = (System.nanoTime() - t0) * 1e-9, sum = outcomes.stream().mapToDouble(Tunable.CompileOutcome::seconds).sum();
         System.out.printf("compiled %d configs on %d threads: wall %.1f s, per-config sum %.1f s (%.1fx)%n", outcomes.size(), threads, wall, sum, sum / wall);
         for (Tunable.CompileOutcome o : outcomes) {
@@ -107,8 +111,8 @@ class FusedConfigsTest {
         int staged = 0;
         for (OpInstance in : catalogue(Presets.ANCHOR_H200, 8192)) {
             if (!in.op().name().endsWith("rmsnorm")) continue;
-            for (KernelConfig c : FusedConfigs.configs(in)) {
-                int bytes = FusedConfigs.stagedBytes(in, c);
+            for (KernelConfig c : FusedKernels.configs(in)) {
+                int bytes = FusedKernels.sharedBytes(in, c);
                 if (!c.params().containsKey("stages")) {
                     assertEquals(0, bytes, c + " has no ring");
                     continue;
@@ -125,26 +129,26 @@ class FusedConfigsTest {
     }
 
     /**
-     * One config of each form whose kernel code is not in the round-robin hundred above (a grid
+     * One config of each form whose kernel code is not in the round-robin sample above (a grid
      * barrier that finishes dw, rows interleaved across the grid, rows staged for q-norm + RoPE)
      * compiles for sm_90, and the staged q-norm forms ask for the shared memory their ring takes.
      */
     @Test
     void barrierAndStagedFormsCompileWithinTheirSharedMemory() {
         NvccCompiler nvcc = NvccCompilerTest.nvcc();
-        String source = CudaKernels.readSource();
+        KernelSources sources = new KernelSources();
         CompileCache cache = new CompileCache(cacheDir, nvcc);
         List<String> forms = List.of("dwfin", "ileave", "stages");
         Map<List<String>, Map.Entry<OpInstance, KernelConfig>> firstOfForm = new LinkedHashMap<>();
         for (OpInstance in : catalogue(Presets.ANCHOR_H200, 8192)) {
             String op = in.op().name();
             if (!op.startsWith("qnorm_rope") && !op.equals("rmsnorm")) continue;
-            for (KernelConfig c : FusedConfigs.configs(in)) {
+            for (KernelConfig c : FusedKernels.configs(in)) {
                 List<String> form = new ArrayList<>(List.of(op, in.pass().name()));
                 for (String f : forms) if (c.params().getOrDefault(f, 0) > 0) form.add(f);
                 if (form.size() == 2 || op.equals("rmsnorm") && !form.contains("dwfin")) continue;
                 firstOfForm.putIfAbsent(form, Map.entry(in, c));
-                int bytes = FusedConfigs.stagedBytes(in, c);
+                int bytes = FusedKernels.sharedBytes(in, c);
                 if (c.params().containsKey("stages") && op.startsWith("qnorm_rope")) {
                     int tensors = in.pass() == Pass.FORWARD ? 1 : 2;
                     assertEquals(c.get("stages") * tensors * (c.get("vec") * 2 / 16) * c.get("threads") * 16, bytes, c.toString());
@@ -162,7 +166,7 @@ class FusedConfigsTest {
             configs.add(c);
         }
         List<Tunable.CompileOutcome> outcomes = CudaTuning.compileAll(configs, Runtime.getRuntime().availableProcessors(), c -> c,
-                c -> cache.fetch(source, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(owner.get(c), c)));
+                c -> cache.fetch(sources.unit(FusedKernels.require(owner.get(c)).source()), "sm_90", CudaKernels.options(owner.get(c), c)));
         for (Tunable.CompileOutcome o : outcomes) assertTrue(o.error().isEmpty(), o.config() + ": " + o.error().orElse(""));
     }
 
@@ -170,12 +174,13 @@ class FusedConfigsTest {
     void aConfigThatDoesNotCompileIsReportedWithItsReason() {
         NvccCompiler nvcc = NvccCompilerTest.nvcc();
         // A kernel source whose routing section no longer compiles: its configs are rejected, with the compiler's line.
-        String broken = CudaKernels.readSource().replace("float best = NEG_INF;", "float best = NEG_INF + not_declared;");
+        var routing = new KernelSources().unit("routing.cu");
+        var broken = routing.withText(routing.text().replace("float best = NEG_INF;", "float best = NEG_INF + not_declared;"));
         CompileCache cache = new CompileCache(cacheDir, nvcc);
         var op = Catalogue.parse("moe_routing");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
-        List<KernelConfig> two = FusedConfigs.configs(in).subList(0, 2);
-        List<Tunable.CompileOutcome> out = CudaTuning.compileAll(two, 2, c -> c, c -> cache.fetch(broken, CudaKernels.SOURCE_NAME, "sm_90", CudaKernels.options(in, c)));
+        List<KernelConfig> two = FusedKernels.configs(in).subList(0, 2);
+        List<Tunable.CompileOutcome> out = CudaTuning.compileAll(two, 2, c -> c, c -> cache.fetch(broken, "sm_90", CudaKernels.options(in, c)));
         for (Tunable.CompileOutcome o : out) {
             String why = o.error().orElseThrow(() -> new AssertionError(o.config() + " compiled"));
             assertTrue(why.startsWith("does not compile") && why.contains("not_declared"), why);
