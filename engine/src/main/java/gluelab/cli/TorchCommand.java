@@ -29,8 +29,11 @@ public final class TorchCommand implements Runnable {
     static final class Common {
         @Mixin DeviceOptions deviceOptions;
 
-        @Option(names = "--python", defaultValue = "python3", description = "the Python with torch (default: ${DEFAULT-VALUE})")
+        @Option(names = "--python", description = "the Python with torch (default: GLUELAB_PYTHON, else the active virtual environment's, else the first of python3 on PATH and /usr/bin/python3 that imports torch)")
         String python;
+
+        /** The torch side in --python, or in the Python gluelab finds. */
+        TorchSide start(Device device) { return TorchSide.start(PythonFinder.standard().find(python, PythonSource.FLAG), device); }
 
         @Option(names = "--json", description = "print JSON") boolean json;
     }
@@ -71,7 +74,7 @@ public final class TorchCommand implements Runnable {
         @Mixin Common common;
 
         @Override public Integer call() {
-            try (Device device = common.deviceOptions.open(); TorchSide torch = TorchSide.start(common.python, device)) {
+            try (Device device = common.deviceOptions.open(); TorchSide torch = common.start(device)) {
                 System.out.println(common.json ? Json.write(torch.versions()) : torch.versions().describe());
             }
             return 0;
@@ -95,7 +98,7 @@ public final class TorchCommand implements Runnable {
             List<TorchVariant> vs = Arrays.stream(variants.split(",")).map(TorchVariant::parse).toList();
             TorchSide.checkMode(target.compileMode);
             TorchFunction fn = new TorchFunction(target.target, inputs, target.model);
-            try (Device device = common.deviceOptions.open(); TorchSide torch = TorchSide.start(common.python, device)) {
+            try (Device device = common.deviceOptions.open(); TorchSide torch = common.start(device)) {
                 var cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
                 List<gluelab.record.Row> rows = new java.util.ArrayList<>();
                 List<CompileReport> compiles = new java.util.ArrayList<>();
@@ -128,12 +131,16 @@ public final class TorchCommand implements Runnable {
         @Option(names = "--fullgraph", description = "compile with fullgraph=True (graph breaks and the recompile limit become errors)")
         boolean fullgraph;
 
+        @Option(names = "--blocks", paramLabel = "ATTRIBUTE", description = "the container of the blocks, as a dotted attribute path of the model (e.g. layers); "
+                + "default: the largest group of sibling modules of one class in a ModuleList, Sequential or ModuleDict")
+        String blocks;
+
         @Override public Integer call() {
             List<TensorSpec> inputs = target.inputSpecs();
             TorchSide.checkMode(target.compileMode);
-            try (Device device = common.deviceOptions.open(); TorchSide torch = TorchSide.start(common.python, device)) {
+            try (Device device = common.deviceOptions.open(); TorchSide torch = common.start(device)) {
                 System.err.println("compiling " + target.target + " whole, then per block (this takes a while)...");
-                CompileComparison c = CompileComparison.run(torch.bridge(), target.target, inputs, target.compileMode, fullgraph, target.timing(),
+                CompileComparison c = CompileComparison.run(torch.bridge(), target.target, inputs, blocks, target.compileMode, fullgraph, target.timing(),
                         torch.flushBytes());
                 System.out.println(common.json ? Json.write(c) : c.text());
             }

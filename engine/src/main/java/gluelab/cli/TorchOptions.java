@@ -21,7 +21,7 @@ public final class TorchOptions {
     @Option(names = "--with", paramLabel = "torch", description = "torch: add torch-eager, torch-compile and torch-compile-graph rows, timed by gluelab's harness in --python")
     String with;
 
-    @Option(names = "--python", defaultValue = "python3", description = "the Python with torch for --with torch (default: ${DEFAULT-VALUE})")
+    @Option(names = "--python", description = "the Python with torch for --with torch (default: GLUELAB_PYTHON, else the active virtual environment's, else the first of python3 on PATH and /usr/bin/python3 that imports torch)")
     String python;
 
     @Option(names = "--compile-mode", defaultValue = "default", description = "torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (default: ${DEFAULT-VALUE})")
@@ -36,7 +36,7 @@ public final class TorchOptions {
         if (!with.equals("torch")) throw new IllegalArgumentException("--with takes 'torch', got '" + with + "'");
         TorchSide.checkMode(compileMode);
         torchVariants();
-        return TorchSide.start(python, device);
+        return TorchSide.start(gluelab.torch.PythonFinder.standard().find(python, gluelab.torch.PythonSource.FLAG), device);
     }
 
     private List<TorchVariant> torchVariants() { return Arrays.stream(variants.split(",")).map(TorchVariant::parse).toList(); }

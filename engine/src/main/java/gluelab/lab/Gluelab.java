@@ -231,12 +231,20 @@ public final class Gluelab implements AutoCloseable {
 
     private gluelab.torch.TorchSide torch;
 
-    /** The torch side on this lab's device, started once with {@code python3} (see {@link #torch(String)}). */
-    public gluelab.torch.TorchSide torch() { return torch("python3"); }
+    /**
+     * The torch side on this lab's device, started once in the Python gluelab finds: GLUELAB_PYTHON, else
+     * the active virtual environment's, else the first of python3 on PATH and /usr/bin/python3 that
+     * imports torch (see {@link #torch(String)} to name one).
+     */
+    public gluelab.torch.TorchSide torch() { return torch(null); }
 
-    /** The torch side in {@code python}; a harness that died is replaced by a fresh one. */
+    /** The torch side in {@code python} (a path; null: the one gluelab finds); a harness that died, or one in another Python, is replaced. */
     public synchronized gluelab.torch.TorchSide torch(String python) {
-        if (torch == null || !torch.bridge().alive()) torch = gluelab.torch.TorchSide.start(python, device);
+        var choice = gluelab.torch.PythonFinder.standard().find(python, gluelab.torch.PythonSource.ARGUMENT);
+        if (torch == null || !torch.bridge().alive() || !torch.python().python().equals(choice.python())) {
+            if (torch != null) torch.close();
+            torch = gluelab.torch.TorchSide.start(choice, device);
+        }
         return torch;
     }
 
@@ -455,7 +463,7 @@ public final class Gluelab implements AutoCloseable {
         /** Measures the plan on the lab's device (one row per op, variant, pass and token count, with its floor), tuning first where {@link #tune()} asked and adding the torch rows where {@link #withTorch()} asked. */
         public BenchResult run() {
             String python = withTorch;
-            return session().peer(python == null ? null : (p, cal, own, prog) -> torch(python).bench(p, cal, own,
+            return session().peer(!torchRows ? null : (p, cal, own, prog) -> torch(python).bench(p, cal, own,
                     java.util.List.of(gluelab.torch.TorchVariant.values()), "default", prog).result()).run(plan());
         }
 
@@ -464,11 +472,13 @@ public final class Gluelab implements AutoCloseable {
 
         private String withTorch;
 
-        /** Adds torch-eager, torch-compile and torch-compile-graph rows from {@code python3}. */
-        public BenchBuilder withTorch() { return withTorch("python3"); }
+        private boolean torchRows;
 
-        /** Adds torch-eager, torch-compile and torch-compile-graph rows from the given Python (one that imports torch). */
-        public BenchBuilder withTorch(String python) { withTorch = python; return this; }
+        /** Adds torch-eager, torch-compile and torch-compile-graph rows from the Python gluelab finds (see {@link Gluelab#torch()}). */
+        public BenchBuilder withTorch() { return withTorch(null); }
+
+        /** As {@link #withTorch()}, in {@code python} (a path; null: the one gluelab finds). */
+        public BenchBuilder withTorch(String python) { withTorch = python; torchRows = true; return this; }
 
         /**
          * Runs as a record of experiment {@code ex} (its devlog, its records, its plan's stop rule)

@@ -92,7 +92,7 @@ public final class TorchBridge implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(python, "-u", harness.toString(), device);
         Map<String, String> env = pb.environment();
         env.putIfAbsent("TORCH_LOGS", "recompiles,graph_breaks");
-        env.putIfAbsent("TORCHINDUCTOR_CACHE_DIR", inductorCache().toString());
+        env.put("TORCHINDUCTOR_CACHE_DIR", inductorCache().toString());
         env.put("PYTHONUNBUFFERED", "1");
         try {
             return new TorchBridge(pb.start(), device);
@@ -104,10 +104,18 @@ public final class TorchBridge implements AutoCloseable {
 
     public TorchVersions versions() { return versions; }
 
-    /** Where torch.compile's Inductor keeps compiled graphs and kernels: $TORCHINDUCTOR_CACHE_DIR, else in gluelab's cache. */
+    /** A test run's own Inductor cache (one temp folder the whole suite shares), set before any harness starts. */
+    public static final String INDUCTOR_CACHE_PROPERTY = "gluelab.torch.inductorCache";
+
+    /**
+     * Where torch.compile's Inductor keeps compiled graphs and kernels: $TORCHINDUCTOR_CACHE_DIR, else
+     * the {@value #INDUCTOR_CACHE_PROPERTY} system property, else in gluelab's cache.
+     */
     public static Path inductorCache() {
         String env = System.getenv("TORCHINDUCTOR_CACHE_DIR");
-        return env != null && !env.isBlank() ? Path.of(env) : gluelab.files.Locations.cacheDir().resolve("torchinductor");
+        if (env != null && !env.isBlank()) return Path.of(env);
+        String prop = System.getProperty(INDUCTOR_CACHE_PROPERTY);
+        return prop != null && !prop.isBlank() ? Path.of(prop) : gluelab.files.Locations.cacheDir().resolve("torchinductor");
     }
 
     public String device() { return device; }

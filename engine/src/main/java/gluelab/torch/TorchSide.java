@@ -20,19 +20,32 @@ public final class TorchSide implements AutoCloseable {
     private final TorchBridge bridge;
     private final Device device;
 
-    private TorchSide(TorchBridge bridge, Device device) {
+    private final PythonChoice python;
+
+    private TorchSide(TorchBridge bridge, Device device, PythonChoice python) {
         this.bridge = bridge;
         this.device = device;
+        this.python = python;
     }
 
+    /** The torch side in {@code python} (a path or a name on PATH), or in the Python {@link PythonFinder}'s rule finds when null. */
     public static TorchSide start(String python, Device device) {
+        return start(PythonFinder.standard().find(python, PythonSource.ARGUMENT), device);
+    }
+
+    /** The torch side in the chosen Python; the choice and why is printed once per process. */
+    public static TorchSide start(PythonChoice python, Device device) {
         // gluelab's device kinds are torch's device names; TorchBridge refuses any other
         String kind = device.facts().kind();
         if (device.facts().ordinal() != 0) {
             throw new IllegalArgumentException("torch rows run on " + kind + ":0; start gluelab with CUDA_VISIBLE_DEVICES to pick another GPU");
         }
-        return new TorchSide(TorchBridge.start(python, kind), device);
+        python.announceOnce();
+        return new TorchSide(TorchBridge.start(python.python().toString(), kind), device, python);
     }
+
+    /** The Python this side runs, and why that one. */
+    public PythonChoice python() { return python; }
 
     public static String checkMode(String mode) {
         if (!COMPILE_MODES.contains(mode)) throw new IllegalArgumentException("unknown --compile-mode '" + mode + "'; known: " + COMPILE_MODES);

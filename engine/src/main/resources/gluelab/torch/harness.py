@@ -679,19 +679,47 @@ def user_fn(target, device):
     return obj
 
 
-def repeated_blocks(model):
-    """The largest set of sibling modules of one class inside a ModuleList/Sequential: the model's repeated blocks."""
+def containers():
+    return (torch.nn.ModuleList, torch.nn.Sequential, torch.nn.ModuleDict)
+
+
+def repeated_blocks(model, path=None):
+    """The model's repeated blocks: the children of the container at the dotted attribute `path` when
+    the analyst names one, else the largest set of sibling modules of one class inside a ModuleList,
+    Sequential or ModuleDict (torchtitan keeps its layers in a ModuleDict)."""
+    if path:
+        node = model
+        for i, part in enumerate(path.split(".")):
+            if isinstance(node, torch.nn.Module) and part in node._modules:
+                node = node._modules[part]
+            elif hasattr(node, part):
+                node = getattr(node, part)
+            else:
+                raise ValueError("--blocks %s: %s has no attribute '%s'" % (path, ".".join(["model"] + path.split(".")[:i]), part))
+        if not isinstance(node, torch.nn.Module):
+            raise ValueError("--blocks %s: is a %s, not an nn.Module" % (path, type(node).__name__))
+        kids = list(node.children())
+        if not kids:
+            raise ValueError("--blocks %s: %s has no child modules to compile as blocks" % (path, type(node).__name__))
+        return kids
     best = []
     for m in model.modules():
-        if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)):
-            kids = list(m.children())
+        if isinstance(m, containers()):
             by_type = {}
-            for k in kids:
+            for k in m.children():
                 by_type.setdefault(type(k), []).append(k)
             for group in by_type.values():
                 if len(group) >= 2 and len(group) > len(best):
                     best = group
     return best
+
+
+def recompile_limit_hit(log):
+    """dynamo's warning when a frame hit the recompile limit and fell back to eager (the arm's compiled code is then not what runs)."""
+    for line in log.splitlines():
+        if "hit config.recompile_limit" in line or "hit config.cache_size_limit" in line:
+            return line.split("]")[-1].strip() or line.strip()
+    return ""
 
 
 def compare_compile(req, hello_info, clock):
@@ -711,7 +739,11 @@ def compare_compile(req, hello_info, clock):
         if isinstance(model, type):
             model = model()
         model = model.to(device).eval()
-        blocks = repeated_blocks(model)
+        blocks, blocks_error = [], ""
+        try:
+            blocks = repeated_blocks(model, req.get("blocks"))
+        except ValueError as e:
+            blocks_error = str(e)
         before = counters()
         with CompileLogCapture() as cap:
             t0 = time.perf_counter()
@@ -719,8 +751,11 @@ def compare_compile(req, hello_info, clock):
                 if arm == "whole model":
                     target = torch.compile(model, **kw)
                 else:
+                    if blocks_error:
+                        raise ValueError(blocks_error)
                     if not blocks:
-                        raise ValueError("no repeated blocks found (sibling modules of one class in a ModuleList or Sequential)")
+                        raise ValueError("no repeated blocks found (sibling modules of one class in a ModuleList, Sequential or ModuleDict;"
+                                         " name them with --blocks ATTRIBUTE)")
                     for b in blocks:
                         b.compile(**kw)
                     target = model
@@ -734,6 +769,8 @@ def compare_compile(req, hello_info, clock):
             except Exception as e:
                 error = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
             seconds = time.perf_counter() - t0
+        if not error and recompile_limit_hit(cap.text):
+            error = "recompile limit hit, fell back to eager: " + recompile_limit_hit(cap.text)
         after = counters()
         result = {"arm": arm, "blocks": len(blocks) if arm == "per block" else 1, "blockType": type(blocks[0]).__name__ if blocks else "",
                   "compileSeconds": seconds, "graphs": after["graphs"] - before["graphs"], "breaks": after["breaks"] - before["breaks"],

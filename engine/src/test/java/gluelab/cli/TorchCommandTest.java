@@ -27,14 +27,17 @@ class TorchCommandTest {
         assertTrue(noSite.toFile().setExecutable(true));
         var r = CliTest.run("torch", "versions", "--device", "cpu", "--python", noSite.toString());
         assertEquals(1, r.code(), r.toString());
-        assertTrue(r.err().contains("gluelab torch versions: error: torch cannot be imported by"), r.err());
-        assertTrue(r.err().contains("--python PATH"), r.err());
+        assertTrue(r.err().contains("gluelab torch versions: error: --python " + noSite + ": no torch (ModuleNotFoundError"), r.err());
+        assertTrue(r.err().contains("order tried: --python"), r.err());
+        assertTrue(r.err().contains("use --python PATH"), r.err());
     }
 
     @Test void benchWithTorchOnTheCpuThenItsChart(@TempDir Path dir) throws Exception {
-        assumeTrue(gluelab.torch.TorchBridgeTest.hasTorchForCli(), "/usr/bin/python3 has no torch (Debian: python3-torch)");
-        var r = CliTest.run("bench", "cast", "--device", "cpu", "--tokens", "16", "--with", "torch", "--python", "/usr/bin/python3",
-                "--timeout", "0.2", "--min-time", "0.01", "--check", "0", "--json");
+        var python = gluelab.torch.TorchPython.find();
+        assumeTrue(python != null, () -> "no Python with torch: " + gluelab.torch.TorchPython.whyMissing());
+        gluelab.torch.TorchPython.useSharedInductorCache();
+        var r = CliTest.run("bench", "cast", "--device", "cpu", "--tokens", "16", "--with", "torch", "--python", python.python().toString(),
+                "--torch-variants", "torch-eager", "--timeout", "0.2", "--min-time", "0.01", "--check", "0", "--json");
         assertEquals(0, r.code(), r.toString());
         var variants = Json.MAPPER.readTree(r.out()).findValuesAsText("variant");
         assertTrue(variants.containsAll(java.util.List.of("eager", "fused", "torch-eager")), variants.toString());

@@ -26,44 +26,43 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The bridge for real with the system Python's torch on the CPU (CI installs Debian's python3-torch,
- * 1.13: eager rows measured, torch.compile rows skipped with the reason).
+ * The bridge for real with the Python the product's rule finds (CI: GLUELAB_PYTHON, its virtual
+ * environment's torch 2.13 CPU build, whose torch.compile runs Inductor's CPU backend with gcc): eager
+ * and compiled rows, compile accounting, compare-compile and dynamo's logs. Shapes are tiny and the
+ * suite shares one Inductor cache, so each graph is compiled once.
  */
 @Tag("slow")
 public class TorchBridgeTest {
-    static final String PYTHON = "/usr/bin/python3";
     static final TimingConfig QUICK = new TimingConfig(Mode.COLD, 0.01, new StopRule(5, 0.002, 0.5, 0.3, 200), 2);
+    static PythonChoice python;
+    static String PYTHON;
     static Device cpu;
     static TorchSide torch;
 
-    public static boolean hasTorchForCli() { return hasTorch(); }
-
-    static boolean hasTorch() {
-        try {
-            Process p = new ProcessBuilder(PYTHON, "-c", "import torch").redirectErrorStream(true).start();
-            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (Exception e) {
-            return false;
-        }
-    }
+    /** A Python with torch exists (the CLI's torch tests skip otherwise). */
+    public static boolean hasTorchForCli() { return TorchPython.find() != null; }
 
     @BeforeAll static void start() {
-        assumeTrue(hasTorch(), PYTHON + " has no torch: install Debian's python3-torch (bin/lib/test-deps.sh does)");
+        TorchPython.useSharedInductorCache();
+        python = TorchPython.find();
+        assumeTrue(python != null, () -> "no Python with torch for the torch tests: " + TorchPython.whyMissing());
+        PYTHON = python.python().toString();
         cpu = Devices.open("cpu");
-        torch = TorchSide.start(PYTHON, cpu);
+        torch = TorchSide.start(python, cpu);
     }
 
     @AfterAll static void stop() {
         if (torch != null) torch.close();
         if (cpu != null) cpu.close();
     }
+
+    static void assumeCompile() { assumeTrue(torch.versions().compile(), () -> TorchPython.whyNoCompile()); }
 
     /** An assumed bandwidth: these tests check rows and floors' bytes, not speed. */
     static Calibration calibration() { return new Calibration("test", cpu.facts().name(), 0, 10e9, 10e9, 15e9, 15e9, 100e9, 0, "assumed", "", java.util.Map.of(), false); }
@@ -92,6 +91,18 @@ public class TorchBridgeTest {
         assertEquals(gluelab.rows().size() + torchRows.size(), c.result().rows().size());
         if (!torch.versions().compile()) {
             assertTrue(c.torch().skipped().stream().anyMatch(s -> s.variant().equals("torch-compile") && s.reason().contains("no torch.compile")));
+        } else {
+            // torch.compile for real: a compiled row beside each eager one, its compile accounted, the CUDA-graph row skipped on the CPU.
+            assertEquals(3, torchRows.stream().filter(r -> r.variant() == Variant.TORCH_COMPILE).count(), c.table().printAll());
+            assertEquals(3, c.torch().compiles().size());
+            for (CompileReport r : c.torch().compiles()) {
+                assertTrue(r.graphs() >= 1 && r.seconds() > 0 && r.error().isEmpty(), r.toString());
+                assertEquals(0, r.recompiles(), r.toString());
+            }
+            assertTrue(c.torch().skipped().stream().allMatch(s -> s.variant().equals("torch-compile-graph") && s.reason().contains("need a GPU")),
+                    c.torch().skipped().toString());
+            assertTrue(c.table().columnNames().contains("torch-compile_us"), c.table().columnNames().toString());
+            assertTrue(c.compiles().columnNames().containsAll(List.of("graphs", "graph_breaks", "recompiles", "compile_s")));
         }
         assertTrue(c.table().columnNames().containsAll(List.of("eager_us", "torch-eager_us")), c.table().columnNames().toString());
     }
@@ -164,16 +175,125 @@ public class TorchBridgeTest {
     @Test void theFacadeAddsTorchRowsToABench() {
         try (var lab = gluelab.lab.Gluelab.open("cpu").assumeBandwidth(gluelab.units.Bandwidth.gbPerSecond(10), 100e9)) {
             BenchResult r = lab.bench("cast").tokens(16).timing(QUICK).check(0).withTorch(PYTHON).run();
-            assertEquals(List.of("eager", "fused", "torch-eager"), r.rows().stream().map(x -> x.key().series()).toList());
-            assertSame(lab.torch(PYTHON), lab.torch(PYTHON), "one harness per lab");
+            List<String> expected = torch.versions().compile() ? List.of("eager", "fused", "torch-eager", "torch-compile") : List.of("eager", "fused", "torch-eager");
+            assertEquals(expected, r.rows().stream().map(x -> x.key().series()).toList());
+            assertSame(lab.torch(PYTHON), lab.torch(), "one harness per lab: the named Python is the one the rule finds here");
+            assertEquals(python.python(), lab.torch().python().python());
         }
     }
 
-    @Test void compareCompileWithoutTorchCompileSaysSo() {
-        assumeTrue(!torch.versions().compile(), "this torch has torch.compile: the GPU test covers compare-compile");
-        var e = assertThrows(TorchException.class, () -> CompileComparison.run(torch.bridge(), "x:y", List.of(TensorSpec.of("x", DType.FP32, 4)),
-                "default", false, QUICK, 1024));
-        assertTrue(e.getMessage().contains("has no torch.compile"), e.getMessage());
-        assertTrue(Set.of(TorchException.Kind.FAILED).contains(e.kind()));
+    @Test void aGraphBreakFailsTheFullgraphCompileRowWithItsReason(@TempDir Path dir) throws Exception {
+        assumeCompile();
+        Path file = Files.writeString(dir.resolve("breaks.py"), """
+                import torch
+                def two_graphs(x):
+                    y = torch.relu(x) + 1
+                    torch._dynamo.graph_break()
+                    return y * 2
+                """);
+        TorchResult r = new TorchFunction(file + ":two_graphs", List.of(TensorSpec.of("x", DType.FP32, 8, 16)), "custom")
+                .time(torch.bridge(), calibration(), torch.flushBytes(), Pass.FORWARD, List.of(TorchVariant.EAGER, TorchVariant.COMPILE), "default", QUICK);
+        assertEquals(List.of(Variant.TORCH_EAGER), r.rows().stream().map(Row::variant).toList(), "the eager row is still measured");
+        CompileReport c = r.compiles().getFirst();
+        assertFalse(c.error().isEmpty(), c.toString());
+        assertTrue(r.skipped().stream().anyMatch(s -> s.variant().equals("torch-compile") && s.reason().startsWith("torch.compile failed: ")), r.skipped().toString());
+    }
+
+    /** Three stacks of one block, in each of the containers models keep their layers in; the block's int attribute makes dynamo recompile per block. */
+    static final String STACKS = """
+            import torch
+            class Block(torch.nn.Module):
+                def __init__(self, i):
+                    super().__init__()
+                    self.idx = i
+                    self.lin = torch.nn.Linear(16, 16)
+                def forward(self, x):
+                    return x + torch.relu(self.lin(x)) * (self.idx + 1)
+            class ListStack(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = torch.nn.ModuleList([Block(i) for i in range(3)])
+                def forward(self, x):
+                    for b in self.layers:
+                        x = b(x)
+                    return x
+            class DictStack(torch.nn.Module):
+                # torchtitan's layout
+                def __init__(self):
+                    super().__init__()
+                    self.layers = torch.nn.ModuleDict({str(i): Block(i) for i in range(3)})
+                def forward(self, x):
+                    for b in self.layers.values():
+                        x = b(x)
+                    return x
+            class BreakingStack(DictStack):
+                def forward(self, x):
+                    x = super().forward(x)
+                    print("a print is a graph break")
+                    return x
+            def module_list():
+                return ListStack()
+            def sequential():
+                return torch.nn.Sequential(*[Block(i) for i in range(3)])
+            def module_dict():
+                return DictStack()
+            def breaking():
+                return BreakingStack()
+            """;
+
+    static CompileComparison compare(Path file, String factory, String blocks, boolean fullgraph) {
+        return CompileComparison.run(torch.bridge(), file + ":" + factory, List.of(TensorSpec.of("x", DType.FP32, 8, 16)), blocks, "default",
+                fullgraph, QUICK, torch.flushBytes());
+    }
+
+    @Test void compareCompileFindsTheBlocksOfModuleListSequentialAndModuleDictStacks(@TempDir Path dir) throws Exception {
+        assumeCompile();
+        Path file = Files.writeString(dir.resolve("stacks.py"), STACKS);
+        for (String factory : List.of("module_list", "sequential", "module_dict")) {
+            CompileComparison c = compare(file, factory, null, false);
+            assertEquals(List.of("whole model", "per block"), c.arms().stream().map(CompileComparison.Arm::name).toList());
+            var whole = c.arms().get(0);
+            var perBlock = c.arms().get(1);
+            assertEquals(3, perBlock.blocks(), factory + ": " + c.text());
+            assertEquals("Block", perBlock.blockType());
+            for (var a : c.arms()) assertTrue(!a.failed() && a.graphs() >= 1 && a.runUs() > 0, factory + ": " + c.text());
+            assertEquals(0, whole.recompiles(), c.text());
+            // Each block's idx is a constant to dynamo: blocks 1 and 2 recompile block 0's forward (the log says why).
+            assertEquals(2, perBlock.recompiles(), factory + ": " + c.text());
+            assertTrue(c.compileRatio() > 0, c.text());
+            assertTrue(c.text().contains("whole model / per block compile time"), c.text());
+        }
+    }
+
+    @Test void aFailedArmIsARowWithItsReasonAndNoRatio(@TempDir Path dir) throws Exception {
+        assumeCompile();
+        Path file = Files.writeString(dir.resolve("stacks.py"), STACKS);
+        CompileComparison named = compare(file, "module_dict", "layers", false);
+        assertEquals(3, named.arms().get(1).blocks(), named.text());
+        assertFalse(named.arms().get(1).failed(), named.text());
+
+        CompileComparison noBlocks = compare(file, "module_dict", "layers.nope", false);
+        var perBlock = noBlocks.arms().get(1);
+        assertTrue(perBlock.failed(), noBlocks.text());
+        assertTrue(perBlock.error().contains("--blocks layers.nope: model.layers has no attribute 'nope'"), perBlock.error());
+        assertFalse(noBlocks.arms().get(0).failed(), noBlocks.text());
+        assertTrue(Double.isNaN(noBlocks.compileRatio()));
+        assertFalse(noBlocks.text().contains("whole model / per block"), noBlocks.text());
+        assertTrue(noBlocks.text().contains("no compile-time ratio: the per block arm failed"), noBlocks.text());
+
+        // Without fullgraph the break splits the whole model's graph: counted by dynamo and read back from its captured TORCH_LOGS.
+        CompileComparison split = compare(file, "breaking", null, false);
+        var whole = split.arms().get(0);
+        assertFalse(whole.failed(), split.text());
+        assertTrue(whole.graphBreaks() >= 1, split.text());
+        assertFalse(whole.budget().graphBreaks().isEmpty(), "the graph break read from the captured TORCH_LOGS: " + whole.budget());
+
+        // A graph break outside the blocks under fullgraph: the whole model fails, the blocks compile.
+        CompileComparison broken = compare(file, "breaking", null, true);
+        assertTrue(broken.arms().get(0).failed(), broken.text());
+        assertFalse(broken.arms().get(0).error().isEmpty(), broken.text());
+        assertFalse(broken.arms().get(1).failed(), broken.text());
+        assertTrue(Double.isNaN(broken.compileRatio()));
+        assertFalse(broken.text().contains("whole model / per block"), broken.text());
     }
 }

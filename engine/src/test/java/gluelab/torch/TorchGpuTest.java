@@ -41,12 +41,12 @@ class TorchGpuTest {
             return;
         }
         gpu = Devices.open("cuda");
-        String python = System.getenv().getOrDefault("GLUELAB_TEST_PYTHON", "python3");
+        TorchPython.useSharedInductorCache();
         try {
-            torch = TorchSide.start(python, gpu);
+            torch = TorchSide.start((String) null, gpu);
             if (!torch.versions().compile()) unusable = torch.versions().compileReason();
         } catch (TorchException e) {
-            unusable = "no torch with CUDA in " + python + ": " + e.getMessage();
+            unusable = "no torch with CUDA: " + e.getMessage();
         }
     }
 
@@ -112,7 +112,7 @@ class TorchGpuTest {
                 def model():
                     return torch.nn.Sequential(*[Block() for _ in range(4)])
                 """);
-        CompileComparison c = CompileComparison.run(torch.bridge(), file + ":model", List.of(TensorSpec.of("x", DType.FP32, 64, 256)),
+        CompileComparison c = CompileComparison.run(torch.bridge(), file + ":model", List.of(TensorSpec.of("x", DType.FP32, 64, 256)), null,
                 "default", true, TorchBridgeTest.QUICK, torch.flushBytes());
         assertEquals(List.of("whole model", "per block"), c.arms().stream().map(CompileComparison.Arm::name).toList());
         assertEquals(4, c.arms().get(1).blocks());

@@ -1,0 +1,23 @@
+package gluelab.torch;
+
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The Python the torch bridge runs, why that one, and the torch it imports. */
+public record PythonChoice(Path python, PythonSource source, String torch) {
+    private static final Set<Path> ANNOUNCED = ConcurrentHashMap.newKeySet();
+
+    /** "python: /x/bin/python (GLUELAB_PYTHON)". */
+    public String describe() { return "python: " + python + " (" + source.label() + ")"; }
+
+    /** Prints {@link #describe()} to stderr the first time this process uses this Python. */
+    public void announceOnce() { announceOnce(System.err); }
+
+    /** Prints {@link #describe()} to {@code out} unless this process said it before; true when it printed. */
+    public boolean announceOnce(java.io.PrintStream out) {
+        if (!ANNOUNCED.add(python)) return false;
+        out.println(describe());
+        return true;
+    }
+}
