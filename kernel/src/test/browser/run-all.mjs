@@ -308,6 +308,8 @@ function benchJavadocSummary() {
   return text.split(/(?<=\.)\s/)[0];
 }
 
+let completeReplies = [];
+
 const objectMethods = new Set(["wait", "notify", "notifyAll", "hashCode", "getClass", "equals", "toString", "clone", "finalize"]);
 
 /** Selects a cell by index and puts the cursor at the end of its text. */
@@ -329,6 +331,20 @@ async function runCell(page, index, timeout = 120_000) {
   return (await cell.locator(".jp-OutputArea").innerText()).trim();
 }
 
+/** The kernel messages of one type the page sent or received over its kernel websockets, as text excerpts. */
+function recordKernelMessages(page, type) {
+  const seen = [];
+  page.on("websocket", (ws) => {
+    const note = (dir) => (f) => {
+      const text = typeof f.payload === "string" ? f.payload : f.payload.toString("latin1");
+      if (text.includes(`"msg_type":"${type}"`) || text.includes(`"msg_type": "${type}"`)) seen.push(`${dir} ${text.replace(/[^\x20-\x7e]/g, ".").slice(0, 600)}`);
+    };
+    ws.on("framesent", note("sent"));
+    ws.on("framereceived", note("received"));
+  });
+  return seen;
+}
+
 async function checkCompletion(page) {
   // The receiver's own public API, read from the kernel: the names completion should offer first.
   const api = (await runCell(page, 1)).split(/\s+/).filter(Boolean);
@@ -336,7 +352,14 @@ async function checkCompletion(page) {
   await editCell(page, 2);
   await page.keyboard.type("lab.", { delay: 50 });
   await page.keyboard.press("Tab");
-  await page.waitForSelector(".jp-Completer .jp-Completer-item", { timeout: 60_000 });
+  await page.waitForSelector(".jp-Completer .jp-Completer-item", { timeout: 60_000 }).catch(async (e) => {
+    const why = await page.evaluate(() => ({
+      completer: document.querySelector(".jp-Completer")?.outerHTML.slice(0, 300) ?? "none",
+      enabled: document.querySelectorAll(".jp-mod-completer-enabled").length,
+      active: document.activeElement?.className,
+    }));
+    throw new Error(`no completion list within 60 s of Tab (${JSON.stringify(why)}; replies: ${completeReplies.join(" || ")})`);
+  });
   const offered = await page.$$eval(".jp-Completer .jp-Completer-item .jp-Completer-match", (els) => els.map((e) => e.innerText.trim()));
   await page.keyboard.press("Escape");
   const names = offered.map((s) => s.replace(/\(.*$/, ""));
@@ -411,12 +434,13 @@ async function frontEndChecks(browser, base, token, workDir) {
     "java.util.Arrays.stream(Gluelab.class.getMethods()).filter(m -> m.getDeclaringClass() == Gluelab.class && !java.lang.reflect.Modifier.isStatic(m.getModifiers())).map(java.lang.reflect.Method::getName).distinct().sorted().forEach(System.out::println);",
     "",
     "",
-    'System.out.println("sleeping"); for (int i = 0; i < 600; i++) Thread.sleep(100); System.out.println("finished");',
+    'System.out.println("sleeping"); for (int i = 0; i < 6000; i++) Thread.sleep(100); System.out.println("finished");',
     'System.out.println("after interrupt");',
     'System.out.println("fresh " + (6 * 7));',
   ])));
   const checks = {};
   const { page } = await newPage(browser);
+  completeReplies = recordKernelMessages(page, "complete_reply");
   try {
     await openNotebook(page, base, token, name);
     await runCell(page, 0, 180_000);
