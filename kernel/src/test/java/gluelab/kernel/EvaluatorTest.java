@@ -79,12 +79,14 @@ class EvaluatorTest {
         stopper.start();
         long t0 = System.nanoTime();
         try {
-            e.eval("long n = 0; while (true) { n++; }");
+            // The statement after the loop must not run once the loop was stopped.
+            assertThrows(Evaluator.InterruptedCellException.class, () -> e.eval("long n = 0; while (true) { n++; }\nString after = \"ran\";"));
         } finally {
             ended.countDown();
             stopper.join();
         }
         assertTrue((System.nanoTime() - t0) / 1e9 < 120, "the loop was stopped");
+        assertThrows(CompileError.class, () -> e.eval("after"), "the rest of the stopped cell did not run");
         assertEquals(2, e.eval("1 + 1"));
     }
 

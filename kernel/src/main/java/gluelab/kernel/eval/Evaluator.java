@@ -43,6 +43,7 @@ public final class Evaluator implements AutoCloseable {
 
     /** Runs a cell; returns its last expression's value, or null when the last snippet has none. */
     public Object eval(String cell) {
+        stopRequested = false;
         try {
             return evalSnippets(cell);
         } finally {
@@ -65,7 +66,10 @@ public final class Evaluator implements AutoCloseable {
                 throw new CompileError("incomplete code at cell line " + line + ": " + firstLine(remaining.strip()), line, 1);
             }
             int start = consumed + leading(remaining);
+            // JShell's stop ends the running snippet as if it had finished: the rest of the cell must not run.
+            if (stopRequested) throw new InterruptedCellException();
             result = run(source, cell, start);
+            if (stopRequested) throw new InterruptedCellException();
             consumed += remaining.length() - info.remaining().length();
             remaining = info.remaining();
         }
@@ -133,8 +137,14 @@ public final class Evaluator implements AutoCloseable {
      */
     public int recordedSnippets() { return compactor.recordedSnippets(); }
 
-    /** Stops the running snippet (a loop stops at its next back-edge). */
-    public void stop() { shell.stop(); }
+    /** Stops the running snippet (a loop stops at its next back-edge); the cell's later snippets do not run. */
+    public void stop() {
+        stopRequested = true;
+        shell.stop();
+    }
+
+    /** Set by {@link #stop()}, cleared when a cell starts. */
+    private volatile boolean stopRequested;
 
     /**
      * Completions at the cursor, the receiver's own API first: {@code Object}'s methods ({@code wait},
