@@ -46,6 +46,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--tune", description = "tune first also where the device does not by default (the CPU)")
     boolean tune;
 
+    /** Whether {@code --tune} asked to tune also where the device does not by default; the runner takes it with the plan. */
+    public boolean tuneEveryDevice() { return tune; }
+
     /** The plan these options describe, every option checked (the notebook's %bench magic parses the same options). */
     public BenchPlan plan(SpecRegistry specs) {
         return placementOptions.applyTo(stopOptions.applyTo(planOptions.builder(specs, PlanOptions.Defaults.BENCH).ops(ops).mode(mode)))

@@ -32,13 +32,45 @@ record KernelSignature(String kernel, List<Param> params) {
         Map<String, KernelSignature> out = new LinkedHashMap<>();
         Matcher m = DECL.matcher(source);
         while (m.find()) {
-            KernelSignature s = new KernelSignature(m.group(1), params(m.group(1), m.group(2)));
-            KernelSignature before = out.putIfAbsent(s.kernel(), s);
-            if (before != null && !before.equals(s)) {
-                throw new IllegalStateException("kernel " + s.kernel() + " is declared with two parameter lists: " + before.params() + " and " + s.params());
-            }
+            if (isMacroBody(source, m.start())) continue;
+            add(out, new KernelSignature(m.group(1), params(m.group(1), m.group(2))));
+        }
+        // Kernels stamped out by a macro (#define CALIB_COPY(name, ...) extern "C" __global__ ... name(...)):
+        // each use of the macro declares a kernel named by its first argument, with the body's parameters.
+        Matcher d = MACRO.matcher(source);
+        while (d.find()) {
+            String body = d.group(3).replace("\\\n", " ");
+            Matcher k = DECL.matcher(body);
+            if (!k.find() || !k.group(1).equals(d.group(2).split(",")[0].strip())) continue;
+            List<Param> params = params(d.group(1), k.group(2));
+            Matcher use = Pattern.compile("(?m)^\\s*" + d.group(1) + "\\(\\s*(\\w+)").matcher(source);
+            while (use.find()) add(out, new KernelSignature(use.group(1), params));
         }
         return out;
+    }
+
+    private static final Pattern MACRO = Pattern.compile("(?m)^#define\\s+(\\w+)\\(([^)]*)\\)((?:[^\\n]*\\\\\\n)*[^\\n]*)");
+
+    /** Whether the declaration at {@code at} sits in a {@code #define}'s body (its name is a macro parameter). */
+    private static boolean isMacroBody(String source, int at) {
+        int lineStart = source.lastIndexOf('\n', at) + 1;
+        // a macro body continues lines ending in a backslash: walk back over them to the #define
+        int i = lineStart;
+        while (i > 0) {
+            int prevEnd = i - 1, prevStart = source.lastIndexOf('\n', prevEnd - 1) + 1;
+            String prev = source.substring(prevStart, prevEnd);
+            if (!prev.endsWith("\\")) break;
+            if (prev.stripLeading().startsWith("#define")) return true;
+            i = prevStart;
+        }
+        return source.substring(lineStart, at).stripLeading().startsWith("#define");
+    }
+
+    private static void add(Map<String, KernelSignature> out, KernelSignature s) {
+        KernelSignature before = out.putIfAbsent(s.kernel(), s);
+        if (before != null && !before.equals(s)) {
+            throw new IllegalStateException("kernel " + s.kernel() + " is declared with two parameter lists: " + before.params() + " and " + s.params());
+        }
     }
 
     private static List<Param> params(String kernel, String list) {

@@ -53,7 +53,12 @@ class KernelSourcesTest {
             if (name.equals(KernelSources.BASE)) continue;
             assertTrue(files.contains(name), name + " belongs to no family");
         }
-        assertFalse(KernelSignature.parse(sources.unit(KernelSources.BASE).text()).isEmpty());
+        var base = KernelSignature.parse(sources.unit(KernelSources.BASE).text());
+        assertFalse(base.isEmpty());
+        // The calibration copies are stamped out by a macro: each use declares a kernel the launches find.
+        for (String k : List.of("calib_copy", "calib_copy_1024x2", "calib_copy_256x8_cs", "calib_triad")) assertTrue(base.containsKey(k), k + " in " + base.keySet());
+        assertEquals("[ptr src, ptr dst, i64 n4]", base.get("calib_copy").params().toString());
+        assertFalse(base.containsKey("name"), "a macro's parameter is not a kernel");
         assertEquals(claimed.size(), FusedKernels.FAMILIES.stream().mapToInt(f -> f.kernels().size()).sum(), "no kernel in two families");
     }
 

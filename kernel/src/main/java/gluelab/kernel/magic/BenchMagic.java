@@ -7,7 +7,7 @@ import org.dflib.jjava.jupyter.kernel.magic.LineMagic;
 
 import java.util.List;
 
-/** {@code %bench OP... [options]}: {@code gluelab bench}'s options and plan, run by the same runner (tuning first unless --no-tune). */
+/** {@code %bench OP... [options]}: {@code gluelab bench}'s options and plan, run by the same runner (tuning first as bench does: on a GPU unless --no-tune, on the CPU only with --tune). */
 public final class BenchMagic implements Magic, LineMagic<Object, BaseKernel> {
     private final MagicContext context;
 
@@ -16,7 +16,7 @@ public final class BenchMagic implements Magic, LineMagic<Object, BaseKernel> {
     @Override public String name() { return "bench"; }
 
     @Override public String help() {
-        return "%bench OP... [--model M] [--tokens 2k,4k] [--variants eager,fused] [--passes fwd,bwd] [--no-tune] [--device D]: as `gluelab bench` (%bench --help)";
+        return "%bench OP... [--model M] [--tokens 2k,4k] [--variants eager,fused] [--passes fwd,bwd] [--tune|--no-tune] [--device D]: as `gluelab bench` (%bench --help)";
     }
 
     @Override public Object eval(BaseKernel kernel, List<String> args) throws Exception {
@@ -28,6 +28,6 @@ public final class BenchMagic implements Magic, LineMagic<Object, BaseKernel> {
                     + ": torch rows come from lab.bench(OP).withTorch().run(), a chart from Charts.baselines(result.rows(), \"fwd\")");
         }
         Gluelab lab = context.labFor(cmd.device());
-        return lab.run(cmd.plan(lab.specs()), context.devlog());
+        return lab.session().devlog(context.devlog()).tuneEveryDevice(cmd.tuneEveryDevice()).run(cmd.plan(lab.specs()));
     }
 }
