@@ -1,5 +1,6 @@
 package gluelab.report;
 
+import gluelab.units.Numbers;
 import gluelab.bench.BenchPlan;
 import gluelab.calibrate.Calibration;
 import gluelab.device.cpu.CpuDevice;
@@ -121,7 +122,7 @@ class FindingsTest {
         long ms = Duration.between(started, finished).toMillis();
         double sampled = r.rows().stream().mapToDouble(x -> x.measurement().wallSeconds()).sum();
         assertTrue(ms >= sampled * 1000, "span " + ms + " ms is shorter than the sampling " + sampled + " s");
-        assertTrue(findings(r, out.resolve("render")).contains(", started " + started + ", finished " + finished), "span in findings");
+        assertTrue(findings(r, out.resolve("render")).contains(", started " + Numbers.timestamp(started) + ", finished " + Numbers.timestamp(finished)), "span in findings, to the second");
     }
 
     @Test
