@@ -51,7 +51,7 @@ public final class FloorCommand implements Callable<Integer> {
                 for (Pass p : Pass.values()) {
                     if (!op.supports(p)) continue;
                     Floor f = Floor.of(op, op.shape(spec, t, DType.BF16), p, cal);
-                    System.out.printf("%-20s %-4s %8d %14d %12.1f %10s%n", op.name(), p.id(), t, f.bytes(), f.idealSeconds() * 1e6, f.bound());
+                    System.out.printf("%-20s %-4s %8d %14s %12.1f %10s%n", op.name(), p.id(), t, gluelab.units.Numbers.bytes(f.bytes()), f.idealSeconds() * 1e6, f.bound());
                 }
             }
         }

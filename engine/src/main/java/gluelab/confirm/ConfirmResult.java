@@ -1,5 +1,6 @@
 package gluelab.confirm;
 
+import gluelab.units.TimeColumn;
 import gluelab.ops.Replay;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
@@ -81,22 +82,22 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
         StringColumn op = StringColumn.create("op"), cmp = StringColumn.create("comparison"), launch = StringColumn.create("launch"),
                 verdict = StringColumn.create("verdict");
         IntColumn tokens = IntColumn.create("tokens"), n = IntColumn.create("n");
-        DoubleColumn base = DoubleColumn.create("baseline_us"), cand = DoubleColumn.create("candidate_us"), delta = DoubleColumn.create("delta_%"),
-                ideal = DoubleColumn.create("ideal_us");
+        TimeColumn base = new TimeColumn("baseline"), cand = new TimeColumn("candidate"), ideal = new TimeColumn("ideal");
+        DoubleColumn delta = DoubleColumn.create("delta_%");
         for (ConfirmedRow r : rows) {
             op.append(r.comparison().op());
             tokens.append((int) r.comparison().tokens());
             cmp.append(r.comparison().baseline().id() + " -> " + r.comparison().candidate().id());
             launch.append(r.replay() == Replay.GRAPH ? "graph fwd+bwd" : "normal fwd+bwd");
-            base.append(round(r.baselineUs()));
-            cand.append(round(r.candidateUs()));
+            base.append(r.baselineUs());
+            cand.append(r.candidateUs());
             delta.append(round(r.deltaPercent()));
-            ideal.append(round(r.idealUs()));
+            ideal.append(r.idealUs());
             n.append(Math.min(r.baselineN(), r.candidateN()));
             verdict.append(hostTime().contains(r.comparison()) && r.replay() == Replay.DIRECT ? r.describe() + "; HOST TIME: gone under graphs" : r.describe());
         }
         return Table.create("confirmed in " + processes.size() + " fresh processes (" + processesOk() + " finished)")
-                .addColumns(op, tokens, cmp, launch, base, cand, delta, ideal, n, verdict);
+                .addColumns(op, tokens, cmp, launch, base.column(), cand.column(), delta, ideal.column(), n, verdict);
     }
 
     /** One row per process: pid, state (FAILED with its reason), clocks, seconds, and its median per variant and launch. */

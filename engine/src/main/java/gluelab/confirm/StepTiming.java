@@ -86,8 +86,8 @@ public final class StepTiming {
         var launch = tech.tablesaw.api.StringColumn.create("launch");
         var tokens = tech.tablesaw.api.IntColumn.create("tokens");
         var kernels = tech.tablesaw.api.IntColumn.create("kernels");
-        var us = tech.tablesaw.api.DoubleColumn.create("step_us");
-        var ideal = tech.tablesaw.api.DoubleColumn.create("ideal_us");
+        var us = new gluelab.units.TimeColumn("step");
+        var ideal = new gluelab.units.TimeColumn("ideal");
         var pct = tech.tablesaw.api.DoubleColumn.create("pct_of_floor");
         for (Timed t : timed) {
             op.append(t.op());
@@ -95,11 +95,11 @@ public final class StepTiming {
             launch.append(t.replay() == Replay.GRAPH ? "graph fwd+bwd" : "normal fwd+bwd");
             tokens.append((int) t.tokens());
             kernels.append(t.kernels());
-            us.append(Math.round(t.medianUs() * 100) / 100.0);
-            ideal.append(Math.round(t.idealUs() * 100) / 100.0);
+            us.append(t.medianUs());
+            ideal.append(t.idealUs());
             pct.append(Math.round(1000 * t.idealUs() / t.medianUs()) / 10.0);
         }
-        return tech.tablesaw.api.Table.create("screen: variants interleaved in one process").addColumns(op, tokens, variant, launch, kernels, us, ideal, pct);
+        return tech.tablesaw.api.Table.create("screen: variants interleaved in one process").addColumns(op, tokens, variant, launch, kernels, us.column(), ideal.column(), pct);
     }
 
     /** A forward then a backward launch as one step, so one graph can capture the whole of it. */

@@ -7,7 +7,11 @@ import tech.tablesaw.api.Table;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Step 08's verdicts: every output and gradient of every candidate, per dtype, vs fp64 and vs eager. */
+/**
+ * Step 08's verdicts: every output and gradient of every candidate, per dtype, vs fp64 and vs eager.
+ * The table puts the rel L2 limit beside the measured rel L2, since that is what the verdict is
+ * judged on (the ulp columns are shown for parity, not judged against a limit).
+ */
 public record CorrectnessResult(int format, List<CheckRow> rows) {
     public static final int FORMAT = 1;
 
@@ -31,7 +35,7 @@ public record CorrectnessResult(int format, List<CheckRow> rows) {
     public Table table() {
         StringColumn subject = StringColumn.create("candidate"), dtype = StringColumn.create("dtype"), pass = StringColumn.create("pass"),
                 tensor = StringColumn.create("tensor"), verdict = StringColumn.create("verdict");
-        DoubleColumn rel = DoubleColumn.create("rel_L2_vs_fp64"), ulp = DoubleColumn.create("max_ulp_vs_fp64"), relE = DoubleColumn.create("rel_L2_vs_eager"),
+        DoubleColumn rel = DoubleColumn.create("rel_L2_vs_fp64"), limit = DoubleColumn.create("rel_L2_limit"), ulp = DoubleColumn.create("max_ulp_vs_fp64"), relE = DoubleColumn.create("rel_L2_vs_eager"),
                 ulpE = DoubleColumn.create("max_ulp_vs_eager");
         for (CheckRow r : rows) {
             subject.append(r.subject() + " " + r.candidate());
@@ -39,12 +43,13 @@ public record CorrectnessResult(int format, List<CheckRow> rows) {
             pass.append(r.pass());
             tensor.append(r.tensor());
             rel.append(r.vsFp64() == null ? Double.NaN : r.vsFp64().relL2());
+            limit.append(r.tolerance());
             ulp.append(r.vsFp64() == null ? Double.NaN : r.vsFp64().maxUlp());
             relE.append(r.vsEager() == null ? Double.NaN : r.vsEager().relL2());
             ulpE.append(r.vsEager() == null ? Double.NaN : r.vsEager().maxUlp());
             verdict.append(r.verdict());
         }
-        return Table.create("correctness: outputs and every gradient vs fp64 and eager").addColumns(subject, dtype, pass, tensor, rel, ulp, relE, ulpE, verdict);
+        return Table.create("correctness: outputs and every gradient vs fp64 and eager").addColumns(subject, dtype, pass, tensor, rel, limit, ulp, relE, ulpE, verdict);
     }
 
     public void save(Path file) { gluelab.experiment.StepResults.save(file, this); }

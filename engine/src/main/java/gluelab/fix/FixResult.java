@@ -1,5 +1,6 @@
 package gluelab.fix;
 
+import gluelab.units.TimeColumn;
 import gluelab.expr.lab.RegionBench;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
@@ -49,35 +50,36 @@ public record FixResult(int format, List<String> candidates, List<Attempt> attem
     public Table table() {
         StringColumn cand = StringColumn.create("candidate"), source = StringColumn.create("source"), name = StringColumn.create("fix"),
                 verdict = StringColumn.create("verdict");
-        DoubleColumn base = DoubleColumn.create("baseline_us"), var = DoubleColumn.create("fix_us"), ideal = DoubleColumn.create("ideal_us"),
-                delta = DoubleColumn.create("delta_%");
+        TimeColumn base = new TimeColumn("baseline"), var = new TimeColumn("fix"), ideal = new TimeColumn("ideal");
+        DoubleColumn delta = DoubleColumn.create("delta_%");
         for (Attempt a : attempts) {
             cand.append(a.op() + " " + a.pass() + " T=" + a.tokens());
             source.append(a.source().label());
             name.append(a.name());
-            base.append(round(a.baselineUs()));
-            var.append(round(a.variantUs()));
-            ideal.append(round(a.idealUs()));
+            base.append(a.baselineUs());
+            var.append(a.variantUs());
+            ideal.append(a.idealUs());
             delta.append(round(a.deltaPercent()));
             verdict.append(a.describe());
         }
-        return Table.create("fixes tried, cheapest first").addColumns(cand, source, name, base, var, ideal, delta, verdict);
+        return Table.create("fixes tried, cheapest first").addColumns(cand, source, name, base.column(), var.column(), ideal.column(), delta, verdict);
     }
 
     /** Each fix alone and together, against the baseline; empty when fewer than two fixes could be combined. */
     public Table interactionTable() {
         StringColumn comb = StringColumn.create("combination");
         IntColumn n = IntColumn.create("fixes");
-        DoubleColumn us = DoubleColumn.create("step_us"), delta = DoubleColumn.create("delta_us"), pct = DoubleColumn.create("delta_%");
+        TimeColumn us = new TimeColumn("step"), delta = new TimeColumn("delta");
+        DoubleColumn pct = DoubleColumn.create("delta_%");
         double baseline = interactions.isEmpty() ? Double.NaN : interactions.getFirst().us();
         for (InteractionRow r : interactions) {
             comb.append(r.combination());
             n.append(r.fixes().size());
-            us.append(round(r.us()));
-            delta.append(round(r.deltaUs()));
+            us.append(r.us());
+            delta.append(r.deltaUs());
             pct.append(round(100 * r.deltaUs() / baseline));
         }
-        return Table.create("interactions: fixes alone and together").addColumns(comb, n, us, delta, pct);
+        return Table.create("interactions: fixes alone and together").addColumns(comb, n, us.column(), delta.column(), pct);
     }
 
     public Table sizingTable() { return RegionBench.table("region sizing", sizing); }

@@ -1,5 +1,6 @@
 package gluelab.rank;
 
+import gluelab.units.TimeColumn;
 import tech.tablesaw.api.*;
 
 import java.util.Comparator;
@@ -70,8 +71,8 @@ public final class Ranking {
         Table t = Table.create("ranked candidates");
         StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), variant = StringColumn.create("variant");
         IntColumn tokens = IntColumn.create("tokens"), count = IntColumn.create("count");
-        DoubleColumn measured = DoubleColumn.create("measured_us"), ideal = DoubleColumn.create("ideal_us"),
-                gap = DoubleColumn.create("gap_us"), ratio = DoubleColumn.create("ratio"),
+        TimeColumn measured = new TimeColumn("measured"), ideal = new TimeColumn("ideal"), gap = new TimeColumn("gap");
+        DoubleColumn ratio = DoubleColumn.create("ratio"),
                 share = DoubleColumn.create("share_pct"), score = DoubleColumn.create("score");
         StringColumn verdict = StringColumn.create("verdict"), caveat = StringColumn.create("noisy");
         for (Candidate c : ranked) {
@@ -80,16 +81,16 @@ public final class Ranking {
             variant.append(c.variant().id());
             tokens.append((int) c.tokens());
             count.append(c.count());
-            measured.append(round(c.measuredUs(), 1));
-            ideal.append(round(c.idealUs(), 1));
-            gap.append(round(c.gapUs(), 1));
+            measured.append(c.measuredUs());
+            ideal.append(c.idealUs());
+            gap.append(c.gapUs());
             ratio.append(round(c.ratio(), 2));
             share.append(round(100 * c.share(), 2));
             score.append(round(c.score(), 2));
             verdict.append(verdictText(c));
             caveat.append(c.caveat());
         }
-        t.addColumns(op, pass, variant, tokens, count, measured, ideal, gap, ratio, share, score, verdict);
+        t.addColumns(op, pass, variant, tokens, count, measured.column(), ideal.column(), gap.column(), ratio, share, score, verdict);
         if (ranked.stream().anyMatch(c -> !c.caveat().isEmpty())) t.addColumns(caveat);
         return t;
     }

@@ -1,5 +1,6 @@
 package gluelab.report;
 
+import gluelab.units.TimeScale;
 import gluelab.calibrate.Calibration;
 import gluelab.rank.Candidate;
 import gluelab.rank.Ranking;
@@ -42,11 +43,13 @@ public final class Findings {
                 .append(r.environment().device().kind()).append(" (").append(r.environment().device().name()).append("), ")
                 .append(String.format("floor bandwidth %.1f GB/s", cal.bandwidth() / 1e9)).append(placements(r)).append(".\n\n");
         md.append("```\n");
+        // one unit for the whole block, so its lines compare at a glance
+        TimeScale scale = TimeScale.of(ranking.ranked().stream().mapToDouble(Candidate::measuredUs).toArray());
         for (Candidate c : ranking.ranked()) {
             Row fused = find(r.rows(), new MeasureKey(c.op(), c.pass(), Variant.FUSED, Replay.DIRECT, c.tokens(), c.key().dtype()));
-            String after = fused == null ? "" : String.format(" -> fused %.1f us (%.2fx)", fused.measuredUs(), c.measuredUs() / fused.measuredUs());
-            md.append(String.format("%-20s %s T=%d: %s %.1f us%s, ideal %.1f us, %.1f%% of layer%s%n",
-                    c.op(), c.pass().id(), c.tokens(), c.variant().id(), c.measuredUs(), after, c.idealUs(), 100 * c.share(),
+            String after = fused == null ? "" : String.format(" -> fused %s (%.2fx)", scale.format(fused.measuredUs()), c.measuredUs() / fused.measuredUs());
+            md.append(String.format("%-20s %s T=%d: %s %s%s, ideal %s, %.1f%% of layer%s%n",
+                    c.op(), c.pass().id(), c.tokens(), c.variant().id(), scale.format(c.measuredUs()), after, scale.format(c.idealUs()), 100 * c.share(),
                     c.caveat().isEmpty() ? "" : " [noisy: " + c.caveat() + "]"));
         }
         md.append("```\n\n");
@@ -103,7 +106,7 @@ public final class Findings {
                 "calibration: " + env.calibration().describe(),
                 "gluelab " + env.gluelabVersion() + ", " + env.jvm() + ", " + env.os(),
                 "commit: " + env.gitCommit() + (env.gitDirty() ? " (dirty)" : ""),
-                "run: " + r.id() + ", started " + env.startedAt() + ", finished " + r.finishedAt() + span(env.startedAt(), r.finishedAt()));
+                "run: " + r.id() + ", started " + toSecond(env.startedAt()) + ", finished " + toSecond(r.finishedAt()) + span(env.startedAt(), r.finishedAt()));
     }
 
     private static void chart(StringBuilder md, Map<String, String> charts, String key) {
@@ -149,6 +152,15 @@ public final class Findings {
         return Character.toUpperCase(how.charAt(0)) + how.substring(1) + ", variants interleaved in one process"
                 + (graphs ? ", CUDA-graph rows replaying " + TimedLaunch.GRAPH_REPEATS + " captured launches per sample on their own sample budget" : "")
                 + "; " + stop + "; medians reported.";
+    }
+
+    /** A recorded instant to the second for reading; anything that is not an instant is shown as recorded. */
+    private static String toSecond(String instant) {
+        try {
+            return Numbers.timestamp(java.time.Instant.parse(instant));
+        } catch (RuntimeException e) {
+            return String.valueOf(instant);
+        }
     }
 
     private static String span(String started, String finished) {

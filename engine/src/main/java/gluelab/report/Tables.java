@@ -1,5 +1,6 @@
 package gluelab.report;
 
+import gluelab.units.TimeColumn;
 import gluelab.ops.OpId;
 import gluelab.check.Correctness;
 import gluelab.ops.Pass;
@@ -24,8 +25,8 @@ public final class Tables {
         StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), variant = StringColumn.create("variant"),
                 replay = StringColumn.create("replay");
         IntColumn tokens = IntColumn.create("tokens"), kernels = IntColumn.create("kernels"), n = IntColumn.create("samples");
-        DoubleColumn median = DoubleColumn.create("median_us"), min = DoubleColumn.create("min_us"), ideal = DoubleColumn.create("ideal_us"),
-                pct = DoubleColumn.create("pct_of_floor"), gbs = DoubleColumn.create("GB_per_s"), noise = DoubleColumn.create("noise_pct"),
+        TimeColumn median = new TimeColumn("median"), min = new TimeColumn("min"), ideal = new TimeColumn("ideal");
+        DoubleColumn pct = DoubleColumn.create("pct_of_floor"), gbs = DoubleColumn.create("GB_per_s"), noise = DoubleColumn.create("noise_pct"),
                 spread = DoubleColumn.create("rel_stdev_pct"), peak = DoubleColumn.create("peak_MiB");
         StringColumn stop = StringColumn.create("stop"), noisy = StringColumn.create("noisy");
         for (Row r : rows) {
@@ -34,9 +35,9 @@ public final class Tables {
             variant.append(r.variant().id());
             replay.append(r.replay().id());
             tokens.append((int) r.tokens());
-            median.append(round(r.measuredUs(), 1));
-            min.append(round(r.measurement().summary().min() * 1e6, 1));
-            ideal.append(round(r.idealUs(), 1));
+            median.append(r.measuredUs());
+            min.append(r.measurement().summary().min() * 1e6);
+            ideal.append(r.idealUs());
             pct.append(round(r.percentOfFloor(), 1));
             gbs.append(round(r.achievedGBs(), 1));
             noise.append(Numbers.significant(100 * r.measurement().noise(), 2));
@@ -47,7 +48,7 @@ public final class Tables {
             stop.append(r.measurement().stopReason().name().toLowerCase(Locale.ROOT));
             noisy.append(r.measurement().noisy().orElse(""));
         }
-        t.addColumns(op, pass, variant, replay, tokens, median, min, ideal, pct, gbs, noise, spread, n, kernels, peak, stop, noisy);
+        t.addColumns(op, pass, variant, replay, tokens, median.column(), min.column(), ideal.column(), pct, gbs, noise, spread, n, kernels, peak, stop, noisy);
         return t;
     }
 
@@ -63,14 +64,14 @@ public final class Tables {
         Table t = Table.create("baselines: eager vs fused");
         StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), noisy = StringColumn.create("noisy");
         IntColumn tokens = IntColumn.create("tokens");
-        DoubleColumn ideal = DoubleColumn.create("ideal_us"), eager = DoubleColumn.create("eager_us"), fused = DoubleColumn.create("fused_us"),
-                speedup = DoubleColumn.create("speedup"), eagerPct = DoubleColumn.create("eager_pct_floor"), fusedPct = DoubleColumn.create("fused_pct_floor");
+        TimeColumn ideal = new TimeColumn("ideal"), eager = new TimeColumn("eager"), fused = new TimeColumn("fused");
+        DoubleColumn speedup = DoubleColumn.create("speedup"), eagerPct = DoubleColumn.create("eager_pct_floor"), fusedPct = DoubleColumn.create("fused_pct_floor");
         record Slot(Variant variant, Replay replay) {}
         record Group(OpId op, Pass pass, long tokens) {}
         Map<Group, Map<Slot, Row>> groups = new LinkedHashMap<>();
         for (Row r : rows) groups.computeIfAbsent(new Group(r.op(), r.pass(), r.tokens()), k -> new HashMap<>()).put(new Slot(r.variant(), r.replay()), r);
         boolean graphs = rows.stream().anyMatch(r -> r.replay() == Replay.GRAPH);
-        DoubleColumn eagerGraph = DoubleColumn.create("eager_graph_us"), fusedGraph = DoubleColumn.create("fused_graph_us");
+        TimeColumn eagerGraph = new TimeColumn("eager_graph"), fusedGraph = new TimeColumn("fused_graph");
         for (var e : groups.entrySet()) {
             Map<Slot, Row> slots = e.getValue();
             Row eg = slots.get(new Slot(Variant.EAGER, Replay.DIRECT)), fu = slots.get(new Slot(Variant.FUSED, Replay.DIRECT));
@@ -78,23 +79,23 @@ public final class Tables {
             op.append(e.getKey().op().name());
             pass.append(e.getKey().pass().id());
             tokens.append((int) e.getKey().tokens());
-            ideal.append(round(any.idealUs(), 1));
-            eager.append(eg == null ? Double.NaN : round(eg.measuredUs(), 1));
-            fused.append(fu == null ? Double.NaN : round(fu.measuredUs(), 1));
+            ideal.append(any.idealUs());
+            eager.append(eg == null ? Double.NaN : eg.measuredUs());
+            fused.append(fu == null ? Double.NaN : fu.measuredUs());
             speedup.append(eg == null || fu == null ? Double.NaN : round(eg.measuredUs() / fu.measuredUs(), 2));
             eagerPct.append(eg == null ? Double.NaN : round(eg.percentOfFloor(), 1));
             fusedPct.append(fu == null ? Double.NaN : round(fu.percentOfFloor(), 1));
             Row egg = slots.get(new Slot(Variant.EAGER, Replay.GRAPH)), fug = slots.get(new Slot(Variant.FUSED, Replay.GRAPH));
-            eagerGraph.append(egg == null ? Double.NaN : round(egg.measuredUs(), 1));
-            fusedGraph.append(fug == null ? Double.NaN : round(fug.measuredUs(), 1));
+            eagerGraph.append(egg == null ? Double.NaN : egg.measuredUs());
+            fusedGraph.append(fug == null ? Double.NaN : fug.measuredUs());
             List<String> why = new ArrayList<>();
             for (var se : slots.entrySet()) {
                 se.getValue().measurement().noisy().ifPresent(w -> why.add(se.getValue().key().series() + ": " + w));
             }
             noisy.append(String.join("; ", why.stream().sorted().toList()));
         }
-        t.addColumns(op, pass, tokens, ideal, eager, fused, speedup, eagerPct, fusedPct);
-        if (graphs) t.addColumns(eagerGraph, fusedGraph);
+        t.addColumns(op, pass, tokens, ideal.column(), eager.column(), fused.column(), speedup, eagerPct, fusedPct);
+        if (graphs) t.addColumns(eagerGraph.column(), fusedGraph.column());
         if (noisy.asList().stream().anyMatch(x -> !x.isEmpty())) t.addColumns(noisy);
         return t;
     }
@@ -103,7 +104,7 @@ public final class Tables {
         Table t = Table.create("correctness vs fp64 and eager");
         StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), variant = StringColumn.create("variant"),
                 tensor = StringColumn.create("tensor"), ok = StringColumn.create("verdict");
-        DoubleColumn relL2 = DoubleColumn.create("rel_l2_vs_fp64"), ulp = DoubleColumn.create("max_ulp_vs_fp64"),
+        DoubleColumn relL2 = DoubleColumn.create("rel_l2_vs_fp64"), limit = DoubleColumn.create("rel_l2_limit"), ulp = DoubleColumn.create("max_ulp_vs_fp64"),
                 relEager = DoubleColumn.create("rel_l2_vs_eager");
         for (Correctness c : checks) {
             for (int i = 0; i < c.vsReference().size(); i++) {
@@ -113,12 +114,13 @@ public final class Tables {
                 variant.append(c.variant().id());
                 tensor.append(e.tensor());
                 relL2.append(Numbers.significant(e.relL2(), 3));
+                limit.append(Numbers.significant(c.tolerance(), 3));
                 ulp.append(round(e.maxUlp(), 2));
                 relEager.append(c.vsEager().size() > i ? Numbers.significant(c.vsEager().get(i).relL2(), 3) : Double.NaN);
                 ok.append(c.passed() ? "ok" : "FAIL");
             }
         }
-        t.addColumns(op, pass, variant, tensor, relL2, ulp, relEager, ok);
+        t.addColumns(op, pass, variant, tensor, relL2, limit, ulp, relEager, ok);
         return t;
     }
 

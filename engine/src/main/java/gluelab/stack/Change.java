@@ -1,5 +1,6 @@
 package gluelab.stack;
 
+import gluelab.units.TimeScale;
 import gluelab.ops.Replay;
 
 import java.util.ArrayList;
@@ -102,7 +103,8 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
         List<String> out = new ArrayList<>();
         List<Delta> sorted = new ArrayList<>(deltas);
         sorted.sort(Comparator.comparing(Delta::replay).thenComparingLong(Delta::tokens));
-        for (Delta d : sorted) out.add(d.workload() + ": " + d.describe());
+        TimeScale scale = Delta.scale(sorted);
+        for (Delta d : sorted) out.add(d.workload() + ": " + d.describe(scale));
         if (correctness.isEmpty()) out.add("correctness: not checked");
         for (CorrectnessVerdict v : correctness) out.add("correctness " + v.describe());
         out.add(graphs == null ? "graphs: no compiled region, limit does not apply" : graphs.describe());

@@ -2,6 +2,7 @@ package gluelab.stack;
 
 import gluelab.ops.Replay;
 import gluelab.units.Micros;
+import gluelab.units.TimeScale;
 
 import java.util.Locale;
 
@@ -51,11 +52,22 @@ public record Delta(long tokens, Replay replay, Micros before, Micros after, Str
     public String workload() { return tokens(tokens) + " tokens" + (replay == Replay.GRAPH ? ", graph replay" : ""); }
 
     /** The direction with both numbers: "1.43x faster (1497 vs 1044 us)", "2.7x slower (1089 vs 2987 us)". */
-    public String direction() {
+    public String direction() { return direction(scale()); }
+
+    /** {@link #direction()} with the numbers in {@code scale}. */
+    public String direction(TimeScale scale) {
         double a = before.us(), b = after.us();
-        if (a == b) return "no change (" + Micros.pair(before, " vs ", after) + ")";
+        if (a == b) return "no change (" + Micros.pair(before, " vs ", after, scale) + ")";
         String ratio = b == 0 ? "all of it removed" : String.format(Locale.ROOT, "%.2fx %s", a > b ? a / b : b / a, a > b ? "faster" : "slower");
-        return ratio + " (" + Micros.pair(before, " vs ", after) + ")";
+        return ratio + " (" + Micros.pair(before, " vs ", after, scale) + ")";
+    }
+
+    /** The unit these two numbers read in alone: the larger one's. */
+    public TimeScale scale() { return TimeScale.of(before.us(), after.us()); }
+
+    /** One unit for several deltas quoted together (a stack summary): the largest time's. */
+    public static TimeScale scale(java.util.Collection<Delta> deltas) {
+        return TimeScale.of(deltas.stream().mapToDouble(d -> Math.max(d.before.us(), d.after.us())).toArray());
     }
 
     /**
@@ -63,9 +75,12 @@ public record Delta(long tokens, Replay replay, Micros before, Micros after, Str
      * caveat, the ratio is approximate and the caveat follows: "10.4 -> 0.941 ms (-91.0%, ~11.08x
      * faster) (caveat: noisy: 6 of 6 measurements over their bound; device not quiet)".
      */
-    public String describe() {
-        String dir = direction();
-        return Micros.pair(before, " -> ", after) + " (" + String.format(Locale.ROOT, "%+.1f%%", 100 * change()) + ", "
+    public String describe() { return describe(scale()); }
+
+    /** {@link #describe()} with the numbers in {@code scale}, shared by the lines quoted beside it. */
+    public String describe(TimeScale scale) {
+        String dir = direction(scale);
+        return Micros.pair(before, " -> ", after, scale) + " (" + String.format(Locale.ROOT, "%+.1f%%", 100 * change()) + ", "
                 + (caveated() ? "~" : "") + dir.substring(0, dir.indexOf(" (")) + ")" + caveatNote();
     }
 }

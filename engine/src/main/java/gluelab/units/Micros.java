@@ -3,11 +3,9 @@ package gluelab.units;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
-import java.util.Locale;
-
 /**
  * A time in microseconds, the unit every glue measurement is quoted in. Written for people in a
- * unit that keeps the number readable: 1089 us, 75.1 us, 240.1 ms.
+ * unit that keeps the number readable: 1089 us, 75.1 us, 240.1 ms ({@link TimeScale}).
  */
 public record Micros(double us) implements Comparable<Micros> {
     public Micros {
@@ -27,21 +25,17 @@ public record Micros(double us) implements Comparable<Micros> {
     /** {@code this - other}, which may be negative, so a plain double. */
     public double minusUs(Micros other) { return us - other.us; }
 
-    /** "1089 us", "75.1 us", "240.1 ms": the unit is ms from 10 ms up. */
-    @Override public String toString() {
-        return us >= 10_000 ? number(us / 1000) + " ms" : number(us) + " us";
-    }
+    /** "1089 us", "75.1 us", "240.1 ms", "13.8 s": the unit is {@link TimeScale#forMax}'s. */
+    @Override public String toString() { return TimeScale.forMax(us).format(us); }
 
     /** Both numbers in one unit, the larger one's: "1089 vs 2987 us", "240.1 -> 75.1 ms". */
     public static String pair(Micros a, String between, Micros b) {
-        boolean ms = Math.max(a.us, b.us) >= 10_000;
-        double f = ms ? 1000 : 1;
-        return number(a.us / f) + between + number(b.us / f) + (ms ? " ms" : " us");
+        return pair(a, between, b, TimeScale.of(a.us, b.us));
     }
 
-    /** No decimals from 1000 up, one from 1 up, three below: 1089, 75.1, 0.531. */
-    static String number(double v) {
-        return String.format(Locale.ROOT, v >= 1000 ? "%.0f" : v >= 1 ? "%.1f" : "%.3f", v);
+    /** Both numbers in {@code scale}, chosen for a whole summary so its lines share one unit. */
+    public static String pair(Micros a, String between, Micros b, TimeScale scale) {
+        return scale.number(a.us) + between + scale.number(b.us) + " " + scale.symbol();
     }
 
     @Override public int compareTo(Micros o) { return Double.compare(us, o.us); }

@@ -2,6 +2,8 @@ package gluelab.units;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 
 /** Rounding for what people read: tables, findings, devlog lines. */
@@ -27,4 +29,43 @@ public final class Numbers {
         if (!Double.isFinite(p)) return p + "%";
         return (Math.abs(p) >= 10 ? String.format(Locale.ROOT, "%.1f", p) : String.format(Locale.ROOT, "%.2f", p)) + "%";
     }
+
+    /** What a table or line shows for a number that is missing, NaN or infinite. */
+    public static final String ABSENT = "-";
+
+    /** No decimals from 1000 up, one from 1 up, three below (by magnitude): 1089, 75.1, 0.531; "-" for NaN or infinite. */
+    public static String readable(double v) {
+        if (!Double.isFinite(v)) return ABSENT;
+        double a = Math.abs(v);
+        return String.format(Locale.ROOT, a >= 1000 ? "%.0f" : a >= 1 ? "%.1f" : "%.3f", v);
+    }
+
+    /** {@code v} rounded as {@link #readable} writes it, as a number for a table cell; NaN and infinities become NaN (an empty cell). */
+    public static double readableValue(double v) {
+        if (!Double.isFinite(v)) return Double.NaN;
+        double a = Math.abs(v);
+        return places(v, a >= 1000 ? 0 : a >= 1 ? 1 : 3);
+    }
+
+    private static final String[] BINARY = {"B", "KiB", "MiB", "GiB", "TiB"};
+
+    /** A byte count in binary units, three significant digits from KiB up: 512 B, 1.50 KiB, 4.50 GiB (4831838208). */
+    public static String bytes(long bytes) {
+        if (bytes < 0) throw new IllegalArgumentException("a byte count must be >= 0, got " + bytes);
+        if (bytes < 1024) return bytes + " B";
+        double v = bytes;
+        int unit = 0;
+        while (v >= 1024 && unit < BINARY.length - 1) {
+            v /= 1024;
+            unit++;
+        }
+        if (v >= 1023.5 && unit < BINARY.length - 1) {
+            v /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, BINARY[unit]);
+    }
+
+    /** An instant to the second, in UTC: 2026-12-01T22:49:40Z (no nanoseconds). */
+    public static String timestamp(Instant at) { return at.truncatedTo(ChronoUnit.SECONDS).toString(); }
 }

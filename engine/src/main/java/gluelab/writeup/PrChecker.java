@@ -154,17 +154,25 @@ public final class PrChecker {
             for (gluelab.stack.Change change : stack.changes()) {
                 for (gluelab.stack.Delta d : change.deltas()) {
                     if (!d.caveated()) continue;
-                    String pair = gluelab.units.Micros.pair(d.before(), " -> ", d.after()), vs = gluelab.units.Micros.pair(d.before(), " vs ", d.after());
+                    String pair = gluelab.units.Micros.pair(d.before(), " -> ", d.after());
                     String ratio = d.direction().contains("x ") ? d.direction().substring(0, d.direction().indexOf("x ") + 1) : null;
                     for (Line l : lines) {
                         String t = l.text();
-                        boolean quotes = t.contains(pair) || t.contains(vs) || ratio != null && Pattern.compile("(?<![\\d.])" + Pattern.quote(ratio) + "\\b").matcher(t).find();
+                        boolean quotes = quotesPair(t, d) || ratio != null && Pattern.compile("(?<![\\d.])" + Pattern.quote(ratio) + "\\b").matcher(t).find();
                         if (quotes && !t.contains(d.caveat())) {
                             add(l.number(), PrRule.EVIDENCE, change.id() + " at " + d.workload() + ": " + pair + " comes from rows with a caveat the line drops: " + d.caveat());
                         }
                     }
                 }
             }
+        }
+
+        /** Whether {@code t} quotes {@code d}'s pair in any unit (a stack summary writes all its lines in one). */
+        static boolean quotesPair(String t, gluelab.stack.Delta d) {
+            for (gluelab.units.TimeScale s : gluelab.units.TimeScale.values()) {
+                if (t.contains(gluelab.units.Micros.pair(d.before(), " -> ", d.after(), s)) || t.contains(gluelab.units.Micros.pair(d.before(), " vs ", d.after(), s))) return true;
+            }
+            return false;
         }
 
         /** The {@code ## } header line of a section, or -1. */

@@ -2,6 +2,8 @@ package gluelab.writeup;
 
 import gluelab.stack.Change;
 import gluelab.stack.ChangeStack;
+import gluelab.stack.Delta;
+import gluelab.units.TimeScale;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +11,7 @@ import java.util.List;
 /**
  * The stack summary: the top block of the findings doc, repeated collapsed at the end of every PR
  * with that PR's line marked {@code <- this PR}. A code block: the conditions on the first line,
- * then one line per change, biggest impact first, with its headline before -> after.
+ * then one line per change, biggest impact first, with its headline before -> after, all in one unit.
  */
 public final class StackSummary {
     public static final String THIS_PR = "<- this PR";
@@ -21,9 +23,10 @@ public final class StackSummary {
         List<String> out = new ArrayList<>();
         out.add(stack.conditions().describe() + "; ordered by " + stack.orderedBy());
         int width = stack.changes().stream().mapToInt(c -> c.id().length()).max().orElse(0);
+        TimeScale scale = Delta.scale(stack.changes().stream().map(Change::headline).toList());
         int i = 1;
         for (Change c : stack.changes()) {
-            String line = String.format("%d. %-" + width + "s  %s: %s", i++, c.id(), c.headline().workload(), c.headline().describe());
+            String line = String.format("%d. %-" + width + "s  %s: %s", i++, c.id(), c.headline().workload(), c.headline().describe(scale));
             out.add(c.id().equals(markId) ? line + "  " + THIS_PR : line);
         }
         if (stack.changes().isEmpty()) out.add("(no change committed yet)");

@@ -14,6 +14,31 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 class WriteupTest {
+    /** A change like the router glue's with one headline delta. */
+    private static Change timed(String id, double beforeUs, double afterUs) {
+        return Change.builder(id, "Compile " + id + " as one region")
+                .kind(gluelab.stack.FixKind.ENABLE_REGION).variant("region " + id + ", fused").region("router_glue")
+                .delta(16384, gluelab.ops.Replay.DIRECT, beforeUs, afterUs).layerShare(0.02)
+                .correctness("eager bf16", 0, 0, true)
+                .graphs(7, 8).commit("d4e5f6a")
+                .scope(gluelab.stack.Scope.specs(List.of("dsv3-ours")))
+                .problem("One.", "Two.", "Three.")
+                .solution("One.", "Two.", "Three.")
+                .unchanged("the rest")
+                .testPlan("correctness vs eager bf16")
+                .build();
+    }
+
+    @Test
+    void theStackSummaryWritesEveryLineInOneUnit() {
+        ChangeStack stack = ChangeStack.empty(StackSamples.CONDITIONS).with(timed("big", 157_200, 12_400)).with(timed("small", 9_745, 1_216));
+        String block = StackSummary.block(stack, null);
+        assertTrue(block.contains("157.2 -> 12.4 ms"), block);
+        assertTrue(block.contains("9.75 -> 1.22 ms"), block);
+        assertFalse(block.contains(" us "), block);
+        assertFalse(block.contains("9745"), block);
+    }
+
     @Test
     void findingsPrTextsAndFeedbackLandInTheExperimentFolder(@TempDir Path dir) throws Exception {
         ChangeStack stack = StackSamples.stack();
