@@ -178,6 +178,10 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
         public Builder ops(List<String> names) {
             if (names == null || names.isEmpty()) throw new IllegalArgumentException("name at least one op; known: " + Catalogue.names());
             ops = names.stream().map(Catalogue::parse).toList();
+            // A repeated op would be measured twice and its rows would collide in the record.
+            for (int i = 0; i < ops.size(); i++) {
+                if (ops.indexOf(ops.get(i)) != i) throw new IllegalArgumentException("op '" + names.get(i) + "' is given twice; name each op once");
+            }
             return this;
         }
 

@@ -28,9 +28,13 @@ public final class Tokens {
             }
             long v;
             try {
-                v = Long.parseLong(p) * mult;
+                v = Math.multiplyExact(Long.parseLong(p), mult);
             } catch (NumberFormatException e) {
+                if (p.matches("\\+?[0-9]+")) throw tooLarge(part.trim());
                 throw new IllegalArgumentException("token count '" + part.trim() + "' is not a whole number (write e.g. 2048 or 2k)");
+            } catch (ArithmeticException e) {
+                // 18014398509481985k wrapped round to 1024 and 9007199254740992k to a negative count.
+                throw tooLarge(part.trim());
             }
             out.add(check(v, part.trim()));
             String before = spelled.putIfAbsent(v, part.trim());
@@ -50,6 +54,10 @@ public final class Tokens {
             if (!seen.add(t)) throw new IllegalArgumentException("token counts " + counts + " give " + t + " twice; list each count once");
         }
         return counts;
+    }
+
+    private static IllegalArgumentException tooLarge(String as) {
+        return new IllegalArgumentException("token count '" + as + "' overflows a 64-bit count; the limit is " + MAX);
     }
 
     public static long check(long v, String as) {

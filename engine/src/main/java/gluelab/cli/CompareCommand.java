@@ -19,7 +19,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "B", description = "the run to compare with (same forms as A); diff = A / B - 1")
     Path b;
 
-    @Option(names = "--bound", defaultValue = "2", description = "percentage a row's medians may differ by (default: ${DEFAULT-VALUE})")
+    @Option(names = "--bound", defaultValue = "2", converter = UnitNumbers.Percent.class, description = "percentage a row's medians may differ by (default: ${DEFAULT-VALUE})")
     double boundPercent;
 
     @Override public Integer call() {

@@ -38,6 +38,7 @@ public final class ConfirmCommand implements Callable<Integer> {
     @Mixin DeviceOptions deviceOptions;
 
     @Override public Integer call() {
+        if (timeout < 1) throw new IllegalArgumentException("--timeout must be at least 1 second, got " + timeout);
         ExperimentFolder ex = root == null ? ExperimentFolder.open(experiment) : ExperimentFolder.open(experiment, root);
         List<Comparison> comparisons = new ArrayList<>();
         if (compare != null) for (String c : compare) comparisons.add(parse(c));

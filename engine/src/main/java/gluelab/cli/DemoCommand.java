@@ -43,6 +43,8 @@ public final class DemoCommand implements Callable<Integer> {
         OptionValues.stopFraction(stopFraction);
         stopOptions.check();
         placementOptions.check();
+        PathOptions.folder(out, "--out");
+        PathOptions.fileInExistingFolder(devlog, "--devlog");
         SpecRegistry specs = SpecRegistry.load(Locations.specFolders());
         // Checked before the device opens; the demo's token counts follow the device unless given.
         planOptions.applyTo(BenchPlan.demo(specs), PlanOptions.Defaults.DEMO);

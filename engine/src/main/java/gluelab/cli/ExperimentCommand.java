@@ -32,11 +32,16 @@ public final class ExperimentCommand implements Callable<Integer> {
         if (model == null && !java.nio.file.Files.isDirectory(base.resolve(name)))
             throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one)"
                     + elsewhere(name));
+        long[] t = model == null ? null : Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray();
+        boolean existed = java.nio.file.Files.isDirectory(base.resolve(name));
         ExperimentFolder ex = ExperimentFolder.open(name, base);
         if (model != null) {
-            long[] t = Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray();
             try (Gluelab lab = Gluelab.open(deviceOptions.device)) {
                 lab.plan(ex, model, stop, t);
+            } catch (RuntimeException e) {
+                // A plan that could not be written must not leave an empty experiment behind to be mistaken for one.
+                if (!existed) removeIfEmpty(base.resolve(name));
+                throw e;
             }
         }
         System.out.println(ex);
@@ -46,6 +51,18 @@ public final class ExperimentCommand implements Callable<Integer> {
         }
         System.out.println(ex.status().print(100));
         return 0;
+    }
+
+    /** Removes the folders {@code folder} holds and then itself, where none holds a file; a file keeps it all. */
+    private static void removeIfEmpty(Path folder) {
+        try (var paths = java.nio.file.Files.walk(folder)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                if (!java.nio.file.Files.isDirectory(p)) return;
+                java.nio.file.Files.delete(p);
+            }
+        } catch (java.io.IOException | java.io.UncheckedIOException ignored) {
+            // Left as it is: the error being reported matters more.
+        }
     }
 
     /** Where else the experiment may be: a kernel started outside any repository keeps them beside its notebooks. */

@@ -28,7 +28,7 @@ public final class FloorCommand implements Callable<Integer> {
 
     @Option(names = "--tokens", defaultValue = "2048,4096", description = "token counts (default: ${DEFAULT-VALUE}); 4k = 4096") String tokens;
 
-    @Option(names = "--bandwidth", description = "GB/s to divide by instead of the device's calibration") Double bandwidth;
+    @Option(names = "--bandwidth", converter = UnitNumbers.GbPerSecond.class, description = "GB/s to divide by instead of the device's calibration") Double bandwidth;
 
     @Override public Integer call() {
         var spec = SpecRegistry.load(Locations.specFolders()).get(model);

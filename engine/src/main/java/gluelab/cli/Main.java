@@ -3,6 +3,9 @@ package gluelab.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.ServiceLoader;
 
 @Command(name = "gluelab", mixinStandardHelpOptions = true, versionProvider = GluelabVersion.class,
@@ -30,6 +33,7 @@ public final class Main implements Runnable {
             }
             return new CommandLine.RunLast().execute(parseResult);
         });
+        cl.setParameterExceptionHandler(Main::badArguments);
         cl.setExecutionExceptionHandler((ex, line, parse) -> {
             boolean badInput = ex instanceof IllegalArgumentException;
             // The whole command path ("gluelab torch versions"), not the leaf name alone.
@@ -38,6 +42,26 @@ public final class Main implements Runnable {
             return badInput ? 2 : 1;
         });
         return cl;
+    }
+
+    /**
+     * A bad option value or an unknown name: one line naming it, the nearest known names, and where
+     * help is; not the command's whole usage, which buried the one line that mattered.
+     */
+    private static int badArguments(CommandLine.ParameterException ex, String[] args) {
+        CommandLine line = ex.getCommandLine();
+        String command = line.getCommandSpec().qualifiedName();
+        PrintWriter err = line.getErr();
+        err.println(command + ": error: " + ex.getMessage());
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String typed = u.getUnmatched().getFirst();
+            List<String> known = new ArrayList<>(line.getSubcommands().keySet());
+            if (typed.startsWith("-")) line.getCommandSpec().options().forEach(o -> known.addAll(List.of(o.names())));
+            List<String> near = Suggestions.near(typed, known);
+            if (!near.isEmpty()) err.println("did you mean: " + String.join(", ", near) + "?");
+        }
+        err.println("try '" + command + " --help'");
+        return 2;
     }
 
     private static void giveVersion(CommandLine cl) {

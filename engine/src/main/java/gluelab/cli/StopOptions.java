@@ -14,7 +14,7 @@ public final class StopOptions {
     @Option(names = "--min-time", description = "seconds of device time sampled at least (default: bench 0.1, demo 0.02)")
     Double minTime;
 
-    @Option(names = "--max-noise", description = "stop once the median's noise is under this percentage (default: 0.5)")
+    @Option(names = "--max-noise", converter = UnitNumbers.Percent.class, description = "stop once the median's noise is under this percentage (default: 0.5)")
     Double maxNoise;
 
     /** Fails, naming the option, when an override is out of range (before any work starts). */

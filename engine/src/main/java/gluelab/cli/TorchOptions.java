@@ -24,15 +24,24 @@ public final class TorchOptions {
     @Option(names = "--python", description = "the Python with torch for --with torch (default: GLUELAB_PYTHON, else the active virtual environment's, else the first of python3 on PATH and /usr/bin/python3 that imports torch)")
     String python;
 
-    @Option(names = "--compile-mode", defaultValue = "default", description = "torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (default: ${DEFAULT-VALUE})")
+    @Option(names = "--compile-mode", description = "torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (default: " + DEFAULT_COMPILE_MODE + ")")
     String compileMode;
 
-    @Option(names = "--torch-variants", defaultValue = "torch-eager,torch-compile,torch-compile-graph", description = "torch rows to add (default: ${DEFAULT-VALUE})")
+    @Option(names = "--torch-variants", description = "torch rows to add (default: " + DEFAULT_VARIANTS + ")")
     String variants;
+
+    private static final String DEFAULT_COMPILE_MODE = "default", DEFAULT_VARIANTS = "torch-eager,torch-compile,torch-compile-graph";
 
     /** Checks the options and starts the torch side (before any measuring), or null without --with. */
     TorchSide start(Device device) {
-        if (with == null) return null;
+        if (with == null) {
+            // Without --with torch no torch row is timed, so these would be ignored without a word.
+            if (compileMode != null) throw new IllegalArgumentException("--compile-mode '" + compileMode + "' needs --with torch");
+            if (variants != null) throw new IllegalArgumentException("--torch-variants '" + variants + "' needs --with torch");
+            return null;
+        }
+        if (compileMode == null) compileMode = DEFAULT_COMPILE_MODE;
+        if (variants == null) variants = DEFAULT_VARIANTS;
         if (!with.equals("torch")) throw new IllegalArgumentException("--with takes 'torch', got '" + with + "'");
         TorchSide.checkMode(compileMode);
         torchVariants();

@@ -23,7 +23,7 @@ public final class TraceCommand implements Runnable {
 
         @Option(names = "--families", description = "file of 'family = regex' lines replacing the default family rules") Path families;
 
-        @Option(names = "--bandwidth", description = "GB/s for ideal times from recorded shapes (e.g. 4272 on the H200)") Double bandwidth;
+        @Option(names = "--bandwidth", converter = UnitNumbers.GbPerSecond.class, description = "GB/s for ideal times from recorded shapes (e.g. 4272 on the H200)") Double bandwidth;
 
         @Option(names = "--top", defaultValue = "15", description = "rows to print (default: ${DEFAULT-VALUE})") int top;
 

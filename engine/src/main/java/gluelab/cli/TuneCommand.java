@@ -69,6 +69,7 @@ public final class TuneCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         Plan plan = plan();
+        PathOptions.folder(charts, "--charts");
         // The compile workers start while the device opens (the tuning would otherwise wait for them).
         if (!plan.options().serial()) gluelab.device.Devices.expectTuning(plan.options().threads());
         try (Device device = deviceOptions.open()) {

@@ -20,12 +20,23 @@ public final class Locations {
     public static Path calibrationCache() { return cacheDir().resolve("calibration"); }
 
     /** ./specs, ~/.config/gluelab/specs, and the folders in $GLUELAB_SPECS (path-separator list). */
-    public static List<Path> specFolders() {
+    public static List<Path> specFolders() { return specFolders(System.getenv("GLUELAB_SPECS")); }
+
+    /** The spec folders with {@code env} as $GLUELAB_SPECS; an entry that is a file is refused (its specs would be missed without a word). */
+    public static List<Path> specFolders(String env) {
         List<Path> out = new ArrayList<>();
         out.add(Path.of("specs"));
         out.add(Path.of(System.getProperty("user.home"), ".config", "gluelab", "specs"));
-        String env = System.getenv("GLUELAB_SPECS");
-        if (env != null) for (String p : env.split(java.io.File.pathSeparator)) if (!p.isBlank()) out.add(Path.of(p));
+        if (env != null) {
+            for (String p : env.split(java.io.File.pathSeparator)) {
+                if (p.isBlank()) continue;
+                Path folder = Path.of(p);
+                if (java.nio.file.Files.isRegularFile(folder)) {
+                    throw new IllegalArgumentException("GLUELAB_SPECS names " + folder + ", a file; it lists folders of spec JSON files");
+                }
+                out.add(folder);
+            }
+        }
         return out;
     }
 }

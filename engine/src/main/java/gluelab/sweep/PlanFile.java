@@ -86,7 +86,7 @@ public final class PlanFile {
         }
         TimingConfig base = TimingConfig.quick();
         StopRule s = base.stop();
-        Mode mode = node.has("mode") ? Mode.valueOf(node.get("mode").asText().trim().toUpperCase(Locale.ROOT)) : base.mode();
+        Mode mode = node.has("mode") ? Mode.parse(node.get("mode").asText()) : base.mode();
         StopRule stop = new StopRule(node.path("minSamples").asInt(s.minSamples()), node.path("minSeconds").asDouble(s.minSeconds()),
                 node.path("maxNoise").asDouble(s.maxNoise()), node.path("timeoutSeconds").asDouble(s.timeoutSeconds()), s.maxSamples());
         return new TimingConfig(mode, node.path("warmupSeconds").asDouble(base.warmupSeconds()), stop, base.hotBatch());

@@ -41,6 +41,7 @@ class PlanFileTest {
         assertRefused("{\"processes\": \"three\"}", "'processes'", "whole number");
         assertRefused("{\"token\": \"2k\"}", "unknown field 'token'", "tokens");
         assertRefused("{\"timing\": {\"minSecs\": 1}}", "'timing'", "unknown field 'minSecs'");
+        assertRefused("{\"timing\": {\"mode\": \"quick\"}}", "'timing'", "unknown mode 'quick'; valid values: cold, hot");
         assertRefused("{\"ops\": \"rmsnorm\",", "plan.json", "not valid JSON", "line 1");
         assertRefused("{\"ops\": \"rmsnorm,,cat\"}", "'ops'", "empty entry");
         assertRefused("{\"ops\": \"cat\", \"passes\": \"bwd\"}", "plan.json", "nothing to measure");
