@@ -1,4 +1,4 @@
-"""torch.compile of the same math as gluelab's example regions (gluelab.expr.lab.Examples), for the
+"""torch.compile of the same math as gluelab's example regions (gluelab.expr.workbench.Examples), for the
 side-by-side table of generated regions vs torch.compile (docs/benchmarks.md, issue 12).
 
     python3 region_torch.py OUT.json [--go FILE] [TOKENS ...]

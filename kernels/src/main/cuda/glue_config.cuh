@@ -6,7 +6,7 @@
 
 // Each fused kernel is compiled on its own, once per launch configuration: the engine passes
 // -DGLUE_<KERNEL> and the CFG_* parameters below (see the kernel family classes,
-// gluelab.device.cuda.Fused*Family: each declares its kernels' space and prunes it by shape).
+// gluelab.backend.cuda.Fused*Family: each declares its kernels' space and prunes it by shape).
 // Compile-time parameters let every per-thread array live in registers (fully unrolled loops) and make every load as wide as it can be.
 //   CFG_DT       element type of the activations (DT_BF16 or DT_FP32)
 //   CFG_THREADS  threads per block

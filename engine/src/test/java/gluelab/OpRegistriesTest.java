@@ -1,7 +1,7 @@
 package gluelab;
 
-import gluelab.device.cpu.CpuKernels;
-import gluelab.device.eager.EagerChains;
+import gluelab.backend.cpu.CpuKernels;
+import gluelab.backend.eager.EagerChains;
 import gluelab.expr.catalogue.CatalogueRegions;
 import gluelab.ops.Catalogue;
 import gluelab.ops.OpId;

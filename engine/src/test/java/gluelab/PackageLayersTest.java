@@ -22,17 +22,17 @@ class PackageLayersTest {
     static final List<List<String>> LAYERS = List.of(
             List.of("files", "units", "progress", "tensor", "model", "compilelog", "figures"),
             List.of("ops", "expr"),
-            List.of("device", "devlog", "expr.lower", "expr.eval", "stack"),
-            List.of("device.eager", "timing", "check", "expr.cuda"),
-            List.of("device.cpu", "device.cuda.compile", "calibrate"),
-            List.of("device.cuda", "floor", "tune", "expr.cpu"),
+            List.of("device", "devlog", "expr.lower", "expr.eval", "workflow.stack"),
+            List.of("backend.eager", "timing", "check", "expr.cuda"),
+            List.of("backend.cpu", "backend.cuda.compile", "calibrate"),
+            List.of("backend.cuda", "floor", "tune", "expr.cpu"),
             List.of("rank", "record", "expr.run"),
-            List.of("chart", "report", "feedback"),
-            List.of("trace", "experiment", "writeup"),
+            List.of("chart", "report", "workflow.feedback"),
+            List.of("trace", "workflow.experiment", "workflow.writeup"),
             List.of("bench"),
-            List.of("torch", "expr.lab", "sweep", "graphbudget"),
-            List.of("sweep.slurm", "correctness", "fix", "expr.catalogue"),
-            List.of("confirm"),
+            List.of("torch", "expr.workbench", "sweep", "workflow.graphbudget"),
+            List.of("sweep.slurm", "workflow.correctness", "workflow.fix", "expr.catalogue"),
+            List.of("workflow.confirm"),
             List.of("lab"),
             List.of("cli"));
 
@@ -70,6 +70,48 @@ class PackageLayersTest {
             for (String to : tos) if (layer(to) >= layer(from)) up.add(from + " -> " + to);
         });
         assertEquals(List.of(), up, "imports that point sideways or up the layers");
+    }
+
+    /**
+     * The folders under {@code gluelab/}, bottom first. A folder is a package's first name (the
+     * {@code backend} wing holds the CPU, CUDA and eager backends, {@code workflow} the workflow
+     * steps, {@code expr} the expressions from their core to the notebook's workbench); it may import
+     * only folders in rows above its own, so the folders on disk show the layers too.
+     */
+    static final List<List<String>> FOLDERS = List.of(
+            List.of("files", "units", "progress", "tensor", "model", "compilelog", "devlog", "figures"),
+            List.of("ops"),
+            List.of("device"),
+            List.of("timing", "check"),
+            List.of("backend", "calibrate", "tune"),
+            List.of("floor", "record"),
+            List.of("rank"),
+            List.of("chart", "report"),
+            List.of("bench", "trace"),
+            List.of("expr", "sweep", "torch"),
+            List.of("workflow"),
+            List.of("lab"),
+            List.of("cli"));
+
+    static String folder(String pkg) { int dot = pkg.indexOf('.'); return dot < 0 ? pkg : pkg.substring(0, dot); }
+
+    static int folderRow(String folder) {
+        for (int i = 0; i < FOLDERS.size(); i++) if (FOLDERS.get(i).contains(folder)) return i;
+        return -1;
+    }
+
+    @Test
+    void everyFolderImportsOnlyFoldersBelowIt() throws IOException {
+        Set<String> up = new TreeSet<>(), placeless = new TreeSet<>();
+        arrows().forEach((from, tos) -> {
+            if (folderRow(folder(from)) < 0) placeless.add(folder(from));
+            for (String to : tos) {
+                String a = folder(from), b = folder(to);
+                if (!a.equals(b) && folderRow(b) >= folderRow(a)) up.add(a + " -> " + b + " (" + from + " -> " + to + ")");
+            }
+        });
+        assertEquals(Set.of(), placeless, "folders without a row in PackageLayersTest.FOLDERS");
+        assertEquals(Set.of(), up, "folders importing a folder beside or above them");
     }
 
     @Test

@@ -1,10 +1,10 @@
 package gluelab.cli;
 
-import gluelab.confirm.Comparison;
-import gluelab.confirm.ConfirmResult;
-import gluelab.experiment.ExperimentFolder;
-import gluelab.experiment.Step;
-import gluelab.fix.FixResult;
+import gluelab.workflow.confirm.Comparison;
+import gluelab.workflow.confirm.ConfirmResult;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.Step;
+import gluelab.workflow.fix.FixResult;
 import gluelab.lab.Gluelab;
 import gluelab.progress.ConsoleProgress;
 import gluelab.timing.TimingConfig;
@@ -48,7 +48,7 @@ public final class ConfirmCommand implements Callable<Integer> {
         try (Gluelab lab = Gluelab.open(deviceOptions.device)) {
             lab.progress(new ConsoleProgress(System.err));
             var job = lab.confirmJob(ex, comparisons, quick ? TimingConfig.quick() : TimingConfig.defaults());
-            ConfirmResult r = gluelab.confirm.Confirmation.on(lab.device()).progress(lab.progress()).processes(processes)
+            ConfirmResult r = gluelab.workflow.confirm.Confirmation.on(lab.device()).progress(lab.progress()).processes(processes)
                     .timeout(Duration.ofSeconds(timeout)).run(ex, job);
             System.out.println(r.processTable().print(100));
             System.out.println(r.table().print(100));

@@ -1,7 +1,7 @@
 package gluelab.cli;
 
 import gluelab.bench.Tokens;
-import gluelab.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.lab.Gluelab;
 import gluelab.rank.Ranking;
 import picocli.CommandLine.*;

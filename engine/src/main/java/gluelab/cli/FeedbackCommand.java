@@ -1,9 +1,9 @@
 package gluelab.cli;
 
 import gluelab.devlog.Devlog;
-import gluelab.feedback.FeedbackItem;
-import gluelab.feedback.SkillFeedback;
-import gluelab.stack.ChangeStack;
+import gluelab.workflow.feedback.FeedbackItem;
+import gluelab.workflow.feedback.SkillFeedback;
+import gluelab.workflow.stack.ChangeStack;
 import picocli.CommandLine.*;
 
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package gluelab.cli;
 
 import gluelab.bench.Tokens;
 import gluelab.device.Devices;
-import gluelab.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.files.Locations;
 import gluelab.model.SpecRegistry;
 

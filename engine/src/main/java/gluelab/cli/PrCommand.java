@@ -1,10 +1,10 @@
 package gluelab.cli;
 
-import gluelab.stack.ChangeStack;
-import gluelab.writeup.PrChecker;
-import gluelab.writeup.PrRule;
-import gluelab.writeup.PrText;
-import gluelab.writeup.Violation;
+import gluelab.workflow.stack.ChangeStack;
+import gluelab.workflow.writeup.PrChecker;
+import gluelab.workflow.writeup.PrRule;
+import gluelab.workflow.writeup.PrText;
+import gluelab.workflow.writeup.Violation;
 import picocli.CommandLine.*;
 
 import java.nio.file.Files;

@@ -47,14 +47,14 @@ public final class BudgetText {
         return sb.toString();
     }
 
-    private static void symptoms(StringBuilder sb, List<Symptom> symptoms, boolean markdown) {
+    private static void symptoms(StringBuilder sb, List<CompileSymptom> symptoms, boolean markdown) {
         if (symptoms.isEmpty()) {
             sb.append(markdown ? "No symptoms: every code object is within the limit.\n" : "No symptoms: every code object is within the limit.\n");
             return;
         }
         sb.append(markdown ? "**Symptoms**\n\n" : "Symptoms:\n");
         int i = 1;
-        for (Symptom s : symptoms) {
+        for (CompileSymptom s : symptoms) {
             if (markdown) {
                 sb.append(i++).append(". **").append(s.title()).append("** (`").append(s.kind().id()).append("`): ").append(s.evidence())
                         .append("  \n   *Fix:* ").append(s.fix()).append('\n');

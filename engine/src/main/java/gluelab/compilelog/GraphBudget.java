@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * limit, its recompilations grouped by the guarded expression, and the symptoms with their fixes.
  */
 public record GraphBudget(String source, int limit, List<BudgetEntry> entries, List<GraphBreak> graphBreaks, List<Failure> failures,
-                          List<Symptom> symptoms) {
+                          List<CompileSymptom> symptoms) {
     private static final Pattern NUMBER = Pattern.compile("(?<![\\w.])-?\\d+(?:\\.\\d+)?(?![\\w.])");
     /** An attribute of the module that differs per layer: self.layer_idx, L['self'].block_id, self.idx ... */
     private static final Pattern PER_LAYER = Pattern.compile(
@@ -27,7 +27,7 @@ public record GraphBudget(String source, int limit, List<BudgetEntry> entries, L
 
     public static GraphBudget of(CompileLog log) {
         List<BudgetEntry> entries = new ArrayList<>();
-        List<Symptom> symptoms = new ArrayList<>();
+        List<CompileSymptom> symptoms = new ArrayList<>();
         for (CodeObject c : log.codeObjects()) {
             List<ReasonGroup> groups = group(c);
             entries.add(new BudgetEntry(c.name(), c.graphs(), c.recompiles().size(), log.limit(), c.limitHit(), groups));
@@ -40,7 +40,7 @@ public record GraphBudget(String source, int limit, List<BudgetEntry> entries, L
 
     public int graphs() { return entries.stream().mapToInt(BudgetEntry::graphs).sum(); }
 
-    public boolean has(Symptom.Kind kind) { return symptoms.stream().anyMatch(s -> s.kind() == kind); }
+    public boolean has(CompileSymptom.Kind kind) { return symptoms.stream().anyMatch(s -> s.kind() == kind); }
 
     private static List<ReasonGroup> group(CodeObject c) {
         Map<String, List<GuardFailure>> byPattern = new LinkedHashMap<>();
@@ -74,33 +74,33 @@ public record GraphBudget(String source, int limit, List<BudgetEntry> entries, L
         }
     }
 
-    private static Optional<Symptom> symptom(CodeObject c, ReasonGroup g, int limit) {
+    private static Optional<CompileSymptom> symptom(CodeObject c, ReasonGroup g, int limit) {
         String where = " (log line " + g.firstLogLine() + (g.code().isEmpty() ? "" : "; guarded at: " + g.code()) + ")";
         String vals = g.values().isEmpty() ? "" : ", values " + range(g.values());
         Matcher layer = PER_LAYER.matcher(g.pattern());
         if (layer.matches()) {
-            return Optional.of(new Symptom(Symptom.Kind.PER_LAYER_ATTRIBUTE, "One graph per layer: recompiles keyed by " + g.pattern(),
+            return Optional.of(new CompileSymptom(CompileSymptom.Kind.PER_LAYER_ATTRIBUTE, "One graph per layer: recompiles keyed by " + g.pattern(),
                     String.format("%s recompiled %d time(s) on %s%s: the graph is the same for every layer but the guard differs, so each "
                             + "layer index costs a graph and the limit (%d) stops compilation%s", c.name(), g.count(), g.pattern(), vals, limit, where),
                     "hoist the index out of the compiled function: look the layer's tensors (its cache slots) up outside the compiled block "
                             + "and pass tensors, not " + layer.group(1) + " (one graph serves every layer)", g.firstLogLine()));
         }
         if (ID.matcher(g.pattern()).find()) {
-            return Optional.of(new Symptom(Symptom.Kind.ID_GUARD, "Recompiles on object identity (id guards)",
+            return Optional.of(new CompileSymptom(CompileSymptom.Kind.ID_GUARD, "Recompiles on object identity (id guards)",
                     String.format("%s recompiled %d time(s) on %s%s", c.name(), g.count(), g.pattern(), where),
                     "mark_static_address guards on the tensor's id, so every buffer compiles its own graph: pass the buffers as plain "
                             + "inputs (drop mark_static_address unless CUDA graphs need the static address)", g.firstLogLine()));
         }
         Matcher shape = SHAPE.matcher(g.pattern());
         if (shape.find()) {
-            return Optional.of(new Symptom(Symptom.Kind.DYNAMIC_SHAPE, "Recompiles on a changing shape",
+            return Optional.of(new CompileSymptom(CompileSymptom.Kind.DYNAMIC_SHAPE, "Recompiles on a changing shape",
                     String.format("%s recompiled %d time(s): %s%s", c.name(), g.count(), g.pattern(), where),
                     String.format("mark the dim dynamic in eager before the first call: torch._dynamo.mark_dynamic(%s, %s) (or compile with "
                             + "dynamic=True); or pad to a few fixed sizes", shape.group(1), shape.group(2)), g.firstLogLine()));
         }
         Matcher value = VALUE.matcher(g.pattern());
         if (value.matches()) {
-            return Optional.of(new Symptom(Symptom.Kind.VALUE_GUARD, "Recompiles on a Python value: " + g.pattern(),
+            return Optional.of(new CompileSymptom(CompileSymptom.Kind.VALUE_GUARD, "Recompiles on a Python value: " + g.pattern(),
                     String.format("%s recompiled %d time(s) on %s%s: every new value of %s compiles another graph", c.name(), g.count(),
                             g.pattern(), where, value.group(1)),
                     value.group(1).startsWith("___stack")
@@ -115,27 +115,27 @@ public record GraphBudget(String source, int limit, List<BudgetEntry> entries, L
         return values.getFirst() + ".." + values.getLast() + " (" + values.size() + " values)";
     }
 
-    private static Symptom symptom(Failure f, CompileLog log) {
+    private static CompileSymptom symptom(Failure f, CompileLog log) {
         String at = (f.location().isEmpty() ? "" : " at " + f.location()) + " (log line " + f.logLine() + ")";
         return switch (f.kind()) {
-            case RECOMPILE_LIMIT -> new Symptom(Symptom.Kind.RECOMPILE_LIMIT, "Recompile limit (" + log.limit() + ") hit",
+            case RECOMPILE_LIMIT -> new CompileSymptom(CompileSymptom.Kind.RECOMPILE_LIMIT, "Recompile limit (" + log.limit() + ") hit",
                     "compile " + f.compileId() + at + ": " + f.message() + "; calls past the limit run eager (or fail under fullgraph=True)",
                     "remove the recompile reason (see the groups above); raising torch._dynamo.config.recompile_limit only moves the wall", f.logLine());
-            case HARD_FAILURE -> new Symptom(Symptom.Kind.HARD_FAILURE, "Hard failure: fullgraph=True and the recompile limit",
+            case HARD_FAILURE -> new CompileSymptom(CompileSymptom.Kind.HARD_FAILURE, "Hard failure: fullgraph=True and the recompile limit",
                     f.message() + at, "fullgraph=True turns the limit into an error: fix the recompile reason, the limit stays 8", f.logLine());
-            case CUDAGRAPH_OVERWRITE -> new Symptom(Symptom.Kind.CUDAGRAPH_OVERWRITE, "CUDA-graph output overwritten by the next block's replay",
+            case CUDAGRAPH_OVERWRITE -> new CompileSymptom(CompileSymptom.Kind.CUDAGRAPH_OVERWRITE, "CUDA-graph output overwritten by the next block's replay",
                     f.message() + at, "per-block compile with mode=\"reduce-overhead\": clone the block's outputs outside torch.compile(), or call "
                             + "torch.compiler.cudagraph_mark_step_begin() before each step", f.logLine());
         };
     }
 
-    private static List<Symptom> breakSymptoms(List<GraphBreak> breaks) {
+    private static List<CompileSymptom> breakSymptoms(List<GraphBreak> breaks) {
         Map<String, List<GraphBreak>> bySite = new LinkedHashMap<>();
         for (GraphBreak b : breaks) bySite.computeIfAbsent(b.location() + "|" + b.reason(), k -> new ArrayList<>()).add(b);
-        List<Symptom> out = new ArrayList<>();
+        List<CompileSymptom> out = new ArrayList<>();
         for (List<GraphBreak> same : bySite.values()) {
             GraphBreak b = same.getFirst();
-            out.add(new Symptom(Symptom.Kind.GRAPH_BREAK, "Graph break at " + b.location(),
+            out.add(new CompileSymptom(CompileSymptom.Kind.GRAPH_BREAK, "Graph break at " + b.location(),
                     String.format("%d graph break(s) at %s: %s (log line %d)", same.size(), b.location(), b.reason(), b.logLine()),
                     b.hint().isEmpty() ? "move the Python-side work out of the compiled block; fullgraph=True turns breaks into errors that name them"
                             : b.hint(), b.logLine()));

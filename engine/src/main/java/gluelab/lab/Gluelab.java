@@ -76,10 +76,10 @@ public final class Gluelab implements AutoCloseable {
     public ModelSpec spec(String name) { return specs.get(name); }
 
     /** Every spec a change to {@code region} reaches, each with the spec that enables it (step 9; {@code gluelab specs --reach REGION}). */
-    public gluelab.stack.Scope reach(String region) { return gluelab.stack.Scope.of(specs, region); }
+    public gluelab.workflow.stack.Scope reach(String region) { return gluelab.workflow.stack.Scope.of(specs, region); }
 
     /** {@link #reach(String)} for a change enabled in {@code spec}: that spec and the specs extending it. */
-    public gluelab.stack.Scope reach(String region, String spec) { return gluelab.stack.Scope.of(specs, region, spec); }
+    public gluelab.workflow.stack.Scope reach(String region, String spec) { return gluelab.workflow.stack.Scope.of(specs, region, spec); }
 
     /** Where long work reports progress (the notebook kernel sets a display-updating one). */
     public Gluelab progress(Progress p) {
@@ -178,41 +178,41 @@ public final class Gluelab implements AutoCloseable {
     public gluelab.trace.TraceDiff diff(String a, String b) { return gluelab.trace.TraceDiff.of(trace(a), trace(b)); }
 
     /** Step 00 with the token counts as a notebook parameter gives them ("256,1k"). */
-    public gluelab.experiment.ExperimentPlan plan(gluelab.experiment.ExperimentFolder ex, String model, double stopFraction, String tokens) {
+    public gluelab.workflow.experiment.ExperimentPlan plan(gluelab.workflow.experiment.ExperimentFolder ex, String model, double stopFraction, String tokens) {
         return plan(ex, model, stopFraction, Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray());
     }
 
     /** Step 02 on an experiment: the floors at the plan's model and token counts, kept in the experiment. */
-    public Table idealTimes(gluelab.experiment.ExperimentFolder ex) { return ReadingSteps.idealTimes(this, ex); }
+    public Table idealTimes(gluelab.workflow.experiment.ExperimentFolder ex) { return ReadingSteps.idealTimes(this, ex); }
 
     /** Step 03 on an experiment: trace {@code compiled} against trace {@code eager}, kept in the experiment with its chart. */
-    public gluelab.trace.TraceDiff profileDiff(gluelab.experiment.ExperimentFolder ex, String eager, String compiled) {
+    public gluelab.trace.TraceDiff profileDiff(gluelab.workflow.experiment.ExperimentFolder ex, String eager, String compiled) {
         return ReadingSteps.profileDiff(this, ex, eager, compiled);
     }
 
     /** Step 05's result as a chart: each candidate today against its fastest measured fix. */
-    public static org.knowm.xchart.CategoryChart fixChart(gluelab.fix.FixResult fix) { return StoryCharts.fixes(fix); }
+    public static org.knowm.xchart.CategoryChart fixChart(gluelab.workflow.fix.FixResult fix) { return StoryCharts.fixes(fix); }
 
     /** Step 09: the experiment's change stack, or an empty one with the conditions steps 01-07 measured under. */
-    public gluelab.stack.ChangeStack stack(gluelab.experiment.ExperimentFolder ex) { return WriteupSteps.stack(this, ex); }
+    public gluelab.workflow.stack.ChangeStack stack(gluelab.workflow.experiment.ExperimentFolder ex) { return WriteupSteps.stack(this, ex); }
 
     /**
      * Step 09: a change for {@code op}'s catalogue fused kernel, its numbers filled from steps 04-08
      * (confirmed before -> after, verdicts, graph count, share, rejected and skipped fixes); add or
      * change facts on the builder, then {@code build()} and {@link #commit}.
      */
-    public gluelab.stack.Change.Builder change(gluelab.experiment.ExperimentFolder ex, String op, String title, String commit) {
+    public gluelab.workflow.stack.Change.Builder change(gluelab.workflow.experiment.ExperimentFolder ex, String op, String title, String commit) {
         return WriteupSteps.change(this, ex, op, title, commit);
     }
 
     /** Step 09: adds the change to the experiment's stack (ordered by impact) and saves it. */
-    public gluelab.stack.ChangeStack commit(gluelab.experiment.ExperimentFolder ex, gluelab.stack.Change change) { return WriteupSteps.commit(this, ex, change); }
+    public gluelab.workflow.stack.ChangeStack commit(gluelab.workflow.experiment.ExperimentFolder ex, gluelab.workflow.stack.Change change) { return WriteupSteps.commit(this, ex, change); }
 
     /** Step 10: the findings doc and the PR texts (with charts) of the experiment's stack, each checked by the rules. */
-    public gluelab.writeup.Writeup.Written writeup(gluelab.experiment.ExperimentFolder ex) { return WriteupSteps.writeup(ex); }
+    public gluelab.workflow.writeup.Writeup.Written writeup(gluelab.workflow.experiment.ExperimentFolder ex) { return WriteupSteps.writeup(ex); }
 
     /** Step 11: the skill feedback collected from the experiment, written as a reviewable list. */
-    public List<gluelab.feedback.FeedbackItem> skillFeedback(gluelab.experiment.ExperimentFolder ex) { return WriteupSteps.skillFeedback(ex); }
+    public List<gluelab.workflow.feedback.FeedbackItem> skillFeedback(gluelab.workflow.experiment.ExperimentFolder ex) { return WriteupSteps.skillFeedback(ex); }
 
     /** A markdown file or PNG chart an experiment step wrote, shown rendered in a notebook. */
     public static gluelab.report.ShownFile show(Path file) { return gluelab.report.ShownFile.of(file); }
@@ -273,18 +273,18 @@ public final class Gluelab implements AutoCloseable {
     /**
      * Creates or resumes the named experiment that runs through the notebooks, in
      * {@code out/experiments/NAME} under the repository root (or {@code GLUELAB_HOME}, or
-     * {@code GLUELAB_EXPERIMENTS} itself; see {@link gluelab.experiment.ExperimentFolder#defaultRoot()}).
+     * {@code GLUELAB_EXPERIMENTS} itself; see {@link gluelab.workflow.experiment.ExperimentFolder#defaultRoot()}).
      */
-    public gluelab.experiment.ExperimentFolder experiment(String name) { return gluelab.experiment.ExperimentFolder.open(name); }
+    public gluelab.workflow.experiment.ExperimentFolder experiment(String name) { return gluelab.workflow.experiment.ExperimentFolder.open(name); }
 
     /** Creates or resumes experiment {@code name} under {@code root}. */
-    public gluelab.experiment.ExperimentFolder experiment(String name, Path root) { return gluelab.experiment.ExperimentFolder.open(name, root); }
+    public gluelab.workflow.experiment.ExperimentFolder experiment(String name, Path root) { return gluelab.workflow.experiment.ExperimentFolder.open(name, root); }
 
     /**
      * Step 00 on an experiment: the plan with this lab's device, the model checked against the
      * known specs and the token counts checked before anything is written.
      */
-    public gluelab.experiment.ExperimentPlan plan(gluelab.experiment.ExperimentFolder ex, String model, double stopFraction, long... tokens) {
+    public gluelab.workflow.experiment.ExperimentPlan plan(gluelab.workflow.experiment.ExperimentFolder ex, String model, double stopFraction, long... tokens) {
         spec(model);
         List<Long> t = new ArrayList<>();
         for (long n : tokens) t.add(n);
@@ -296,62 +296,62 @@ public final class Gluelab implements AutoCloseable {
      * as recorded), draws the charts into the experiment's charts folder (04-*.png) with a summary in
      * steps/04-rank/ranking.md, and marks the step done.
      */
-    public gluelab.rank.Ranking rank(gluelab.experiment.ExperimentFolder ex) {
-        var record = ex.record(gluelab.experiment.Step.BASELINES);
+    public gluelab.rank.Ranking rank(gluelab.workflow.experiment.ExperimentFolder ex) {
+        var record = ex.record(gluelab.workflow.experiment.Step.BASELINES);
         var report = new RunReport(record);
-        Path findings = report.render(ex.stepDir(gluelab.experiment.Step.RANK).resolve("ranking.md"), ex.chartsDir(),
-                gluelab.experiment.Step.RANK.number() + "-");
+        Path findings = report.render(ex.stepDir(gluelab.workflow.experiment.Step.RANK).resolve("ranking.md"), ex.chartsDir(),
+                gluelab.workflow.experiment.Step.RANK.number() + "-");
         var ranking = report.ranking();
         var worth = ranking.worthFixing();
         long noisy = worth.stream().filter(c -> !c.caveat().isEmpty()).count();
         ex.devlog().decision("ranking of " + record.id() + ": " + worth.size() + " of " + ranking.ranked().size()
                 + " candidates above the stop rule" + (noisy == 0 ? "" : " (" + (noisy == worth.size() ? "all " : "") + noisy + " noisy: measure again before a fix)")
                 + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().key()));
-        ex.done(gluelab.experiment.Step.RANK, java.util.List.of(record.id()),
+        ex.done(gluelab.workflow.experiment.Step.RANK, java.util.List.of(record.id()),
                 java.util.Map.of("summary", ex.dir().relativize(findings).toString()), worth.size() + " candidates worth fixing");
         return ranking;
     }
 
     /** The model spec of an experiment's plan. */
-    private ModelSpec planSpec(gluelab.experiment.ExperimentFolder ex) { return spec(ex.plan().model()); }
+    private ModelSpec planSpec(gluelab.workflow.experiment.ExperimentFolder ex) { return spec(ex.plan().model()); }
 
     /**
      * Step 05 on an experiment: a fix step over the candidates step 04 ranked, on this lab's device;
      * add regions, rewrites, kernels or torch, then {@code record(ex)}.
      */
-    public gluelab.fix.FixStep fix(gluelab.experiment.ExperimentFolder ex) {
-        return gluelab.fix.FixStep.on(device, calibration(), planSpec(ex)).candidates(ex.ranking()).progress(progress);
+    public gluelab.workflow.fix.FixStep fix(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return gluelab.workflow.fix.FixStep.on(device, calibration(), planSpec(ex)).candidates(ex.ranking()).progress(progress);
     }
 
     /**
      * Step 06 on an experiment: a graph budget at the plan's token counts, with the dynamo logs of
      * torch's compiles in step 05 when it ran them; add call sites or logs, then {@code record(ex)}.
      */
-    public gluelab.graphbudget.RegionBudget graphBudget(gluelab.experiment.ExperimentFolder ex) {
+    public gluelab.workflow.graphbudget.RegionBudget graphBudget(gluelab.workflow.experiment.ExperimentFolder ex) {
         var plan = ex.plan();
-        var budget = gluelab.graphbudget.RegionBudget.of(spec(plan.model())).tokens(plan.tokens());
-        if (ex.has(gluelab.experiment.Step.FIX)) budget.dynamoLogs(gluelab.fix.FixResult.load(ex.file(gluelab.experiment.Step.FIX, "fix")).torchBudgets());
+        var budget = gluelab.workflow.graphbudget.RegionBudget.of(spec(plan.model())).tokens(plan.tokens());
+        if (ex.has(gluelab.workflow.experiment.Step.FIX)) budget.dynamoLogs(gluelab.workflow.fix.FixResult.load(ex.file(gluelab.workflow.experiment.Step.FIX, "fix")).torchBudgets());
         return budget;
     }
 
     /** Step 07's job: the comparisons on the plan's model in bf16 on this lab's device, with its calibration. */
-    public gluelab.confirm.ConfirmJob confirmJob(gluelab.experiment.ExperimentFolder ex, List<gluelab.confirm.Comparison> comparisons, TimingConfig timing) {
-        return new gluelab.confirm.ConfirmJob(planSpec(ex), comparisons, DType.BF16, timing, device.id(), calibration());
+    public gluelab.workflow.confirm.ConfirmJob confirmJob(gluelab.workflow.experiment.ExperimentFolder ex, List<gluelab.workflow.confirm.Comparison> comparisons, TimingConfig timing) {
+        return new gluelab.workflow.confirm.ConfirmJob(planSpec(ex), comparisons, DType.BF16, timing, device.id(), calibration());
     }
 
     /** Step 07's screen: the job's variants interleaved in this process (fwd+bwd, normal and graph replay). */
-    public Table screen(gluelab.confirm.ConfirmJob job) {
-        return gluelab.confirm.StepTiming.table(gluelab.confirm.StepTiming.run(device, job, progress));
+    public Table screen(gluelab.workflow.confirm.ConfirmJob job) {
+        return gluelab.workflow.confirm.TrainStepTiming.table(gluelab.workflow.confirm.TrainStepTiming.run(device, job, progress));
     }
 
     /** Step 07's confirmation: the job in 3 fresh processes, into the experiment. */
-    public gluelab.confirm.ConfirmResult confirm(gluelab.experiment.ExperimentFolder ex, gluelab.confirm.ConfirmJob job) {
-        return gluelab.confirm.Confirmation.on(device).progress(progress).run(ex, job);
+    public gluelab.workflow.confirm.ConfirmResult confirm(gluelab.workflow.experiment.ExperimentFolder ex, gluelab.workflow.confirm.ConfirmJob job) {
+        return gluelab.workflow.confirm.Confirmation.on(device).progress(progress).run(ex, job);
     }
 
     /** Step 08 on an experiment: correctness checks on the plan's model on this lab's device; add ops or regions, then {@code record(ex)}. */
-    public gluelab.correctness.StepCorrectness correctness(gluelab.experiment.ExperimentFolder ex) {
-        return gluelab.correctness.StepCorrectness.on(device, planSpec(ex)).progress(progress);
+    public gluelab.workflow.correctness.StepCorrectness correctness(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return gluelab.workflow.correctness.StepCorrectness.on(device, planSpec(ex)).progress(progress);
     }
 
     /** The records (one JSON file per measurement) kept under folder {@code dir}. */
@@ -368,8 +368,8 @@ public final class Gluelab implements AutoCloseable {
     }
 
     /** Compiles an analyst's CUDA C kernel on this lab's device (a GPU). */
-    public gluelab.device.cuda.UserKernel cudaKernel(String source, String name) {
-        return gluelab.device.cuda.UserKernel.compile(device, source, name);
+    public gluelab.backend.cuda.UserKernel cudaKernel(String source, String name) {
+        return gluelab.backend.cuda.UserKernel.compile(device, source, name);
     }
 
     /** Allocates a device buffer filled with uniform values in [-1, 1) (a deterministic seed). */
@@ -421,7 +421,7 @@ public final class Gluelab implements AutoCloseable {
         public BenchBuilder model(String name) { plan.model(name); return this; }
 
         /** The model and token counts of an experiment's plan. */
-        public BenchBuilder forPlan(gluelab.experiment.ExperimentPlan p) {
+        public BenchBuilder forPlan(gluelab.workflow.experiment.ExperimentPlan p) {
             plan.model(p.model());
             plan.tokens(p.tokens());
             return this;
@@ -484,7 +484,7 @@ public final class Gluelab implements AutoCloseable {
          * Runs as a record of experiment {@code ex} (its devlog, its records, its plan's stop rule)
          * and marks {@code step} done with the record (e.g. step 01's baselines).
          */
-        public BenchSession.Outcome record(gluelab.experiment.ExperimentFolder ex, gluelab.experiment.Step step) {
+        public BenchSession.Outcome record(gluelab.workflow.experiment.ExperimentFolder ex, gluelab.workflow.experiment.Step step) {
             var outcome = Gluelab.this.record(plan(), RunKind.parse(step.notebook().substring(3)), ex.records(), ex.plan().stopFraction(), ex.devlog());
             ex.done(step, java.util.List.of(outcome.record().id()), java.util.Map.of(), outcome.record().rows().size() + " measurements");
             return outcome;

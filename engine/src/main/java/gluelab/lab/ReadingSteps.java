@@ -1,9 +1,9 @@
 package gluelab.lab;
 
 import gluelab.chart.Charts;
-import gluelab.experiment.ExperimentFolder;
-import gluelab.experiment.ExperimentPlan;
-import gluelab.experiment.Step;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentPlan;
+import gluelab.workflow.experiment.Step;
 import gluelab.files.AtomicFiles;
 import gluelab.trace.TraceCharts;
 import gluelab.trace.TraceDiff;

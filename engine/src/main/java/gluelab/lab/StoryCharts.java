@@ -1,8 +1,8 @@
 package gluelab.lab;
 
 import gluelab.chart.Charts;
-import gluelab.fix.Attempt;
-import gluelab.fix.FixResult;
+import gluelab.workflow.fix.Attempt;
+import gluelab.workflow.fix.FixResult;
 import org.knowm.xchart.CategoryChart;
 
 import java.util.ArrayList;

@@ -1,29 +1,29 @@
 package gluelab.lab;
 
-import gluelab.confirm.ConfirmResult;
-import gluelab.confirm.Confirmation;
-import gluelab.confirm.ConfirmedRow;
-import gluelab.correctness.CheckRow;
-import gluelab.correctness.CorrectnessResult;
-import gluelab.correctness.StepCorrectness;
-import gluelab.experiment.ExperimentFolder;
-import gluelab.experiment.ExperimentPlan;
-import gluelab.experiment.Step;
-import gluelab.feedback.FeedbackItem;
-import gluelab.feedback.Interaction;
-import gluelab.feedback.SkillFeedback;
-import gluelab.fix.Attempt;
-import gluelab.fix.FixResult;
-import gluelab.fix.InteractionRow;
-import gluelab.graphbudget.BudgetResult;
-import gluelab.graphbudget.RegionBudget;
+import gluelab.workflow.confirm.ConfirmResult;
+import gluelab.workflow.confirm.Confirmation;
+import gluelab.workflow.confirm.ConfirmedRow;
+import gluelab.workflow.correctness.CheckRow;
+import gluelab.workflow.correctness.CorrectnessResult;
+import gluelab.workflow.correctness.StepCorrectness;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentPlan;
+import gluelab.workflow.experiment.Step;
+import gluelab.workflow.feedback.FeedbackItem;
+import gluelab.workflow.feedback.Interaction;
+import gluelab.workflow.feedback.SkillFeedback;
+import gluelab.workflow.fix.Attempt;
+import gluelab.workflow.fix.FixResult;
+import gluelab.workflow.fix.InteractionRow;
+import gluelab.workflow.graphbudget.BudgetResult;
+import gluelab.workflow.graphbudget.RegionBudget;
 import gluelab.ops.Pass;
 import gluelab.ops.Variant;
 import gluelab.rank.Candidate;
 import gluelab.record.Row;
-import gluelab.stack.*;
+import gluelab.workflow.stack.*;
 import gluelab.tensor.DType;
-import gluelab.writeup.Writeup;
+import gluelab.workflow.writeup.Writeup;
 
 import java.nio.file.Files;
 import java.util.*;
@@ -80,7 +80,7 @@ final class WriteupSteps {
             FixResult fix = FixResult.load(ex.file(Step.FIX, "fix"));
             for (Attempt a : fix.attempts()) {
                 if (!a.op().equals(op)) continue;
-                boolean chosen = a.source() == gluelab.fix.FixSource.CATALOGUE_VARIANT && a.name().equals(variant);
+                boolean chosen = a.source() == gluelab.workflow.fix.FixSource.CATALOGUE_VARIANT && a.name().equals(variant);
                 String idea = a.source().label() + " '" + a.name() + "' (" + a.pass() + ", " + a.tokens() + " tokens)";
                 if (a.measured() && !chosen) b.rejected(idea, a.describe());
                 else if (a.status() != Attempt.Status.MEASURED) notTested.add(idea + ": " + a.reason());

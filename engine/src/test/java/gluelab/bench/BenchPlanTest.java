@@ -2,7 +2,7 @@ package gluelab.bench;
 
 import gluelab.device.Capabilities;
 import gluelab.device.DelegatingDevice;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.model.SpecRegistry;
 import gluelab.ops.Pass;
 import gluelab.ops.Variant;

@@ -1,7 +1,7 @@
 package gluelab.bench;
 
 import gluelab.calibrate.Calibration;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.Progress;
 import gluelab.timing.TimingConfig;

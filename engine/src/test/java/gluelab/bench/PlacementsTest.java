@@ -5,7 +5,7 @@ import gluelab.device.Buffer;
 import gluelab.device.DelegatingDevice;
 import gluelab.device.Launch;
 import gluelab.device.OpInstance;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
 import gluelab.ops.GlueOp;

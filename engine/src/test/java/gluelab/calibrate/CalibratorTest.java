@@ -2,7 +2,7 @@ package gluelab.calibrate;
 
 import gluelab.device.Capabilities;
 import gluelab.device.DelegatingDevice;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

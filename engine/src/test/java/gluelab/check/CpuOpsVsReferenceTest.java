@@ -1,6 +1,6 @@
 package gluelab.check;
 
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.model.ModelSpec;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;

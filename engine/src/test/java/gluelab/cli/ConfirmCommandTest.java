@@ -1,7 +1,7 @@
 package gluelab.cli;
 
-import gluelab.experiment.ExperimentFolder;
-import gluelab.experiment.Step;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.Step;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

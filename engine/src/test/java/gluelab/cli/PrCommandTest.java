@@ -1,6 +1,6 @@
 package gluelab.cli;
 
-import gluelab.stack.StackSamples;
+import gluelab.workflow.stack.StackSamples;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

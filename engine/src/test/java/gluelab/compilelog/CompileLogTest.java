@@ -37,10 +37,10 @@ public class CompileLogTest {
         assertEquals("self.layer_idx == N", g.pattern());
         assertEquals(8, g.count());
         assertEquals(List.of("0", "1", "2", "3", "4", "5", "6", "7"), g.values());
-        assertTrue(b.has(Symptom.Kind.PER_LAYER_ATTRIBUTE));
-        assertTrue(b.has(Symptom.Kind.RECOMPILE_LIMIT));
-        assertTrue(b.has(Symptom.Kind.HARD_FAILURE));
-        Symptom layer = b.symptoms().stream().filter(s -> s.kind() == Symptom.Kind.PER_LAYER_ATTRIBUTE).findFirst().orElseThrow();
+        assertTrue(b.has(CompileSymptom.Kind.PER_LAYER_ATTRIBUTE));
+        assertTrue(b.has(CompileSymptom.Kind.RECOMPILE_LIMIT));
+        assertTrue(b.has(CompileSymptom.Kind.HARD_FAILURE));
+        CompileSymptom layer = b.symptoms().stream().filter(s -> s.kind() == CompileSymptom.Kind.PER_LAYER_ATTRIBUTE).findFirst().orElseThrow();
         assertTrue(layer.fix().contains("hoist the index out"), layer.fix());
         assertTrue(layer.fix().contains("layer_idx"), layer.fix());
         Failure limit = b.failures().getFirst();
@@ -66,23 +66,23 @@ public class CompileLogTest {
 
     @Test void reduceOverheadPerBlockOverwritesTheOutput() {
         GraphBudget b = budget("reduce_overhead");
-        Symptom s = b.symptoms().stream().filter(x -> x.kind() == Symptom.Kind.CUDAGRAPH_OVERWRITE).findFirst().orElseThrow();
+        CompileSymptom s = b.symptoms().stream().filter(x -> x.kind() == CompileSymptom.Kind.CUDAGRAPH_OVERWRITE).findFirst().orElseThrow();
         assertTrue(s.evidence().contains("make_logs.py:109 in f"), s.evidence());
         assertTrue(s.fix().contains("cudagraph_mark_step_begin()"), s.fix());
         assertTrue(s.fix().contains("clone"), s.fix());
         assertEquals(2, b.graphs(), "f and g: one graph each");
-        assertFalse(budget("reduce_overhead_fixed").has(Symptom.Kind.CUDAGRAPH_OVERWRITE));
+        assertFalse(budget("reduce_overhead_fixed").has(CompileSymptom.Kind.CUDAGRAPH_OVERWRITE));
     }
 
     @Test void llamaBlockShowsTheGraphBreakAndTheShapeRecompile() {
         GraphBudget b = budget("llama_block");
-        Symptom brk = b.symptoms().stream().filter(x -> x.kind() == Symptom.Kind.GRAPH_BREAK).findFirst().orElseThrow();
+        CompileSymptom brk = b.symptoms().stream().filter(x -> x.kind() == CompileSymptom.Kind.GRAPH_BREAK).findFirst().orElseThrow();
         assertTrue(brk.evidence().contains("make_logs.py:156"), brk.evidence());
         assertTrue(brk.evidence().contains("Tensor.item()"), brk.evidence());
         assertTrue(brk.fix().contains("capture_scalar_outputs"), brk.fix());
-        Symptom shape = b.symptoms().stream().filter(x -> x.kind() == Symptom.Kind.DYNAMIC_SHAPE).findFirst().orElseThrow();
+        CompileSymptom shape = b.symptoms().stream().filter(x -> x.kind() == CompileSymptom.Kind.DYNAMIC_SHAPE).findFirst().orElseThrow();
         assertTrue(shape.fix().contains("mark_dynamic(x, 1)"), shape.fix());
-        assertTrue(b.has(Symptom.Kind.VALUE_GUARD), "the .item() value guarded after the break: " + b.symptoms());
+        assertTrue(b.has(CompileSymptom.Kind.VALUE_GUARD), "the .item() value guarded after the break: " + b.symptoms());
         assertTrue(b.entries().stream().anyMatch(e -> e.codeObject().startsWith("torch_dynamo_resume_in_forward_at_156")), b.entries().toString());
     }
 

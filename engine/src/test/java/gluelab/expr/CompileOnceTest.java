@@ -2,8 +2,8 @@ package gluelab.expr;
 
 import gluelab.device.Buffer;
 import gluelab.device.Launch;
-import gluelab.device.cpu.CpuDevice;
-import gluelab.expr.lab.Examples;
+import gluelab.backend.cpu.CpuDevice;
+import gluelab.expr.workbench.Examples;
 import gluelab.expr.run.Lowering;
 import gluelab.expr.run.RegionCompiler;
 import gluelab.expr.run.RegionLaunches;

@@ -1,11 +1,11 @@
 package gluelab.expr;
 
 import gluelab.calibrate.Calibration;
-import gluelab.device.cpu.CpuDevice;
-import gluelab.expr.lab.Examples;
-import gluelab.expr.lab.RegionBench;
-import gluelab.expr.lab.RegionSizing;
-import gluelab.expr.lab.Rewrites;
+import gluelab.backend.cpu.CpuDevice;
+import gluelab.expr.workbench.Examples;
+import gluelab.expr.workbench.RegionBench;
+import gluelab.expr.workbench.RegionSizing;
+import gluelab.expr.workbench.Rewrites;
 import gluelab.expr.lower.EagerTree;
 import gluelab.expr.lower.RegionCost;
 import gluelab.expr.run.Lowering;
@@ -86,7 +86,7 @@ class RegionBenchTest {
         }
         // Folding the cat into the norm is the same function.
         Rewrites.Rewrite fold = Rewrites.foldCatIntoNorm(g, "fp32");
-        var in = gluelab.expr.lab.RegionCheck.randomInputs(fold.before(), 3);
+        var in = gluelab.expr.workbench.RegionCheck.randomInputs(fold.before(), 3);
         double[] a = gluelab.expr.eval.Reference.of(fold.before()).run(in).get("out"), b = gluelab.expr.eval.Reference.of(fold.after()).run(in).get("out");
         for (int i = 0; i < a.length; i++) assertEquals(a[i], b[i], 1e-6);
     }

@@ -1,8 +1,8 @@
 package gluelab.expr;
 
-import gluelab.device.cpu.CpuDevice;
-import gluelab.expr.lab.Examples;
-import gluelab.expr.lab.RegionCheck;
+import gluelab.backend.cpu.CpuDevice;
+import gluelab.expr.workbench.Examples;
+import gluelab.expr.workbench.RegionCheck;
 import gluelab.model.Presets;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

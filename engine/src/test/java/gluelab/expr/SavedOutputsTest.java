@@ -1,9 +1,9 @@
 package gluelab.expr;
 
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.expr.eval.Reference;
-import gluelab.expr.lab.Examples;
-import gluelab.expr.lab.RegionCheck;
+import gluelab.expr.workbench.Examples;
+import gluelab.expr.workbench.RegionCheck;
 import gluelab.expr.lower.EagerTree;
 import gluelab.expr.lower.RegionCost;
 import gluelab.expr.run.Lowering;

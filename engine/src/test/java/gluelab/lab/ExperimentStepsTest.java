@@ -1,9 +1,9 @@
 package gluelab.lab;
 
-import gluelab.confirm.Comparison;
-import gluelab.experiment.ExperimentFolder;
-import gluelab.expr.lab.Examples;
-import gluelab.experiment.Step;
+import gluelab.workflow.confirm.Comparison;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.expr.workbench.Examples;
+import gluelab.workflow.experiment.Step;
 import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;

@@ -1,7 +1,7 @@
 package gluelab.lab;
 
-import gluelab.experiment.ExperimentFolder;
-import gluelab.experiment.Step;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.Step;
 import gluelab.trace.SampleTraces;
 import gluelab.units.Bandwidth;
 import org.junit.jupiter.api.Test;

@@ -1,18 +1,18 @@
 package gluelab.lab;
 
-import gluelab.confirm.Comparison;
-import gluelab.confirm.ConfirmResult;
-import gluelab.confirm.ConfirmedRow;
-import gluelab.confirm.ProcessRun;
+import gluelab.workflow.confirm.Comparison;
+import gluelab.workflow.confirm.ConfirmResult;
+import gluelab.workflow.confirm.ConfirmedRow;
+import gluelab.workflow.confirm.ProcessRun;
 import gluelab.device.Buffer;
-import gluelab.device.cuda.CudaDeviceProvider;
-import gluelab.device.cuda.UserKernel;
-import gluelab.experiment.ExperimentFolder;
+import gluelab.backend.cuda.CudaDeviceProvider;
+import gluelab.backend.cuda.UserKernel;
+import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.expr.Glue;
-import gluelab.expr.lab.Examples;
-import gluelab.fix.Attempt;
-import gluelab.fix.FixSource;
-import gluelab.fix.FixResult;
+import gluelab.expr.workbench.Examples;
+import gluelab.workflow.fix.Attempt;
+import gluelab.workflow.fix.FixSource;
+import gluelab.workflow.fix.FixResult;
 import gluelab.ops.Replay;
 import gluelab.tensor.DType;
 import gluelab.tensor.TensorSpec;
@@ -79,7 +79,7 @@ class WorkflowGpuTest {
         UserKernel k = UserKernel.compile(lab.device(), RMSNORM, "my_rmsnorm");
         try (Buffer x = lab.buffer("x", "bf16", TOKENS, d); Buffer w = lab.buffer("w", "bf16", d);
              Buffer y = lab.device().allocate(TensorSpec.of("y", DType.BF16, TOKENS, d))) {
-            FixResult fix = gluelab.fix.FixStep.on(lab.device(), lab.calibration(), lab.spec("llama-3-8b")).timing(T)
+            FixResult fix = gluelab.workflow.fix.FixStep.on(lab.device(), lab.calibration(), lab.spec("llama-3-8b")).timing(T)
                     .candidate("rmsnorm", "fwd", TOKENS, "eager").candidate("swiglu", "fwd", TOKENS, "eager")
                     .region("rmsnorm", "rmsnorm region", g -> Examples.rmsnorm(g, "bf16"))
                     .kernel("rmsnorm", "fwd", "my_rmsnorm", dev -> k.launch((int) TOKENS, 256, x, w, y, d, 1e-6f))

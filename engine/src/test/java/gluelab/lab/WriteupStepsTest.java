@@ -1,16 +1,16 @@
 package gluelab.lab;
 
-import gluelab.confirm.Comparison;
-import gluelab.experiment.ExperimentFolder;
-import gluelab.experiment.Step;
-import gluelab.expr.lab.Examples;
+import gluelab.workflow.confirm.Comparison;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.Step;
+import gluelab.expr.workbench.Examples;
 import gluelab.ops.Replay;
-import gluelab.stack.ChangeStack;
+import gluelab.workflow.stack.ChangeStack;
 import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
 import gluelab.units.Bandwidth;
-import gluelab.writeup.PrChecker;
+import gluelab.workflow.writeup.PrChecker;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,7 +83,7 @@ class WriteupStepsTest {
         try (Gluelab lab = Gluelab.open("cpu").assumeBandwidth(Bandwidth.gbPerSecond(50), 1e11)) {
             ExperimentFolder ex = lab.experiment("loaded", root);
             lab.plan(ex, "llama-3-8b", 0.0001, "16");
-            gluelab.confirm.ConfirmResult confirmed;
+            gluelab.workflow.confirm.ConfirmResult confirmed;
             int spinners;
             try (var load = new gluelab.calibrate.BusyMachine()) {
                 spinners = load.size();

@@ -1,7 +1,7 @@
 package gluelab.record;
 
 import gluelab.calibrate.Calibration;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.files.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

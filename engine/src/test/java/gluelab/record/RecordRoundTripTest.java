@@ -3,7 +3,7 @@ package gluelab.record;
 import gluelab.files.Json;
 import gluelab.bench.BenchPlan;
 import gluelab.calibrate.Calibration;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.devlog.Devlog;
 import gluelab.bench.BenchSession;
 import gluelab.lab.RunReport;

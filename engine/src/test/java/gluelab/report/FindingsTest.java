@@ -3,7 +3,7 @@ package gluelab.report;
 import gluelab.units.Numbers;
 import gluelab.bench.BenchPlan;
 import gluelab.calibrate.Calibration;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.devlog.Devlog;
 import gluelab.bench.BenchSession;
 import gluelab.lab.RunReport;

@@ -2,7 +2,7 @@ package gluelab.sweep;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import gluelab.calibrate.Calibration;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.lab.RunReport;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.Progress;

@@ -1,7 +1,7 @@
 package gluelab.timing;
 
 import gluelab.device.*;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.tensor.DType;
 import gluelab.tensor.Tensor;
 import gluelab.tensor.TensorSpec;

@@ -5,7 +5,7 @@ import gluelab.bench.BenchResult;
 import gluelab.calibrate.Calibration;
 import gluelab.device.Device;
 import gluelab.device.Devices;
-import gluelab.device.cuda.CudaDeviceProvider;
+import gluelab.backend.cuda.CudaDeviceProvider;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
 import gluelab.ops.Pass;

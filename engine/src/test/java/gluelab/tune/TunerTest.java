@@ -2,7 +2,7 @@ package gluelab.tune;
 
 import gluelab.device.OpInstance;
 import gluelab.device.Tunable;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
 import gluelab.ops.Pass;

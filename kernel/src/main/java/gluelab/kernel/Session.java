@@ -1,6 +1,6 @@
 package gluelab.kernel;
 
-import gluelab.device.cuda.UserKernel;
+import gluelab.backend.cuda.UserKernel;
 import gluelab.devlog.Devlog;
 import gluelab.lab.Gluelab;
 

@@ -1,7 +1,7 @@
 package gluelab.kernel;
 
 import gluelab.kernel.display.ErrorText;
-import gluelab.kernel.display.Numbers;
+import gluelab.kernel.display.DisplayNumbers;
 import gluelab.kernel.display.Renderers;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.eval.UserCodeError;
@@ -45,11 +45,11 @@ class RenderersTest {
 
     @Test
     void aChangeStackShowsItsSummaryAndAChangeItsResults() {
-        var change = gluelab.stack.Change.builder("q-norm-rope", "Fuse q norm and RoPE").kind(gluelab.stack.FixKind.RESIZE_REGION)
+        var change = gluelab.workflow.stack.Change.builder("q-norm-rope", "Fuse q norm and RoPE").kind(gluelab.workflow.stack.FixKind.RESIZE_REGION)
                 .variant("region q_norm_rope").region("q_norm_rope").delta(16384, gluelab.ops.Replay.DIRECT, 1497, 1044).graphs(4, 8)
-                .commit("a1b2c3d").scope(gluelab.stack.Scope.specs(List.of("dsv3-ours"))).problem("p1", "p2", "p3").solution("s1", "s2", "s3")
+                .commit("a1b2c3d").scope(gluelab.workflow.stack.Scope.specs(List.of("dsv3-ours"))).problem("p1", "p2", "p3").solution("s1", "s2", "s3")
                 .unchanged("the numerics").testPlan("t").build();
-        var stack = gluelab.stack.ChangeStack.empty(new gluelab.stack.Conditions("NVIDIA H200", "dsv3-ours", gluelab.tensor.DType.BF16,
+        var stack = gluelab.workflow.stack.ChangeStack.empty(new gluelab.workflow.stack.Conditions("NVIDIA H200", "dsv3-ours", gluelab.tensor.DType.BF16,
                 List.of(gluelab.ops.Pass.FORWARD), "cold samples", 3)).with(change);
         String html = String.valueOf(render(stack).getData(MIMEType.TEXT_HTML));
         assertTrue(html.contains("Change stack: 1 change(s)") && html.contains("1. q-norm-rope  16k tokens: 1497 -&gt; 1044 us (-30.3%, 1.43x faster)"), html);
@@ -76,11 +76,11 @@ class RenderersTest {
 
     @Test
     void numbersAreRoundedSensibly() {
-        assertEquals("0.01235", Numbers.format(0.0123456));
-        assertEquals("1234567", Numbers.format(1234567.4));
-        assertEquals("5.559e-08", Numbers.format(0.000000055594105813102546));
-        assertEquals("42", Numbers.format(42.0));
-        assertEquals("3.142", Numbers.format(Math.PI));
+        assertEquals("0.01235", DisplayNumbers.format(0.0123456));
+        assertEquals("1234567", DisplayNumbers.format(1234567.4));
+        assertEquals("5.559e-08", DisplayNumbers.format(0.000000055594105813102546));
+        assertEquals("42", DisplayNumbers.format(42.0));
+        assertEquals("3.142", DisplayNumbers.format(Math.PI));
     }
 
     @Test

@@ -8,7 +8,7 @@ import gluelab.device.OpInstance;
 import gluelab.expr.Expr;
 import gluelab.expr.Glue;
 import gluelab.expr.Region;
-import gluelab.expr.lab.Examples;
+import gluelab.expr.workbench.Examples;
 import gluelab.expr.run.Lowering;
 import gluelab.expr.run.RegionLaunches;
 import gluelab.ops.GlueOp;

@@ -11,7 +11,7 @@ import gluelab.expr.Glue;
 import gluelab.expr.Region;
 import gluelab.expr.cuda.CudaSource;
 import gluelab.expr.cuda.LaunchConfig;
-import gluelab.expr.lab.Examples;
+import gluelab.expr.workbench.Examples;
 import gluelab.expr.lower.RowPlan;
 import gluelab.expr.run.RegionCompiler;
 

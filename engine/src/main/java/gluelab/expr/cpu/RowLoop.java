@@ -1,6 +1,6 @@
 package gluelab.expr.cpu;
 
-import gluelab.device.cpu.CpuParallel;
+import gluelab.backend.cpu.CpuParallel;
 import gluelab.expr.Expr;
 import gluelab.expr.Op;
 import gluelab.expr.lower.Role;

@@ -2,8 +2,8 @@ package gluelab.expr.run;
 
 import gluelab.device.Buffer;
 import gluelab.device.Launch;
-import gluelab.device.cpu.CpuBuffer;
-import gluelab.device.cpu.CpuParallel;
+import gluelab.backend.cpu.CpuBuffer;
+import gluelab.backend.cpu.CpuParallel;
 import gluelab.expr.Expr;
 import gluelab.expr.Signature;
 import gluelab.expr.cpu.RowLoop;

@@ -3,7 +3,7 @@ package gluelab.expr.run;
 import gluelab.device.Buffer;
 import gluelab.device.Device;
 import gluelab.device.Launch;
-import gluelab.device.cuda.GeneratedModule;
+import gluelab.backend.cuda.GeneratedModule;
 import gluelab.expr.Expr;
 import gluelab.expr.Signature;
 import gluelab.expr.cuda.CudaSource;

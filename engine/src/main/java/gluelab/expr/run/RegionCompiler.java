@@ -1,7 +1,7 @@
 package gluelab.expr.run;
 
 import gluelab.device.Device;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.expr.Region;
 import gluelab.expr.Signature;
 import gluelab.expr.cuda.LaunchConfig;

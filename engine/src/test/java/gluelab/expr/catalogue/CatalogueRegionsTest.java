@@ -6,7 +6,7 @@ import gluelab.calibrate.Calibration;
 import gluelab.check.Checker;
 import gluelab.check.Correctness;
 import gluelab.device.ExpressionVariant;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.model.ModelSpec;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;

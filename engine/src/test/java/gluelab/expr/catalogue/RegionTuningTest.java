@@ -2,11 +2,11 @@ package gluelab.expr.catalogue;
 
 import gluelab.device.KernelConfig;
 import gluelab.device.OpInstance;
-import gluelab.device.cpu.CpuDevice;
+import gluelab.backend.cpu.CpuDevice;
 import gluelab.expr.Glue;
 import gluelab.expr.Region;
 import gluelab.expr.cuda.LaunchConfig;
-import gluelab.expr.lab.Examples;
+import gluelab.expr.workbench.Examples;
 import gluelab.expr.lower.RowPlan;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;

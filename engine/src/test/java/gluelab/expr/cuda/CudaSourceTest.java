@@ -1,10 +1,10 @@
 package gluelab.expr.cuda;
 
-import gluelab.device.cuda.compile.NvccCompiler;
-import gluelab.device.cuda.compile.NvccCompilerTest;
+import gluelab.backend.cuda.compile.NvccCompiler;
+import gluelab.backend.cuda.compile.NvccCompilerTest;
 import gluelab.expr.Glue;
 import gluelab.expr.Region;
-import gluelab.expr.lab.Examples;
+import gluelab.expr.workbench.Examples;
 import gluelab.expr.lower.RowPlan;
 import gluelab.model.Presets;
 import org.junit.jupiter.api.Tag;
@@ -52,7 +52,7 @@ class CudaSourceTest {
                 all.append("namespace r").append(i++).append(" {\n").append(src.replace("extern \"C\" ", "")).append("}\n");
             }
         }
-        byte[] cubin = c.compileCubin(gluelab.device.cuda.compile.SourceUnit.of("regions.cu", all.toString()), "sm_90", List.of("-std=c++17"));
+        byte[] cubin = c.compileCubin(gluelab.backend.cuda.compile.SourceUnit.of("regions.cu", all.toString()), "sm_90", List.of("-std=c++17"));
         assertEquals('E', cubin[1], "a cubin is an ELF file");
     }
 
@@ -70,7 +70,7 @@ class CudaSourceTest {
             LaunchConfig lc = configs.get(k);
             all.append("namespace c").append(i++).append(" {\n").append(CudaSource.generate(plan, lc).source().replace("extern \"C\" ", "")).append("}\n");
         }
-        c.compileCubin(gluelab.device.cuda.compile.SourceUnit.of("configs.cu", all.toString()), "sm_90", List.of("-std=c++17"));
+        c.compileCubin(gluelab.backend.cuda.compile.SourceUnit.of("configs.cu", all.toString()), "sm_90", List.of("-std=c++17"));
     }
 
     /** dx = dresidual of add_rmsnorm's backward: the kernel has one output pointer for it and stores it once per element. */
@@ -83,7 +83,7 @@ class CudaSourceTest {
         String signature = src.substring(src.indexOf(CudaSource.MAIN), src.indexOf('{', src.indexOf(CudaSource.MAIN)));
         assertEquals(1, count(signature, out + ","), signature);
         assertEquals(bwd.written().size(), count(signature, "* __restrict__ out") + count(signature, "* __restrict__ ws"), signature);
-        assertEquals('E', nvcc().compileCubin(gluelab.device.cuda.compile.SourceUnit.of("add_rmsnorm_bwd.cu", src), "sm_90", List.of("-std=c++17"))[1]);
+        assertEquals('E', nvcc().compileCubin(gluelab.backend.cuda.compile.SourceUnit.of("add_rmsnorm_bwd.cu", src), "sm_90", List.of("-std=c++17"))[1]);
     }
 
     /**
@@ -107,7 +107,7 @@ class CudaSourceTest {
                 all.append("namespace s").append(i++).append(" {\n").append(src.replace("extern \"C\" ", "")).append("}\n");
             }
         }
-        assertEquals('E', nvcc().compileCubin(gluelab.device.cuda.compile.SourceUnit.of("row_sums.cu", all.toString()), "sm_90", List.of("-std=c++17"))[1]);
+        assertEquals('E', nvcc().compileCubin(gluelab.backend.cuda.compile.SourceUnit.of("row_sums.cu", all.toString()), "sm_90", List.of("-std=c++17"))[1]);
     }
 
     /** A sum that reads another (softmax's sum of exp(x - max)) waits for it: the order keeps every operand before its user. */
@@ -124,7 +124,7 @@ class CudaSourceTest {
         // amax and the two means of x are phase 1; the sum of exp waits for the max.
         assertEquals(1, count(src, "row_sums<2>(sb"), src);
         assertEquals(1, count(src, "= row_sum("), src);
-        assertEquals('E', nvcc().compileCubin(gluelab.device.cuda.compile.SourceUnit.of("softmax.cu", src), "sm_90", List.of("-std=c++17"))[1]);
+        assertEquals('E', nvcc().compileCubin(gluelab.backend.cuda.compile.SourceUnit.of("softmax.cu", src), "sm_90", List.of("-std=c++17"))[1]);
     }
 
     private static int count(String s, String part) {
@@ -177,7 +177,7 @@ class CudaSourceTest {
             }
         }
         assertTrue(i > 30, "kernels: " + i);
-        assertEquals('E', nvcc().compileCubin(gluelab.device.cuda.compile.SourceUnit.of("eager.cu", all.toString()), "sm_90", List.of("-std=c++17"))[1]);
+        assertEquals('E', nvcc().compileCubin(gluelab.backend.cuda.compile.SourceUnit.of("eager.cu", all.toString()), "sm_90", List.of("-std=c++17"))[1]);
     }
 
     /**

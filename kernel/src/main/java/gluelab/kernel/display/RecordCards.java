@@ -113,10 +113,10 @@ final class RecordCards {
     static String inline(Object v) {
         return switch (v) {
             case null -> "null";
-            case Number n -> Numbers.format(n);
+            case Number n -> DisplayNumbers.format(n);
             case java.time.Instant at -> TO_THE_SECOND.format(at);
             case Enum<?> e -> e.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
-            case double[] a -> a.length + " values" + (a.length == 0 ? "" : ", " + Numbers.format(java.util.Arrays.stream(a).min().orElse(0)) + " .. " + Numbers.format(java.util.Arrays.stream(a).max().orElse(0)));
+            case double[] a -> a.length + " values" + (a.length == 0 ? "" : ", " + DisplayNumbers.format(java.util.Arrays.stream(a).min().orElse(0)) + " .. " + DisplayNumbers.format(java.util.Arrays.stream(a).max().orElse(0)));
             case long[] a -> java.util.Arrays.toString(a);
             case int[] a -> java.util.Arrays.toString(a);
             case Record rec when ours(rec) -> {

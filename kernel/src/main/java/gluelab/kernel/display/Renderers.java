@@ -71,10 +71,10 @@ public final class Renderers {
             ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> b.table().printAll());
         });
         card(r, gluelab.compilelog.GraphBudget.class, b -> "Graph budget", b -> "<pre>" + escape(gluelab.compilelog.BudgetText.text(b)) + "</pre>");
-        card(r, gluelab.stack.ChangeStack.class, s -> "Change stack: " + s.changes().size() + " change(s), biggest impact first",
-                s -> "<pre>" + escape(String.join("\n", gluelab.writeup.StackSummary.lines(s, null))) + "</pre>");
-        card(r, gluelab.stack.Change.class, c -> "Change " + c.id() + ": " + c.title(), c -> "<pre>" + escape(String.join("\n", c.resultLines())) + "</pre>");
-        card(r, gluelab.writeup.Writeup.Written.class, w -> "Findings, " + w.prs().size() + " PR text(s) and feedback written",
+        card(r, gluelab.workflow.stack.ChangeStack.class, s -> "Change stack: " + s.changes().size() + " change(s), biggest impact first",
+                s -> "<pre>" + escape(String.join("\n", gluelab.workflow.writeup.StackSummary.lines(s, null))) + "</pre>");
+        card(r, gluelab.workflow.stack.Change.class, c -> "Change " + c.id() + ": " + c.title(), c -> "<pre>" + escape(String.join("\n", c.resultLines())) + "</pre>");
+        card(r, gluelab.workflow.writeup.Writeup.Written.class, w -> "Findings, " + w.prs().size() + " PR text(s) and feedback written",
                 w -> "<pre>" + escape(w.findings() + "\n" + String.join("\n", w.prs().stream().map(Object::toString).toList()) + "\n" + w.feedback()
                         + (w.violations().isEmpty() ? "\nevery PR text follows the rules" : "\n" + String.join("\n", w.violations().stream().map(Object::toString).toList())))
                         + "</pre>");
@@ -96,7 +96,7 @@ public final class Renderers {
     static String cell(tech.tablesaw.columns.Column<?> c, int row) {
         if (c instanceof tech.tablesaw.api.NumberColumn<?, ?> n && !(c instanceof tech.tablesaw.api.IntColumn) && !(c instanceof tech.tablesaw.api.LongColumn)
                 && !(c instanceof tech.tablesaw.api.ShortColumn) && !n.isMissing(row)) {
-            return Numbers.format(n.getDouble(row));
+            return DisplayNumbers.format(n.getDouble(row));
         }
         return c.getString(row);
     }

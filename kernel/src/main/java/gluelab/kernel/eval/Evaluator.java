@@ -17,7 +17,7 @@ public final class Evaluator implements AutoCloseable {
             "import java.util.*;", "import java.util.stream.*;", "import java.nio.file.*;",
             "import gluelab.lab.*;", "import gluelab.ops.*;", "import gluelab.model.*;", "import gluelab.timing.*;",
             "import gluelab.rank.*;", "import gluelab.chart.*;", "import gluelab.report.*;", "import gluelab.trace.*;",
-            "import gluelab.record.*;", "import gluelab.devlog.*;", "import gluelab.experiment.*;", "import gluelab.calibrate.*;", "import gluelab.bench.*;",
+            "import gluelab.record.*;", "import gluelab.devlog.*;", "import gluelab.workflow.experiment.*;", "import gluelab.calibrate.*;", "import gluelab.bench.*;",
             "import tech.tablesaw.api.*;", "import gluelab.kernel.Session;", "import static gluelab.kernel.Session.display;");
 
     private final JShell shell;

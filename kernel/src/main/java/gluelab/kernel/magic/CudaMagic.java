@@ -1,6 +1,6 @@
 package gluelab.kernel.magic;
 
-import gluelab.device.cuda.UserKernel;
+import gluelab.backend.cuda.UserKernel;
 import org.dflib.jjava.jupyter.kernel.BaseKernel;
 import org.dflib.jjava.jupyter.kernel.magic.CellMagic;
 

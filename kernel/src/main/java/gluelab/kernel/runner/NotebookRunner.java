@@ -135,7 +135,7 @@ public final class NotebookRunner {
         String error = null;
         PrintStream oldOut = System.out, oldErr = System.err;
         // Experiments go where a kernel started in the notebook's folder puts them.
-        String oldFolder = System.setProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY,
+        String oldFolder = System.setProperty(gluelab.workflow.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY,
                 notebook.toAbsolutePath().getParent().toString());
         try (Evaluator ev = new Evaluator()) {
             evaluator = ev;
@@ -201,8 +201,8 @@ public final class NotebookRunner {
             watchdog.shutdownNow();
             System.setOut(oldOut);
             System.setErr(oldErr);
-            if (oldFolder == null) System.clearProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY);
-            else System.setProperty(gluelab.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, oldFolder);
+            if (oldFolder == null) System.clearProperty(gluelab.workflow.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY);
+            else System.setProperty(gluelab.workflow.experiment.ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, oldFolder);
             gluelab.device.Devices.notices(null);
             session.close();
             evaluator = null;

@@ -1,0 +1,318 @@
+package gluelab.workflow.experiment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import gluelab.devlog.Devlog;
+import gluelab.files.AtomicFiles;
+import gluelab.files.Json;
+import gluelab.rank.Ranking;
+import gluelab.record.ExperimentRecord;
+import gluelab.record.RecordPublisher;
+import gluelab.record.RecordStore;
+import gluelab.report.RecordRanking;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.*;
+import java.util.regex.Pattern;
+
+/**
+ * One named experiment that runs through the notebooks: {@code out/experiments/NAME/} (see
+ * {@link #defaultRoot()}) holds the
+ * plan (written once by step 00), the devlog, the records, the charts and what each step left
+ * ({@code steps/NN-name.json}). Opening it again resumes it; a notebook run alone reads what earlier
+ * steps left through {@link #require(Step)}, which names the notebook to run first when it is missing.
+ *
+ * <pre>
+ * NAME/
+ *   plan.json        step 00
+ *   devlog.md        every step appends
+ *   records/         published runs (RecordStore)
+ *   charts/          PNG/SVG charts
+ *   steps/NN-x.json  what step NN left (StepOutput); steps/NN-x/ its own files
+ *   stack.json  findings.md  pr/  feedback.md   steps 09-11
+ * </pre>
+ */
+public final class ExperimentFolder {
+    /** The environment variable that sets the folder experiments live in. */
+    public static final String ROOT_ENV = "GLUELAB_EXPERIMENTS";
+    public static final Path DEFAULT_ROOT = Path.of("out", "experiments");
+    public static final String PLAN_FILE = "plan.json";
+    public static final String DEVLOG_FILE = "devlog.md";
+    public static final String RECORDS_DIR = "records";
+    public static final String CHARTS_DIR = "charts";
+    public static final String STEPS_DIR = "steps";
+    public static final String STACK_FILE = "stack.json";
+    public static final String FINDINGS_FILE = "findings.md";
+    public static final String PR_DIR = "pr";
+    public static final String FEEDBACK_FILE = "feedback.md";
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+    private final String name;
+    private final Path dir;
+    private final Devlog devlog;
+
+    private ExperimentFolder(String name, Path dir) {
+        this.name = name;
+        this.dir = dir;
+        this.devlog = new Devlog(dir.resolve(DEVLOG_FILE));
+    }
+
+    /** The environment variable naming the folder whose {@code out/experiments} holds the experiments. */
+    public static final String HOME_ENV = "GLUELAB_HOME";
+    /** The notebook's folder, set by {@code gluelab run}; Jupyter starts the kernel in it instead. */
+    public static final String NOTEBOOK_FOLDER_PROPERTY = "gluelab.notebook.folder";
+
+    /**
+     * Where experiments live, the same for JupyterLab and {@code gluelab run}: {@code GLUELAB_EXPERIMENTS};
+     * else {@code out/experiments} under {@code GLUELAB_HOME}; else under the repository root holding the
+     * notebook's folder (the working directory in a kernel), or that folder itself outside a repository.
+     */
+    public static Path defaultRoot() {
+        String env = System.getenv(ROOT_ENV);
+        if (env != null && !env.isBlank()) return Path.of(env);
+        String home = System.getenv(HOME_ENV);
+        if (home != null && !home.isBlank()) return Path.of(home).resolve(DEFAULT_ROOT);
+        String notebooks = System.getProperty(NOTEBOOK_FOLDER_PROPERTY);
+        return home(Path.of(notebooks == null || notebooks.isBlank() ? "" : notebooks)).resolve(DEFAULT_ROOT);
+    }
+
+    /** The repository root holding {@code folder} (the nearest folder up with a {@code .git}), else {@code folder}. */
+    static Path home(Path folder) {
+        Path start = folder.toAbsolutePath().normalize();
+        for (Path p = start; p != null; p = p.getParent()) {
+            if (java.nio.file.Files.exists(p.resolve(".git"))) return p;
+        }
+        return start;
+    }
+
+    /** Fails, naming it, unless {@code name} can name an experiment folder. */
+    public static String checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches())
+            throw new IllegalArgumentException("experiment name '" + name + "' must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        return name;
+    }
+
+    /** Creates or resumes experiment {@code name} under {@link #defaultRoot()}. */
+    public static ExperimentFolder open(String name) { return open(name, defaultRoot()); }
+
+    /** Creates or resumes experiment {@code name} under {@code root}. */
+    public static ExperimentFolder open(String name, Path root) {
+        checkName(name);
+        Path dir = root.resolve(name).toAbsolutePath().normalize();
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new IllegalArgumentException("experiment '" + name + "': " + dir + " exists and is not a folder");
+        try {
+            Files.createDirectories(dir.resolve(RECORDS_DIR));
+            Files.createDirectories(dir.resolve(CHARTS_DIR));
+            Files.createDirectories(dir.resolve(STEPS_DIR));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create experiment folder " + dir + ": " + e.getMessage(), e);
+        }
+        return new ExperimentFolder(name, dir);
+    }
+
+    public String name() { return name; }
+
+    public Path dir() { return dir; }
+
+    /** The experiment's devlog ({@code devlog.md}); every step appends to it. */
+    public Devlog devlog() { return devlog; }
+
+    /** Where steps publish their records. */
+    public RecordStore records() { return new RecordStore(dir.resolve(RECORDS_DIR)); }
+
+    /** Where steps draw their charts, created on use (a {@link #missing} step may have removed an untouched folder). */
+    public Path chartsDir() {
+        Path d = dir.resolve(CHARTS_DIR);
+        try {
+            Files.createDirectories(d);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + d + ": " + e.getMessage(), e);
+        }
+        return d;
+    }
+
+    /** A folder of a step's own files ({@code steps/05-fix/}), created on first use. */
+    public Path stepDir(Step step) {
+        Path d = dir.resolve(STEPS_DIR).resolve(step.notebook());
+        try {
+            Files.createDirectories(d);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + d + ": " + e.getMessage(), e);
+        }
+        return d;
+    }
+
+    /** The change stack (step 09). */
+    public Path stackFile() { return dir.resolve(STACK_FILE); }
+
+    /** The findings doc (step 10). */
+    public Path findingsFile() { return dir.resolve(FINDINGS_FILE); }
+
+    /** The PR texts, one markdown per stack entry, with their charts (step 10). */
+    public Path prDir() { return dir.resolve(PR_DIR); }
+
+    /** The skill feedback list (step 11). */
+    public Path feedbackFile() { return dir.resolve(FEEDBACK_FILE); }
+
+    public Path planFile() { return dir.resolve(PLAN_FILE); }
+
+    public boolean hasPlan() { return Files.isRegularFile(planFile()); }
+
+    /**
+     * Step 00: writes the plan the first time; later calls with the same plan (creation time aside)
+     * return the stored one, so a re-run resumes; a different plan is refused, naming the field.
+     */
+    public ExperimentPlan plan(ExperimentPlan plan) {
+        if (hasPlan()) {
+            ExperimentPlan stored = plan();
+            String diff = stored.firstDifference(plan);
+            if (diff != null) throw new IllegalArgumentException("experiment '" + name + "' already has a plan that differs in " + diff
+                    + " (" + planFile() + "); use a new experiment name, or delete the folder to start over");
+            if (!has(Step.PLAN)) done(Step.PLAN, List.of(), Map.of("plan", PLAN_FILE), describe(stored));
+            return stored;
+        }
+        AtomicFiles.write(planFile(), Json.write(plan));
+        devlog.decision("plan of experiment '" + name + "': " + describe(plan));
+        done(Step.PLAN, List.of(), Map.of("plan", PLAN_FILE), describe(plan));
+        return plan;
+    }
+
+    /** Step 00 in one call: a plan made now (see {@link #plan(ExperimentPlan)}). */
+    public ExperimentPlan plan(String model, List<Long> tokens, double stopFraction, String device) {
+        return plan(ExperimentPlan.of(model, tokens, stopFraction, device));
+    }
+
+    /** The plan step 00 wrote. */
+    public ExperimentPlan plan() {
+        if (!hasPlan()) throw missing(Step.PLAN);
+        return FolderFile.read(planFile())
+                .require("model", JsonNode::isTextual, "a model name")
+                .require("tokens", n -> n.isArray() && !n.isEmpty(), "a non-empty list of token counts")
+                .require("stopFraction", JsonNode::isNumber, "a number in (0, 1)")
+                .require("device", JsonNode::isTextual, "a device selector such as auto, cpu or cuda:0")
+                .as(ExperimentPlan.class);
+    }
+
+    private static String describe(ExperimentPlan p) {
+        return "model " + p.model() + ", tokens " + p.tokens() + ", stop when the gap is under " + (p.stopFraction() * 100) + "% of the layer, device " + p.device();
+    }
+
+    Path markerFile(Step step) { return dir.resolve(STEPS_DIR).resolve(step.notebook() + ".json"); }
+
+    /** Records that {@code step} finished, with the records it published and the files it wrote (relative to this folder). */
+    public StepOutput done(Step step, List<String> recordIds, Map<String, String> files, String summary) {
+        for (String id : recordIds) {
+            if (!Files.isDirectory(records().root().resolve(id)))
+                throw new IllegalArgumentException("step " + step + " names record '" + id + "', which is not published in " + records().root());
+        }
+        StepOutput out = new StepOutput(step, Instant.now().toString(), recordIds, files, summary);
+        AtomicFiles.write(markerFile(step), Json.write(out));
+        devlog.note("step " + step + " done" + (summary == null || summary.isBlank() ? "" : ": " + summary));
+        return out;
+    }
+
+    /** Publishes a finished record under {@code records/} (built in a partial folder, renamed when whole, FAILED on failure); returns its folder. */
+    public Path publish(ExperimentRecord record) { return new RecordPublisher(records()).publish(record).dir(); }
+
+    public boolean has(Step step) { return Files.isRegularFile(markerFile(step)); }
+
+    /** What {@code step} left, if it ran. */
+    public Optional<StepOutput> output(Step step) { return has(step) ? Optional.of(read(step)) : Optional.empty(); }
+
+    /** What {@code step} left; fails naming the notebook to run first when it has not run. */
+    public StepOutput require(Step step) {
+        if (!has(step)) throw missing(step);
+        return read(step);
+    }
+
+    private StepOutput read(Step step) {
+        StepOutput out = FolderFile.read(markerFile(step))
+                .require("step", JsonNode::isTextual, "a step name such as " + step.name())
+                .require("finished", JsonNode::isTextual, "an ISO-8601 instant")
+                .require("records", JsonNode::isArray, "a list of record ids")
+                .require("files", JsonNode::isObject, "an object of name -> path")
+                .as(StepOutput.class);
+        if (out.step() != step) throw new IllegalArgumentException(markerFile(step) + ": field \"step\" is " + out.step().name() + ", expected " + step.name());
+        return out;
+    }
+
+    /** The latest record {@code step} published. */
+    public ExperimentRecord record(Step step) {
+        String id = require(step).lastRecord().orElseThrow(() -> new IllegalArgumentException(
+                "experiment '" + name + "': step " + step + " published no record (" + markerFile(step) + ")"));
+        return RecordStore.load(records().root().resolve(id));
+    }
+
+    /** A file {@code step} wrote, by the name it gave it. */
+    public Path file(Step step, String fileName) {
+        String rel = require(step).files().get(fileName);
+        if (rel == null) throw new IllegalArgumentException("experiment '" + name + "': step " + step + " left no file '" + fileName
+                + "' (" + markerFile(step) + " lists " + require(step).files().keySet() + "); run " + step + " again");
+        Path p = dir.resolve(rel).normalize();
+        if (!p.startsWith(dir)) throw new IllegalArgumentException(markerFile(step) + ": field \"files." + fileName + "\" points outside the experiment: " + rel);
+        if (!Files.exists(p)) throw new IllegalArgumentException("experiment '" + name + "': " + p + " (left by step " + step + ") is missing; run " + step + " again");
+        return p;
+    }
+
+    /** The ranking step 04 made (from the record it ranked, with that record's stop rule). */
+    public Ranking ranking() { return RecordRanking.of(record(Step.RANK)); }
+
+    /**
+     * A step that has not run, as the error a later step gives. A folder that {@link #open} just made
+     * for a name with nothing behind it (a typo in a later step's parameters) is removed again, so
+     * it does not show up later as an experiment.
+     */
+    public IllegalStateException missing(Step step) {
+        removeIfUntouched();
+        return new IllegalStateException("experiment '" + name + "' has no " + step.noun() + ": run " + step + " first");
+    }
+
+    /** Deletes the folder when it holds only the empty skeleton {@link #open} creates. */
+    private void removeIfUntouched() {
+        List<Path> skeleton = List.of(dir.resolve(RECORDS_DIR), dir.resolve(CHARTS_DIR), dir.resolve(STEPS_DIR));
+        try (var entries = Files.list(dir)) {
+            if (!entries.allMatch(skeleton::contains)) return;
+            for (Path d : skeleton) {
+                try (var inside = Files.list(d)) {
+                    if (inside.findAny().isPresent()) return;
+                }
+            }
+            for (Path d : skeleton) Files.deleteIfExists(d);
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // Best effort: a folder left behind is untidy, not wrong.
+        }
+    }
+
+    /** One row per step: whether it ran, when, its records and summary. */
+    public Table status() {
+        StringColumn step = StringColumn.create("step"), state = StringColumn.create("state"), when = StringColumn.create("finished"),
+                recs = StringColumn.create("records"), summary = StringColumn.create("summary");
+        for (Step s : Step.values()) {
+            step.append(s.notebook());
+            Optional<StepOutput> o;
+            try {
+                o = output(s);
+            } catch (IllegalArgumentException e) {
+                state.append("unreadable");
+                when.append("");
+                recs.append("");
+                summary.append(e.getMessage());
+                continue;
+            }
+            state.append(o.isPresent() ? "done" : "-");
+            when.append(o.map(StepOutput::finished).orElse(""));
+            recs.append(o.map(x -> String.join(", ", x.records())).orElse(""));
+            summary.append(o.map(StepOutput::summary).orElse(""));
+        }
+        return Table.create("experiment " + name).addColumns(step, state, when, recs, summary);
+    }
+
+    @Override public String toString() { return "experiment '" + name + "' at " + dir; }
+}

@@ -1,0 +1,20 @@
+package gluelab.workflow.experiment;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one step left in the experiment: the ids of the records it published (under {@code records/}),
+ * the files it wrote (by name, relative to the experiment folder) and a one-line summary.
+ * Written as {@code steps/NN-name.json} when the step finishes; a step run again replaces it.
+ */
+public record StepOutput(Step step, String finished, List<String> records, Map<String, String> files, String summary) {
+    public StepOutput {
+        records = List.copyOf(records == null ? List.of() : records);
+        files = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(files == null ? Map.of() : files));
+        summary = summary == null ? "" : summary;
+    }
+
+    /** The latest record this step published, if any. */
+    public java.util.Optional<String> lastRecord() { return records.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(records.getLast()); }
+}

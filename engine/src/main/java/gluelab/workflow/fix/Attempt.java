@@ -1,0 +1,41 @@
+package gluelab.workflow.fix;
+
+import java.util.Locale;
+
+/**
+ * One fix tried for one candidate (an op's pass at a token count): its time against the baseline
+ * (the op's eager form, or a rewrite's "before"), the floor, and whether it was measured, skipped
+ * (with the reason: no GPU, no torch.compile) or failed (with the error).
+ */
+public record Attempt(String op, String pass, long tokens, FixSource source, String name, double baselineUs, double variantUs, double idealUs,
+                      Status status, String reason) {
+    public enum Status { MEASURED, SKIPPED, FAILED }
+
+    public Attempt {
+        reason = reason == null ? "" : reason;
+    }
+
+    static Attempt skipped(String op, String pass, long tokens, FixSource source, String name, String reason) {
+        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.SKIPPED, reason);
+    }
+
+    static Attempt failed(String op, String pass, long tokens, FixSource source, String name, String reason) {
+        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.FAILED, reason);
+    }
+
+    public boolean measured() { return status == Status.MEASURED; }
+
+    /** Variant vs baseline in percent (negative = faster). */
+    public double deltaPercent() { return measured() ? 100 * (variantUs / baselineUs - 1) : Double.NaN; }
+
+    /** Faster than the baseline by more than 1%. */
+    public boolean win() { return measured() && variantUs < baselineUs * 0.99; }
+
+    public String describe() {
+        if (status == Status.SKIPPED) return "skipped: " + reason;
+        if (status == Status.FAILED) return "FAILED: " + reason;
+        double r = baselineUs / variantUs;
+        return (r >= 1 ? String.format(Locale.ROOT, "%.2fx faster", r) : String.format(Locale.ROOT, "%.2fx slower", 1 / r))
+                + String.format(Locale.ROOT, " (%.1f vs %.1f us, ideal %.1f)", variantUs, baselineUs, idealUs);
+    }
+}

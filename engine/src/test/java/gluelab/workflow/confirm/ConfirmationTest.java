@@ -1,0 +1,159 @@
+package gluelab.workflow.confirm;
+
+import gluelab.calibrate.Calibration;
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.Step;
+import gluelab.model.Presets;
+import gluelab.ops.Replay;
+import gluelab.ops.Variant;
+import gluelab.tensor.DType;
+import gluelab.timing.*;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ConfirmationTest {
+    static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0.3, new StopRule(3, 0, 0.5, 0.5, 20), 2);
+
+    static ConfirmJob tinyJob() {
+        return new ConfirmJob(Presets.LLAMA_3_8B, List.of(Comparison.of("rmsnorm", 8, "eager", "fused")), DType.BF16, FAST, "cpu",
+                Calibration.given("test", 50e9, 1e11));
+    }
+
+    /** Three real JVMs; the second is killed (SIGKILL) once it starts timing, and must be FAILED, never reprinted. */
+    @Tag("slow") // starts confirmation JVMs
+    @Test
+    void threeFreshProcessesAndAKilledOneIsFailed(@TempDir Path root) throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("confirm", root);
+        try (Device cpu = Devices.open("cpu")) {
+            ConfirmResult r = Confirmation.on(cpu).listener((i, p) -> {
+                if (i == 2) p.destroyForcibly();
+            }).run(ex, tinyJob());
+
+            assertEquals(3, r.processes().size());
+            ProcessRun killed = r.processes().get(1);
+            assertEquals(ProcessRun.State.FAILED, killed.state());
+            assertTrue(killed.reason().contains("killed"), killed.reason());
+            assertTrue(killed.timed().isEmpty(), "a killed process has no numbers");
+            assertTrue(r.processes().get(0).ok() && r.processes().get(2).ok(), r.processTable().print());
+            assertNotEquals(r.processes().get(0).pid(), r.processes().get(2).pid(), "fresh processes");
+            assertTrue(r.processes().get(0).pid() > 0);
+
+            ConfirmedRow direct = r.row(tinyJob().comparisons().getFirst(), Replay.DIRECT).orElseThrow();
+            assertTrue(direct.measured(), direct.describe());
+            assertEquals(2, direct.processesOk());
+            assertTrue(direct.baselineN() >= 1 && direct.baselineN() <= 2);
+            ConfirmedRow graph = r.row(tinyJob().comparisons().getFirst(), Replay.GRAPH).orElseThrow();
+            assertFalse(graph.measured());
+            assertTrue(graph.skipped().contains("graph"), graph.skipped());
+
+            assertTrue(r.summary().contains("FAILED") && r.summary().contains("process 2"), r.summary());
+            assertTrue(r.flags().stream().anyMatch(f -> f.startsWith("process 2") && f.contains("FAILED")), r.flags().toString());
+            assertTrue(r.table().stringColumn("verdict").get(0).contains("of 2 processes"), r.table().print());
+            assertTrue(r.processTable().stringColumn("state").get(1).startsWith("FAILED: killed"));
+
+            ConfirmResult loaded = Confirmation.latest(ex);
+            assertEquals(r.summary(), loaded.summary());
+            assertEquals(r.processes().get(0).timed().getFirst().measurement().samples().length,
+                    loaded.processes().get(0).timed().getFirst().measurement().samples().length, "raw samples kept");
+            assertTrue(ex.require(Step.CONFIRM).summary().contains("FAILED"));
+            assertTrue(ex.devlog().read().stream().anyMatch(e -> e.kind() == gluelab.devlog.Devlog.Kind.DEAD_END && e.text().contains("process 2")));
+            assertFalse(Files.exists(ex.file(Step.CONFIRM, "confirm").resolveSibling("process-2.json")));
+            assertTrue(r.before().readings().containsKey("host.load_average_1m"), r.before().readings().toString());
+        }
+    }
+
+    private static ProcessRun run(int index, double eager, double fused, double eagerGraph, double fusedGraph) {
+        Comparison c = tinyJob().comparisons().getFirst();
+        return new ProcessRun(index, 100 + index, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(
+                timed(c, Variant.EAGER, Replay.DIRECT, eager), timed(c, Variant.FUSED, Replay.DIRECT, fused),
+                timed(c, Variant.EAGER, Replay.GRAPH, eagerGraph), timed(c, Variant.FUSED, Replay.GRAPH, fusedGraph)));
+    }
+
+    private static Timed timed(Comparison c, Variant v, Replay r, double us) {
+        double[] s = {us * 1e-6, us * 1e-6, us * 1e-6};
+        return new Timed(c.op(), c.tokens(), v, r, 1, 1, new Measurement("x", Mode.COLD, s, Summary.of(s), StopRule.Reason.TIMEOUT, 1, 0, 0, 0, 0, null));
+    }
+
+    @Test
+    void utilisationFromOurOwnLastWorkSettlesBeforeTheDeviceIsCalledBusy() {
+        // NVML's window still holds the screen that ran just before: 99%, then idle.
+        var readings = new java.util.ArrayDeque<>(List.of("99", "3", "0"));
+        var settled = QuietCheck.settled(() -> Map.of("gpu_utilization_percent", readings.pop()), java.time.Duration.ZERO, 3);
+        assertEquals("3", settled.get("gpu_utilization_percent"));
+        assertEquals("2", settled.get("utilization_reads"));
+        // Busy on every read: the last reading stands, and says how many reads it took.
+        var busy = new java.util.ArrayDeque<>(List.of("97", "98", "99", "1"));
+        var stillBusy = QuietCheck.settled(() -> Map.of("gpu_utilization_percent", busy.pop()), java.time.Duration.ZERO, 3);
+        assertEquals("99", stillBusy.get("gpu_utilization_percent"));
+        assertEquals("3", stillBusy.get("utilization_reads"));
+        // Idle, or no utilisation reading (the CPU): read once.
+        var once = new java.util.concurrent.atomic.AtomicInteger();
+        QuietCheck.settled(() -> { once.incrementAndGet(); return Map.of(); }, java.time.Duration.ZERO, 3);
+        assertEquals(1, once.get());
+    }
+
+    @Test
+    void throttleReasonsFromNvmlMarkAProcess() {
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x40")).orElseThrow().contains("HW thermal"));
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x28")).orElseThrow().contains("HW slowdown, SW thermal"));
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x1")).isEmpty(), "GPU idle is not throttling");
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x4")).isEmpty(), "the power cap under load is not throttling");
+        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0xffffffffffffffff")).isEmpty(), "NVML's failure value (-1) says nothing");
+        assertTrue(QuietCheck.throttled(Map.of()).isEmpty(), "the CPU reports no clock events");
+        assertEquals("killed (SIGKILL, exit 137)", Confirmation.exitReason(137));
+        assertEquals(List.of(7L, 9L), QuietCheck.foreign("[7, 8, 9]", java.util.Set.of(8L)), "our own processes are not foreign");
+        assertEquals(List.of(), QuietCheck.foreign("[]", java.util.Set.of()));
+    }
+
+    @Test
+    void mediansComeFromTheProcessesNearTheBestAndHostTimeIsFlagged() {
+        QuietCheck quiet = new QuietCheck("before", true, List.of(), Map.of());
+        // Eager: 100, 100.5 within 1% of the best; 130 (an outlier) left out. Under graphs the win is gone.
+        List<ProcessRun> runs = List.of(run(1, 100, 80, 50, 50.2), run(2, 130, 80.4, 50.1, 50.1), run(3, 100.5, 80.2, 50, 50.3));
+        ConfirmResult r = Confirmation.aggregate("t", tinyJob(), quiet, quiet, runs, null);
+        Comparison c = tinyJob().comparisons().getFirst();
+        ConfirmedRow direct = r.row(c, Replay.DIRECT).orElseThrow();
+        assertEquals(100.25, direct.baselineUs(), 1e-9);
+        assertEquals(2, direct.baselineN());
+        assertEquals(80.2, direct.candidateUs(), 1e-9);
+        assertEquals(3, direct.candidateN());
+        assertTrue(direct.win());
+        assertEquals(List.of(c), r.hostTime());
+        assertTrue(r.flags().stream().anyMatch(f -> f.startsWith("host time")), r.flags().toString());
+        assertTrue(direct.describe().startsWith("1.25x faster (80.2 vs 100.2 us; n 3 and 2 of 3 processes)"), direct.describe());
+    }
+
+    @Test
+    void aRowsCaveatNamesNoisyMeasurementsMissingProcessesAndANoisyDevice() {
+        QuietCheck quiet = new QuietCheck("before", true, List.of(), Map.of());
+        QuietCheck busy = new QuietCheck("after", false, List.of("host load average 9.1 on 2 cores"), Map.of());
+        Comparison c = tinyJob().comparisons().getFirst();
+        // Measurements with no rule (records before the rule) are not called noisy.
+        ConfirmResult sound = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(run(1, 100, 80, 50, 50), run(2, 100, 80, 50, 50), run(3, 100, 80, 50, 50)), null);
+        assertEquals("", sound.caveat(sound.row(c, Replay.DIRECT).orElseThrow()));
+        // Two processes, a device not quiet after, and measurements that stopped on the timeout with too few samples.
+        ProcessRun noisy = new ProcessRun(1, 101, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(
+                ruled(c, Variant.EAGER, Replay.DIRECT, 100), ruled(c, Variant.FUSED, Replay.DIRECT, 80)));
+        ConfirmResult r = Confirmation.aggregate("t", tinyJob(), quiet, busy, List.of(noisy, run(2, 100, 80, 50, 50)), null);
+        String caveat = r.caveat(r.row(c, Replay.DIRECT).orElseThrow());
+        assertTrue(caveat.startsWith("noisy: 2 of 4 measurements (timeout, n=3 < 10"), caveat);
+        assertTrue(caveat.contains("unconfirmed: 2 of 3 processes"), caveat);
+        assertTrue(caveat.endsWith("device not quiet"), caveat);
+    }
+
+    /** A measurement under the standard stop rule that stopped on the timeout with 3 samples: noisy. */
+    private static Timed ruled(Comparison c, Variant v, Replay r, double us) {
+        double[] s = {us * 1e-6, us * 1e-6, us * 1e-6};
+        return new Timed(c.op(), c.tokens(), v, r, 1, 1, new Measurement("x", Mode.COLD, s, Summary.of(s), StopRule.Reason.TIMEOUT, 1, 0, 0, 0, 0, StopRule.standard()));
+    }
+}

@@ -1,0 +1,128 @@
+package gluelab.workflow.experiment;
+
+import gluelab.files.AtomicFiles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ExperimentFolderTest {
+    @TempDir Path root;
+
+    @Test
+    void planIsWrittenOnceAndResumed() {
+        ExperimentFolder ex = ExperimentFolder.open("demo", root);
+        assertFalse(ex.hasPlan());
+        ExperimentPlan p = ex.plan("llama3-8b", List.of(256L, 1024L), 0.01, "cpu");
+        assertEquals(root.resolve("demo").toAbsolutePath(), ex.dir());
+        assertTrue(ex.has(Step.PLAN));
+
+        ExperimentFolder again = ExperimentFolder.open("demo", root);
+        assertEquals(p, again.plan());
+        assertEquals(p, again.plan("llama3-8b", List.of(256L, 1024L), 0.01, "cpu"), "the same plan resumes and keeps its creation time");
+        var e = assertThrows(IllegalArgumentException.class, () -> again.plan("llama3-8b", List.of(256L), 0.01, "cpu"));
+        assertTrue(e.getMessage().contains("tokens"), e.getMessage());
+        assertEquals(1024L, again.plan().largestTokens());
+        assertEquals(1, again.devlog().read().stream().filter(x -> x.text().startsWith("plan of experiment")).count());
+    }
+
+    @Test
+    void aLaterStepNamesTheNotebookToRunFirst() {
+        ExperimentFolder ex = ExperimentFolder.open("demo", root);
+        var e = assertThrows(IllegalStateException.class, ex::ranking);
+        assertEquals("experiment 'demo' has no ranking: run 04-rank first", e.getMessage());
+        e = assertThrows(IllegalStateException.class, ex::plan);
+        assertEquals("experiment 'demo' has no plan: run 00-plan first", e.getMessage());
+    }
+
+    @Test
+    void aMistypedNameLeavesNoFolderBehindAndARealOneKeepsItsFiles() throws Exception {
+        ExperimentFolder typo = ExperimentFolder.open("dmeo", root);
+        assertThrows(IllegalStateException.class, typo::plan);
+        assertFalse(Files.exists(root.resolve("dmeo")), "the folder open() made for nothing is gone");
+        ExperimentFolder used = ExperimentFolder.open("used", root);
+        Files.writeString(used.chartsDir().resolve("c.png"), "x");
+        assertThrows(IllegalStateException.class, used::plan);
+        assertTrue(Files.exists(used.chartsDir().resolve("c.png")), "a folder with anything in it stays");
+    }
+
+    @Test
+    void stepOutputsRoundTripAndNameTheirFiles() throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("demo", root);
+        Files.writeString(ex.stepDir(Step.FIX).resolve("interactions.json"), "{}");
+        StepOutput out = ex.done(Step.FIX, List.of(), Map.of("interactions", "steps/05-fix/interactions.json"), "2 fixes");
+        assertEquals(out, ex.require(Step.FIX));
+        assertEquals(ex.dir().resolve("steps/05-fix/interactions.json"), ex.file(Step.FIX, "interactions"));
+        assertThrows(IllegalArgumentException.class, () -> ex.file(Step.FIX, "nothing"));
+        assertThrows(IllegalArgumentException.class, () -> ex.done(Step.FIX, List.of("no-such-record"), Map.of(), ""));
+        assertEquals("done", ex.status().stringColumn("state").get(Step.FIX.ordinal()));
+        assertEquals(ex.dir().resolve("stack.json"), ex.stackFile());
+        assertEquals(ex.dir().resolve("pr"), ex.prDir());
+    }
+
+    @Test
+    void corruptContentsNameTheFileAndField() throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("demo", root);
+        AtomicFiles.write(ex.planFile(), "{\"model\": \"m\", \"tokens\": \"many\", \"stopFraction\": 0.01, \"device\": \"cpu\"}");
+        var e = assertThrows(IllegalArgumentException.class, ex::plan);
+        assertTrue(e.getMessage().contains("plan.json") && e.getMessage().contains("\"tokens\""), e.getMessage());
+
+        AtomicFiles.write(ex.planFile(), "{\"model\": \"m\", \"tokens\": [1], \"stopFraction\": 2, \"device\": \"cpu\"}");
+        e = assertThrows(IllegalArgumentException.class, ex::plan);
+        assertTrue(e.getMessage().contains("plan.json") && e.getMessage().contains("stopFraction"), e.getMessage());
+
+        Files.writeString(root.resolve("demo/steps/04-rank.json"), "{\"step\": \"RANK\", \"finished\": \"x\", \"records\": [1,");
+        e = assertThrows(IllegalArgumentException.class, () -> ex.require(Step.RANK));
+        assertTrue(e.getMessage().contains("04-rank.json") && e.getMessage().contains("line 1"), e.getMessage());
+        Files.writeString(root.resolve("demo/steps/04-rank.json"), "{\"step\": \"RANK\", \"finished\": \"x\", \"records\": {}, \"files\": {}}");
+        e = assertThrows(IllegalArgumentException.class, () -> ex.require(Step.RANK));
+        assertTrue(e.getMessage().contains("04-rank.json") && e.getMessage().contains("\"records\""), e.getMessage());
+        assertEquals("unreadable", ex.status().stringColumn("state").get(Step.RANK.ordinal()));
+    }
+
+    record Result(int format, java.util.List<Long> values) {}
+
+    @Test
+    void stepResultsOfAnotherFormatOrTypeAreNamed() throws Exception {
+        Path f = root.resolve("r.json");
+        StepResults.save(f, new Result(1, List.of(1L, 2L)));
+        assertEquals(new Result(1, List.of(1L, 2L)), StepResults.load(f, Result.class, 1));
+        var e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Result.class, 2));
+        assertTrue(e.getMessage().contains("r.json") && e.getMessage().contains("\"format\""), e.getMessage());
+        Files.writeString(f, "{\"format\": 1, \"values\": [1, \"x\"]}");
+        e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Result.class, 1));
+        assertTrue(e.getMessage().contains("values[1]"), e.getMessage());
+    }
+
+    @Test
+    void namesAreChecked() {
+        assertThrows(IllegalArgumentException.class, () -> ExperimentFolder.open("../up", root));
+        assertThrows(IllegalArgumentException.class, () -> ExperimentFolder.open("", root));
+        assertEquals(Step.RANK, Step.parse("04-rank.ipynb"));
+        assertEquals(Step.CONFIRM, Step.parse("7"));
+    }
+
+    @Test
+    void theBrowserAndTheRunnerShareTheRepositorysExperimentFolder() throws Exception {
+        Path repo = Files.createDirectories(root.resolve("repo"));
+        Files.createDirectories(repo.resolve(".git"));
+        Path notebooks = Files.createDirectories(repo.resolve("notebooks"));
+        assertEquals(repo.toAbsolutePath(), ExperimentFolder.home(notebooks), "a kernel in notebooks/ finds the repository root");
+        assertEquals(repo.toAbsolutePath(), ExperimentFolder.home(repo), "gluelab run from the root finds it too");
+        Path loose = Files.createDirectories(root.resolve("loose"));
+        assertEquals(loose.toAbsolutePath(), ExperimentFolder.home(loose), "outside a repository, the notebook's folder");
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv(ExperimentFolder.ROOT_ENV) == null && System.getenv(ExperimentFolder.HOME_ENV) == null);
+        String old = System.setProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, notebooks.toString());
+        try {
+            assertEquals(repo.toAbsolutePath().resolve("out/experiments"), ExperimentFolder.defaultRoot());
+        } finally {
+            if (old == null) System.clearProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY);
+            else System.setProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, old);
+        }
+    }
+}
