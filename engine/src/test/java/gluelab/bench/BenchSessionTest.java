@@ -32,8 +32,13 @@ class BenchSessionTest {
             assertTrue(session.tuned().isEmpty());
             assertEquals(2, plain.rows().size());
 
+            // A plan that tunes tunes on the CPU only when asked to tune every device (bench --tune).
             tasks.clear();
-            BenchResult tuned = session.run(small().tune(true).build());
+            session.run(small().tune(true).build());
+            assertFalse(tasks.contains("tune"), "the CPU tunes only when asked: " + tasks);
+
+            tasks.clear();
+            BenchResult tuned = session.tuneEveryDevice(true).run(small().tune(true).build());
             assertTrue(tasks.contains("tune"), tasks.toString());
             assertTrue(tasks.indexOf("tune") < tasks.indexOf("bench"), "tuning comes before measuring: " + tasks);
             assertEquals(2, tuned.rows().size());

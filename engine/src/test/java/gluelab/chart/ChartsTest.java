@@ -116,7 +116,7 @@ class ChartsTest {
     @Test
     void baselinesDrawNoisyRowsHollowInTheirOwnLegendEntry() throws Exception {
         List<Row> rows = new ArrayList<>(rows());
-        rows.removeIf(r -> r.op().equals("swiglu") && r.variant() == Variant.FUSED && r.tokens() == 32768 && r.pass() == Pass.FORWARD);
+        rows.removeIf(r -> r.op().name().equals("swiglu") && r.variant() == Variant.FUSED && r.tokens() == 32768 && r.pass() == Pass.FORWARD);
         rows.add(row("swiglu", "fwd", "fused", 32768, 74205, 2400, NOISY));
         CategoryChart c = Charts.baselines(rows, "fwd", "NVIDIA H200");
         CategorySeries noisy = c.getSeriesMap().get(ChartRules.noisySeries("fused"));
