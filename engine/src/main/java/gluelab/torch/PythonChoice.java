@@ -11,8 +11,14 @@ public record PythonChoice(Path python, PythonSource source, String torch) {
     /** "python: /x/bin/python (GLUELAB_PYTHON)". */
     public String describe() { return "python: " + python + " (" + source.label() + ")"; }
 
-    /** Prints {@link #describe()} to stderr the first time this process uses this Python. */
-    public void announceOnce() { announceOnce(System.err); }
+    /** Where {@link #announceOnce()} says it: stderr on the CLI; the Jupyter kernel shows it as a cell's output line. */
+    private static volatile java.util.function.Consumer<String> notices = System.err::println;
+
+    /** Sends the one-line announcements to {@code sink} instead of stderr. */
+    public static void notices(java.util.function.Consumer<String> sink) { notices = sink; }
+
+    /** Says {@link #describe()} the first time this process uses this Python. */
+    public void announceOnce() { if (ANNOUNCED.add(python)) notices.accept(describe()); }
 
     /** Prints {@link #describe()} to {@code out} unless this process said it before; true when it printed. */
     public boolean announceOnce(java.io.PrintStream out) {

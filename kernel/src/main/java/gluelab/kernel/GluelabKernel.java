@@ -62,6 +62,8 @@ public final class GluelabKernel extends BaseKernel {
         Renderers.install(renderer);
         // "device auto: using the CPU (...)" is shown on the lab's and device's cards, not as a stderr block in cells.
         gluelab.device.Devices.notices(note -> {});
+        // Which Python the torch rows use is said once, as an ordinary output line (stderr reads as an error in a notebook).
+        gluelab.torch.PythonChoice.notices(System.out::println);
         Progress.DEFAULT.set(new NotebookProgress(d -> io.display.display(d), (id, d) -> io.display.updateDisplay(id, d)));
     }
 
