@@ -14,7 +14,7 @@ import java.util.ServiceLoader;
                 SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class, BundleCommand.class, TraceCommand.class, NcuCommand.class,
                 CompileLogCommand.class, TorchCommand.class, TuneCommand.class, MergeCommand.class, SweepCommand.class,
                 ExperimentCommand.class, ConfirmCommand.class,
-                PrCommand.class, FeedbackCommand.class, DocsCommand.class})
+                PrCommand.class, FeedbackCommand.class, DocsCommand.class, PicksCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

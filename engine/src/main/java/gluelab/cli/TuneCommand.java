@@ -57,7 +57,7 @@ public final class TuneCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--variants " + planOptions.variants + ": only fused and region have launch configurations to tune, not " + v.id());
             }
         }
-        Tuner.Options options = Tuner.Options.defaults().withSerial(serial).withForce(force || serial);
+        Tuner.Options options = Tuner.Options.defaults().withSerial(serial).withForce(force || serial).withShipped(false);
         if (threads != null) options = options.withThreads(threads);
         return new Plan(what, options);
     }

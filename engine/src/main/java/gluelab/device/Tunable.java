@@ -80,12 +80,19 @@ public interface Tunable {
     /** Where picks are kept (beside the compile cache). */
     ConfigPicks picks();
 
-    /** The pick for the instance when one is stored and still valid, else the default config. */
+    /** Picks tuned on a reference GPU of this kind and shipped with the kernels; none by default. */
+    default ShippedPicks shipped() { return ShippedPicks.none(); }
+
+    /**
+     * The config the instance runs in: this machine's pick when one is stored and still valid, else
+     * the shipped pick (at this shape or the nearest tuned one), else the default config.
+     */
     default Optional<KernelConfig> chosen(OpInstance instance) {
         List<KernelConfig> all = configs(instance);
         if (all.isEmpty()) return Optional.empty();
-        return picks().pick(ConfigPicks.Key.of(instance, codeId()))
-                .flatMap(id -> all.stream().filter(c -> c.id().equals(id)).findFirst())
+        java.util.function.Function<String, Optional<KernelConfig>> byId = id -> all.stream().filter(c -> c.id().equals(id)).findFirst();
+        return picks().pick(ConfigPicks.Key.of(instance, codeId())).flatMap(byId)
+                .or(() -> shipped().pick(instance, all).flatMap(m -> byId.apply(m.pick().config())))
                 .or(() -> Optional.of(all.getFirst()));
     }
 }

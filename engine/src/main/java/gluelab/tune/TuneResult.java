@@ -16,6 +16,9 @@ public record TuneResult(String op, String pass, String dtype, long tokens, Stri
                          int configs, double compileWallSeconds, double compileSumSeconds, int compiled, double benchmarkSeconds,
                          String pick, String runnerUp, double pickUs, double runnerUpUs, double checkRelL2, double checkMaxUlp,
                          List<ConfigResult> results, int compileProcesses, int compileShared, String compileHow, boolean fromCache) {
+    /** The mode of a shipped pick standing in for a tuning (nothing compiled or timed here). */
+    public static final String SHIPPED = "shipped";
+
     public TuneResult {
         // Records stored before the batch fields existed: each tuning compiled alone.
         if (compileShared < 1) compileShared = 1;
@@ -29,6 +32,9 @@ public record TuneResult(String op, String pass, String dtype, long tokens, Stri
 
     /** This tuning's share of its compile batch's wall (the whole wall when it compiled alone): shares add up to the batches' walls. */
     public double compileWallShare() { return compileWallSeconds / compileShared; }
+
+    /** Where the pick came from, for tables: "shipped", "cache" (an earlier tune here) or how it was tuned now. */
+    public String source() { return SHIPPED.equals(mode) ? SHIPPED : fromCache ? "cache" : mode; }
 
     /** "rmsnorm/fwd T=32768". */
     public String label() { return op + "/" + pass + " T=" + tokens; }

@@ -25,23 +25,30 @@ import java.util.*;
  */
 public final class Tuner {
     /** How to tune: compile threads, the serial slow path, re-tune despite a cached pick, the stop rule per config, the check size. */
-    public record Options(int threads, boolean serial, boolean force, TimingConfig timing, long checkTokens) {
+    public record Options(int threads, boolean serial, boolean force, TimingConfig timing, long checkTokens, boolean shipped) {
         public Options {
             if (threads < 1) throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
             if (checkTokens < 1) throw new IllegalArgumentException("the check size must be >= 1 token, got " + checkTokens);
         }
 
-        /** All cores, parallel, cached picks kept, a short cold stop rule per config, checked at 16 tokens. */
+        /**
+         * All cores, parallel, cached picks kept, a short cold stop rule per config, checked at 16
+         * tokens; an instance with a shipped pick tuned at its very shape is not tuned again (bench's
+         * way; {@code gluelab tune} tunes it, and its pick then overrides the shipped one).
+         */
         public static Options defaults() {
             return new Options(Runtime.getRuntime().availableProcessors(), false, false,
-                    new TimingConfig(Mode.COLD, 0.02, new StopRule(10, 0.05, 0.02, 0.5, 100_000), 10), 16);
+                    new TimingConfig(Mode.COLD, 0.02, new StopRule(10, 0.05, 0.02, 0.5, 100_000), 10), 16, true);
         }
 
-        public Options withSerial(boolean s) { return new Options(threads, s, force, timing, checkTokens); }
+        public Options withSerial(boolean s) { return new Options(threads, s, force, timing, checkTokens, shipped); }
 
-        public Options withForce(boolean f) { return new Options(threads, serial, f, timing, checkTokens); }
+        public Options withForce(boolean f) { return new Options(threads, serial, f, timing, checkTokens, shipped); }
 
-        public Options withThreads(int t) { return new Options(t, serial, force, timing, checkTokens); }
+        public Options withThreads(int t) { return new Options(t, serial, force, timing, checkTokens, shipped); }
+
+        /** Whether a shipped pick tuned at an instance's shape stands in for tuning it. */
+        public Options withShipped(boolean s) { return new Options(threads, serial, force, timing, checkTokens, s); }
     }
 
     private final Device device;
@@ -74,6 +81,23 @@ public final class Tuner {
     /** The stored tuning of the instance, if any (nothing is compiled or run). */
     public Optional<TuneResult> cached(OpInstance in) {
         return tunable.picks().record(ConfigPicks.Key.of(in, tunable.codeId())).map(Tuner::read).map(TuneResult::asCached);
+    }
+
+    /**
+     * The shipped pick tuned at exactly this instance's shape, as a tuning that compiled and timed
+     * nothing here (its times are the reference GPU's), where the options let it stand in for a tune.
+     */
+    public Optional<TuneResult> shippedAtShape(OpInstance in) {
+        if (!options.shipped() || options.force()) return Optional.empty();
+        List<KernelConfig> configs = tunable.configs(in);
+        return tunable.shipped().pick(in, configs).filter(ShippedPicks.Match::exact).map(m -> {
+            ConfigPicks.Key key = ConfigPicks.Key.of(in, tunable.codeId());
+            ShippedPicks.Pick p = m.pick();
+            String kernel = configs.stream().filter(c -> c.id().equals(p.config())).findFirst().map(KernelConfig::kernel).orElse("");
+            return new TuneResult(in.op().name(), in.pass().id(), in.shape().dtype().id(), in.shape().tokens(), key.shape(), key.code(), kernel,
+                    TuneResult.SHIPPED, configs.size(), 0, 0, 0, 0, p.config(), p.runnerUp(), p.pickUs(), p.runnerUpUs(), Double.NaN, Double.NaN,
+                    List.of(), 0, 1, tunable.shipped().status(), true);
+        });
     }
 
     private static TuneResult read(String json) {

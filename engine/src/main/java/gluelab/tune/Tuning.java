@@ -75,13 +75,19 @@ public final class Tuning {
     }
 
     private static List<TuneResult> run(Tuner tuner, List<OpInstance> instances, Tuner.Options options, Progress progress) {
+        // A pick of this machine's comes first; where there is none, a shipped pick at the very shape stands in for a tune.
+        Map<OpInstance, TuneResult> shipped = new java.util.HashMap<>();
+        for (OpInstance in : instances) {
+            if (options.force() || tuner.cached(in).isPresent()) continue;
+            tuner.shippedAtShape(in).ifPresent(r -> shipped.put(in, r));
+        }
         Map<OpInstance, Tuner.Compiled> compiled = Map.of();
         if (!options.serial()) {
-            List<OpInstance> todo = instances.stream().filter(in -> options.force() || tuner.cached(in).isEmpty()).toList();
+            List<OpInstance> todo = instances.stream().filter(in -> !shipped.containsKey(in) && (options.force() || tuner.cached(in).isEmpty())).toList();
             if (!todo.isEmpty()) compiled = tuner.compileTogether(todo, progress);
         }
         List<TuneResult> out = new ArrayList<>();
-        for (OpInstance in : instances) out.add(tuner.tune(in, progress, compiled.get(in)));
+        for (OpInstance in : instances) out.add(shipped.containsKey(in) ? shipped.get(in) : tuner.tune(in, progress, compiled.get(in)));
         return out;
     }
 
@@ -102,7 +108,7 @@ public final class Tuning {
             String wallText = String.format(Locale.ROOT, "%.2f%s", r.compileWallSeconds(), r.compileShared() > 1 ? "*" : "");
             b.append(String.format(Locale.ROOT, "%-26s %7d %8d %9s %8.2f %8.2f %9.1f  %-34s %9.1f  %s%n", label, r.configs(), skipped,
                     wallText, r.compileSumSeconds(), r.benchmarkSeconds(), r.pickUs(), r.pick(), r.runnerUpUs(),
-                    r.fromCache() ? "cache" : r.mode()));
+                    r.source()));
             if (!r.fromCache()) {
                 wall += r.compileWallShare();
                 if (!r.compileHow().isBlank()) how.add(r.compileHow());
@@ -114,6 +120,8 @@ public final class Tuning {
         b.append(String.format(Locale.ROOT, "tuned now: %d configs, compile wall %.2f s, per-config compile sum %.2f s, benchmark %.2f s%n",
                 configs, wall, sum, bench));
         for (String h : how) b.append("compiled: ").append(h).append('\n');
+        results.stream().filter(r -> TuneResult.SHIPPED.equals(r.mode())).map(TuneResult::compileHow).distinct()
+                .forEach(h -> b.append("shipped: ").append(h).append("; their times are the reference GPU's\n"));
         if (results.stream().anyMatch(r -> !r.fromCache() && r.compileShared() > 1)) {
             b.append("* the wall of a compile batch shared by several tunings\n");
         }

@@ -138,7 +138,9 @@ class RegionGpuTest extends GpuTest {
     }
 
     /** Compiles the configurations in parallel, checks each against fp64 (failing on the first out of bounds), prints one REGION-CONFIGS line. */
-    private void checkEveryConfig(Region r, List<LaunchConfig> configs, long seed, String note) {
+    private void checkEveryConfig(Region r, List<LaunchConfig> every, long seed, String note) {
+        List<LaunchConfig> configs = gluelab.backend.cuda.ConfigSample.of(every, r.name());
+        if (configs.size() < every.size()) note += " (" + configs.size() + " of " + every.size() + ": " + gluelab.backend.cuda.ConfigSample.describe() + ")";
         RegionCompiler.of(device).compileAll(r, configs);
         Map<String, double[]> in = RegionCheck.randomInputs(r, seed);
         Map<String, double[]> ref = Reference.of(r).run(in);

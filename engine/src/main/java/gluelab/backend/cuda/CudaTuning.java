@@ -30,6 +30,7 @@ final class CudaTuning implements Tunable, AutoCloseable {
     private final CudaDevice device;
     private final ConfigPicks picks;
     private final String codeId;
+    private final ShippedPicks shipped;
     private CompileWorkers workers;
 
     /** {@code workers}: compile workers the device started while it opened (a tuning was announced), or null. */
@@ -38,7 +39,9 @@ final class CudaTuning implements Tunable, AutoCloseable {
         this.picks = picks;
         this.workers = workers;
         CudaKernels k = device.kernels();
-        this.codeId = k.arch() + " kernels@" + sourceHash(k.sources()) + " " + device.cache().compiler().id();
+        String hash = sourceHash(k.sources());
+        this.codeId = k.arch() + " kernels@" + hash + " " + device.cache().compiler().id();
+        this.shipped = ShippedPicks.forKernels(k.arch(), hash);
     }
 
     /** The kernel source hash: every family file and header (a pick tuned on other sources is not used). */
@@ -161,4 +164,6 @@ final class CudaTuning implements Tunable, AutoCloseable {
     @Override public String codeId() { return codeId; }
 
     @Override public ConfigPicks picks() { return picks; }
+
+    @Override public ShippedPicks shipped() { return shipped; }
 }
