@@ -13,13 +13,13 @@ mkdir -p "$OUT"
 rm -f go.flag
 python3 region_torch.py "$OUT/region_torch.json" --go go.flag > "$OUT/region_torch.log" 2>&1 &
 torch_pid=$!
-timeout "${CHECK_S:-75}" ./run-gpu-tests --include-classname '.*RegionGpuTest' --include-tag gpu-check --exclude-tag gpu-timing > "$OUT/region_check.log" 2>&1
+GPU_TAGS='gpu-check & !gpu-timing' timeout "${CHECK_S:-75}" ./run-gpu-tests --include-classname '.*RegionGpuTest' > "$OUT/region_check.log" 2>&1
 echo "checks: exit $?"
 while kill -0 "$torch_pid" 2>/dev/null && ! grep -q "REGION-TORCH compiled" "$OUT/region_torch.log"; do sleep 1; done
-skip=gpu-check
-[ "${SIZING:-1}" = 0 ] && skip="gpu-check --exclude-tag gpu-sizing"
+tags='(gpu-timing | gpu-tune) & !gpu-check'
+[ "${SIZING:-1}" = 0 ] && tags='(gpu-timing | gpu-tune) & !gpu-check & !gpu-sizing'
 # shellcheck disable=SC2086
-timeout "${TIME_S:-170}" ./run-gpu-tests --include-classname '.*RegionGpuTest' --include-tag gpu-timing --exclude-tag $skip > "$OUT/region_time.log" 2>&1
+GPU_TAGS="$tags" timeout "${TIME_S:-170}" ./run-gpu-tests --include-classname '.*RegionGpuTest' > "$OUT/region_time.log" 2>&1
 echo "timings: exit $?"
 touch go.flag
 wait "$torch_pid"

@@ -279,7 +279,6 @@ class RegionGpuTest extends GpuTest {
      */
     @Order(7)
     @Test
-    @Tag("gpu-timing")
     @Tag("gpu-tune")
     void variantRegionTunesOnceThroughTheTuner() {
         Calibration cal = new Calibrator(device, Locations.cacheDir()).calibrate(false);
