@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 
 /**
  * One layer's implementations of the catalogue's ops, keyed by {@link OpId} and built in one
@@ -25,6 +26,22 @@ public final class OpRegistry<T> {
     }
 
     public static <T> Builder<T> builder(String layer) { return new Builder<>(layer); }
+
+    /**
+     * One file's entries (or declared skips) for a layer's registry. Each layer names its own
+     * subtype as the service (generics are erased), lists its implementations in
+     * {@code META-INF/services/<that subtype>}, and builds its registry with {@link #discover}.
+     */
+    public interface Entries<T> {
+        void register(Builder<T> registry);
+    }
+
+    /** The registry of every {@code service} implementation {@code loader} finds, in class path and file order. */
+    public static <T> OpRegistry<T> discover(String layer, Class<? extends Entries<T>> service, ClassLoader loader) {
+        Builder<T> b = builder(layer);
+        for (Entries<T> e : ServiceLoader.load(service, loader)) e.register(b);
+        return b.build();
+    }
 
     /** What the registry holds, e.g. "CPU kernels". */
     public String layer() { return layer; }

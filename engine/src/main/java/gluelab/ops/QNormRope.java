@@ -15,8 +15,14 @@ import java.util.Map;
  * REAL form takes cos and sin [T, HD/2] in fp32 and rotates with real arithmetic. Both compute the
  * same function and move the same bytes (workflow pattern 1: complex -> real-arithmetic RoPE).
  */
-public final class QNormRope implements GlueOp {
+public class QNormRope implements GlueOp {
     public enum Form { COMPLEX, REAL }
+
+    /** The complex form, as the catalogue's service file names it (ServiceLoader needs a no-argument class). */
+    public static final class Complex extends QNormRope { public Complex() { super(Form.COMPLEX); } }
+
+    /** The real form, as the catalogue's service file names it. */
+    public static final class Real extends QNormRope { public Real() { super(Form.REAL); } }
 
     private final Form form;
 

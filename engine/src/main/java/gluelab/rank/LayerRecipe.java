@@ -17,20 +17,34 @@ import java.util.function.ToIntFunction;
  * FLOP floors: the denominator of "share of the layer" when only the glue is measured.
  */
 public record LayerRecipe(ModelSpec spec, Map<OpId, Integer> glueCounts) {
-    /** How often one layer of a spec runs each op (0: not in this spec's layer). */
-    private static final OpRegistry<ToIntFunction<ModelSpec>> COUNTS = OpRegistry.<ToIntFunction<ModelSpec>>builder("layer recipe")
-            .add(OpId.of("rmsnorm"), s -> 1)                          // attention input norm
-            .add(OpId.of("add_rmsnorm"), s -> 1)                      // residual add + FFN norm
-            .add(OpId.of("qnorm_rope_complex"), s -> 1)               // q norm + RoPE as the model file writes it
-            .skip(OpId.of("qnorm_rope_real"), "a layer runs RoPE in the complex form its model file writes; the real form is measured beside it, not counted twice")
-            .add(OpId.of("swiglu"), s -> s.isMoe() ? s.topK() : 1)
-            .add(OpId.of("moe_routing"), s -> s.isMoe() ? 1 : 0)
-            .add(OpId.of("cat"), s -> s.ropeHeadDim() < s.headDim() ? 1 : 0) // rope and no-rope parts of each head joined
-            .skip(OpId.of("cast"), "a layer's casts sit inside the ops around them; cast is measured on its own, not counted in the layer")
-            .build();
+    /** How often one layer of a spec runs an op (0: not in this spec's layer). */
+    @FunctionalInterface
+    public interface Count extends ToIntFunction<ModelSpec> {}
+
+    /** One file's counts (or declared skips), listed in {@code META-INF/services/gluelab.rank.LayerRecipe$Entries}. */
+    public interface Entries extends OpRegistry.Entries<Count> {}
+
+    /** The catalogue's own counts. */
+    public static final class Builtin implements Entries {
+        @Override public void register(OpRegistry.Builder<Count> r) {
+            r.add(OpId.of("rmsnorm"), s -> 1)                          // attention input norm
+                    .add(OpId.of("add_rmsnorm"), s -> 1)                      // residual add + FFN norm
+                    .add(OpId.of("qnorm_rope_complex"), s -> 1)               // q norm + RoPE as the model file writes it
+                    .skip(OpId.of("qnorm_rope_real"), "a layer runs RoPE in the complex form its model file writes; the real form is measured beside it, not counted twice")
+                    .add(OpId.of("swiglu"), s -> s.isMoe() ? s.topK() : 1)
+                    .add(OpId.of("moe_routing"), s -> s.isMoe() ? 1 : 0)
+                    .add(OpId.of("cat"), s -> s.ropeHeadDim() < s.headDim() ? 1 : 0) // rope and no-rope parts of each head joined
+                    .skip(OpId.of("cast"), "a layer's casts sit inside the ops around them; cast is measured on its own, not counted in the layer");
+        }
+    }
+
+    private static final OpRegistry<Count> COUNTS = registry(LayerRecipe.class.getClassLoader());
 
     /** The layer recipe registry. */
-    public static OpRegistry<ToIntFunction<ModelSpec>> registry() { return COUNTS; }
+    public static OpRegistry<Count> registry() { return COUNTS; }
+
+    /** The counts listed in the service files {@code loader} sees. */
+    public static OpRegistry<Count> registry(ClassLoader loader) { return OpRegistry.discover("layer recipe", Entries.class, loader); }
 
     public static LayerRecipe of(ModelSpec spec) {
         Map<OpId, Integer> c = new LinkedHashMap<>();

@@ -17,7 +17,7 @@ import java.util.ServiceLoader;
  * op's kernels are one class listed in {@code META-INF/services/gluelab.backend.cpu.CpuKernels$OpKernels}.
  */
 public final class CpuKernels {
-    private static final OpRegistry<OpKernels> REGISTRY = registry(ServiceLoader.load(OpKernels.class, CpuKernels.class.getClassLoader()));
+    private static final OpRegistry<OpKernels> REGISTRY = registry(CpuKernels.class.getClassLoader());
 
     /** Builds the fused launch of one op instance over bound tensors (inputs and outputs by name). */
     public interface OpKernels {
@@ -44,6 +44,9 @@ public final class CpuKernels {
 
     /** The CPU kernels registry: every op's kernels found on the class path. */
     public static OpRegistry<OpKernels> registry() { return REGISTRY; }
+
+    /** The kernels listed in the service files {@code loader} sees. */
+    public static OpRegistry<OpKernels> registry(ClassLoader loader) { return registry(ServiceLoader.load(OpKernels.class, loader)); }
 
     /** A registry of the given kernels (the tests build one without an entry). */
     public static OpRegistry<OpKernels> registry(Iterable<OpKernels> kernels) {

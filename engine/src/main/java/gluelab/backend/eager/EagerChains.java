@@ -25,19 +25,30 @@ public final class EagerChains {
         <B> void build(OpInstance in, Map<String, B> t, EagerOps<B> ops);
     }
 
-    private static final OpRegistry<Chain> REGISTRY = OpRegistry.<Chain>builder("eager chains")
-            .add(OpId.of("rmsnorm"), EagerChains::rmsnorm)
-            .add(OpId.of("add_rmsnorm"), EagerChains::addRmsnorm)
-            .add(OpId.of("qnorm_rope_complex"), EagerChains::qnormRope)
-            .add(OpId.of("qnorm_rope_real"), EagerChains::qnormRope)
-            .add(OpId.of("swiglu"), EagerChains::swiglu)
-            .add(OpId.of("moe_routing"), EagerChains::moeRouting)
-            .add(OpId.of("cat"), EagerChains::cat)
-            .add(OpId.of("cast"), EagerChains::cast)
-            .build();
+    /** One file's eager chains, listed in {@code META-INF/services/gluelab.backend.eager.EagerChains$Entries}. */
+    public interface Entries extends OpRegistry.Entries<Chain> {}
+
+    /** The catalogue's own chains (below). */
+    public static final class Builtin implements Entries {
+        @Override public void register(OpRegistry.Builder<Chain> r) {
+            r.add(OpId.of("rmsnorm"), EagerChains::rmsnorm)
+                    .add(OpId.of("add_rmsnorm"), EagerChains::addRmsnorm)
+                    .add(OpId.of("qnorm_rope_complex"), EagerChains::qnormRope)
+                    .add(OpId.of("qnorm_rope_real"), EagerChains::qnormRope)
+                    .add(OpId.of("swiglu"), EagerChains::swiglu)
+                    .add(OpId.of("moe_routing"), EagerChains::moeRouting)
+                    .add(OpId.of("cat"), EagerChains::cat)
+                    .add(OpId.of("cast"), EagerChains::cast);
+        }
+    }
+
+    private static final OpRegistry<Chain> REGISTRY = registry(EagerChains.class.getClassLoader());
 
     /** The eager chains registry. */
     public static OpRegistry<Chain> registry() { return REGISTRY; }
+
+    /** The chains listed in the service files {@code loader} sees. */
+    public static OpRegistry<Chain> registry(ClassLoader loader) { return OpRegistry.discover("eager chains", Entries.class, loader); }
 
     public static <B> void build(OpInstance in, Map<String, B> t, EagerOps<B> ops) { REGISTRY.get(in.op().id()).build(in, t, ops); }
 

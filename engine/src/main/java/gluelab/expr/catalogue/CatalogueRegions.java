@@ -42,19 +42,30 @@ public final class CatalogueRegions implements ExpressionVariant {
         Expressed at(GlueOp op, OpShape s, Pass pass);
     }
 
-    private static final OpRegistry<Expression> REGISTRY = OpRegistry.<Expression>builder("expression regions")
-            .add(OpId.of("rmsnorm"), CatalogueRegions::rmsnorm)
-            .add(OpId.of("add_rmsnorm"), (op, s, pass) -> new Expressed(pass == Pass.FORWARD ? addRmsnorm(s) : addRmsnorm(s).backward(), Map.of()))
-            .add(OpId.of("qnorm_rope_complex"), CatalogueRegions::qnormRope)
-            .add(OpId.of("qnorm_rope_real"), CatalogueRegions::qnormRope)
-            .add(OpId.of("swiglu"), CatalogueRegions::swiglu)
-            .skip(OpId.of("moe_routing"), "top-k is not an expression")
-            .add(OpId.of("cat"), CatalogueRegions::cat)
-            .add(OpId.of("cast"), CatalogueRegions::cast)
-            .build();
+    /** One file's expressions (or declared skips), listed in {@code META-INF/services/gluelab.expr.catalogue.CatalogueRegions$Entries}. */
+    public interface Entries extends OpRegistry.Entries<Expression> {}
+
+    /** The catalogue's own expressions (below). */
+    public static final class Builtin implements Entries {
+        @Override public void register(OpRegistry.Builder<Expression> r) {
+            r.add(OpId.of("rmsnorm"), CatalogueRegions::rmsnorm)
+                    .add(OpId.of("add_rmsnorm"), (op, s, pass) -> new Expressed(pass == Pass.FORWARD ? addRmsnorm(s) : addRmsnorm(s).backward(), Map.of()))
+                    .add(OpId.of("qnorm_rope_complex"), CatalogueRegions::qnormRope)
+                    .add(OpId.of("qnorm_rope_real"), CatalogueRegions::qnormRope)
+                    .add(OpId.of("swiglu"), CatalogueRegions::swiglu)
+                    .skip(OpId.of("moe_routing"), "top-k is not an expression")
+                    .add(OpId.of("cat"), CatalogueRegions::cat)
+                    .add(OpId.of("cast"), CatalogueRegions::cast);
+        }
+    }
+
+    private static final OpRegistry<Expression> REGISTRY = registry(CatalogueRegions.class.getClassLoader());
 
     /** The expression regions registry. */
     public static OpRegistry<Expression> registry() { return REGISTRY; }
+
+    /** The expressions listed in the service files {@code loader} sees. */
+    public static OpRegistry<Expression> registry(ClassLoader loader) { return OpRegistry.discover("expression regions", Entries.class, loader); }
 
     @Override public boolean supports(GlueOp op, Pass pass) { return op.supports(pass) && REGISTRY.find(op.id()).isPresent(); }
 
