@@ -300,7 +300,7 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
      */
     public void checkRuns(Device device) {
         var skip = device.capabilities().skip(dtype, device.id());
-        if (skip.isPresent()) throw new IllegalArgumentException("cannot measure " + dtype.id() + " here: " + skip.get());
+        if (skip.isPresent()) throw new IllegalArgumentException("cannot measure " + dtype.id() + " here: " + skip.get().reason());
         checkFits(device);
     }
 

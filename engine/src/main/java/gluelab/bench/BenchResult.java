@@ -6,6 +6,7 @@ import gluelab.ops.Skip;
 import gluelab.record.Row;
 import gluelab.report.Tables;
 import org.knowm.xchart.CategoryChart;
+import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 import java.util.List;
@@ -21,6 +22,16 @@ public record BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> s
     public BenchResult(List<Row> rows, List<Correctness> checks) { this(rows, checks, List.of()); }
 
     public Table table() { return Tables.results(rows); }
+
+    /** One row per thing the plan asked for and the run did not measure, with the reason ({@code --variants region} on an op without an expression). */
+    public Table notMeasured() {
+        StringColumn subject = StringColumn.create("not measured"), reason = StringColumn.create("reason");
+        for (Skip s : skipped) {
+            subject.append(s.subject());
+            reason.append(s.reason());
+        }
+        return Table.create("not measured").addColumns(subject, reason);
+    }
 
     public Table baselines() { return Tables.baselines(rows); }
 

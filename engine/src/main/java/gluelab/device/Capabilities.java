@@ -1,5 +1,6 @@
 package gluelab.device;
 
+import gluelab.ops.Skip;
 import gluelab.tensor.DType;
 
 import java.util.EnumSet;
@@ -35,9 +36,9 @@ public record Capabilities(Set<DType> dtypes, boolean graphReplay, double peakFl
         }
     }
 
-    /** Why ops in {@code dtype} are skipped on {@code device}, or empty when they run (nvbench's skip(reason)). */
-    public Optional<String> skip(DType dtype, String device) {
+    /** Why ops in {@code dtype} are not measured on {@code device}, or empty when they run (nvbench's skip(reason)). */
+    public Optional<Skip> skip(DType dtype, String device) {
         if (dtypes.contains(dtype)) return Optional.empty();
-        return Optional.of(device + " runs " + dtypes.stream().sorted().map(DType::id).toList() + " activations, not " + dtype.id());
+        return Optional.of(new Skip(dtype.id() + " on " + device, device + " runs " + dtypes.stream().sorted().map(DType::id).toList() + " activations, not " + dtype.id()));
     }
 }

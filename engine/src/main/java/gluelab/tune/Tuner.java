@@ -341,7 +341,7 @@ public final class Tuner {
                 + " on " + device.id() + ":");
         for (KernelConfig c : configs) {
             ConfigResult r = results.get(c);
-            b.append("\n  ").append(c.id()).append(": ").append(r == null ? "not tried" : r.skipped());
+            b.append("\n  ").append(c.id()).append(": ").append(r == null ? "not tried" : r.valid() ? "valid" : r.skip().reason());
         }
         return new IllegalStateException(b.toString());
     }

@@ -33,6 +33,13 @@ class CliTest {
         }
     }
 
+    @Test void regionOnAnOpWithoutAnExpressionPrintsANotMeasuredRowWithItsReason() {
+        Result r = run("bench", "moe_routing", "--variants", "region", "--tokens", "16", "--device", "cpu");
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().contains("not measured"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.contains("moe_routing fwd region") && l.contains("top-k is not an expression")), r.out());
+    }
+
     static void assertBadInput(Result r, String... fragments) {
         assertEquals(2, r.code(), r.toString());
         for (String f : fragments) assertTrue(r.err().contains(f), "missing '" + f + "' in: " + r.err());

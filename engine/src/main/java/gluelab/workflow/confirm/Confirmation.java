@@ -219,7 +219,7 @@ public final class Confirmation {
                 }
                 double[] base = consensus(ok, c, c.baseline(), replay), cand = consensus(ok, c, c.candidate(), replay);
                 double ideal = ok.stream().flatMap(p -> p.timed().stream()).filter(t -> t.is(c, c.baseline(), replay)).mapToDouble(Timed::idealUs).findFirst().orElse(Double.NaN);
-                rows.add(new ConfirmedRow(c, replay, base[0], (int) base[1], cand[0], (int) cand[1], ok.size(), ideal, ""));
+                rows.add(new ConfirmedRow(c, replay, base[0], (int) base[1], cand[0], (int) cand[1], ok.size(), ideal, null));
             }
         }
         List<String> flags = new ArrayList<>();

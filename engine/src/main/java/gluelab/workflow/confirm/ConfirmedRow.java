@@ -1,24 +1,36 @@
 package gluelab.workflow.confirm;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import gluelab.ops.Replay;
+import gluelab.ops.Skip;
 
 /**
  * One row of a confirmed comparison: normal launch or CUDA-graph replay of the whole forward +
  * backward step. Each side's time is the median of the processes within {@link Confirmation#WITHIN}
  * of the best process, with how many that was of how many finished. A row the device cannot
- * produce (graphs on the CPU) carries the reason instead of times.
+ * produce (graphs on the CPU) carries a {@link Skip} instead of times; in JSON its reason under
+ * {@code skipped} ("" for a measured row), as confirm results have always held it.
  */
 public record ConfirmedRow(Comparison comparison, Replay replay, double baselineUs, int baselineN, double candidateUs, int candidateN,
-                           int processesOk, double idealUs, String skipped) {
+                           int processesOk, double idealUs,
+                           @JsonProperty("skipped") @JsonSerialize(converter = Skip.AsReason.class, nullsUsing = Skip.NoneAsEmpty.class)
+                           @JsonDeserialize(converter = Skip.FromReason.class) Skip skip) {
     public ConfirmedRow {
-        skipped = skipped == null ? "" : skipped;
+        if (skip != null) skip = skip.about(subject(comparison, replay));
+    }
+
+    private static String subject(Comparison c, Replay replay) {
+        String r = replay == null ? "?" : replay.id();
+        return c == null ? "confirmed row " + r : c.op() + " at " + c.tokens() + " tokens, " + r;
     }
 
     static ConfirmedRow skipped(Comparison c, Replay replay, String reason) {
-        return new ConfirmedRow(c, replay, Double.NaN, 0, Double.NaN, 0, 0, Double.NaN, reason);
+        return new ConfirmedRow(c, replay, Double.NaN, 0, Double.NaN, 0, 0, Double.NaN, new Skip(subject(c, replay), reason));
     }
 
-    public boolean measured() { return skipped.isEmpty() && baselineN > 0 && candidateN > 0; }
+    public boolean measured() { return skip == null && baselineN > 0 && candidateN > 0; }
 
     /** Candidate vs baseline in percent (negative = faster). */
     public double deltaPercent() { return measured() ? 100 * (candidateUs / baselineUs - 1) : Double.NaN; }
@@ -28,7 +40,7 @@ public record ConfirmedRow(Comparison comparison, Replay replay, double baseline
 
     /** "1.83x faster (120.4 vs 220.3 us)", direction and both numbers. */
     public String describe() {
-        if (!skipped.isEmpty()) return "skipped: " + skipped;
+        if (skip != null) return "skipped: " + skip.reason();
         if (!measured()) return "not measured: no process finished";
         double r = baselineUs / candidateUs;
         String dir = r >= 1 ? String.format(java.util.Locale.ROOT, "%.2fx faster", r) : String.format(java.util.Locale.ROOT, "%.2fx slower", 1 / r);

@@ -92,7 +92,7 @@ public final class StepCorrectness {
         List<CheckRow> rows = new ArrayList<>();
         int total = (ops.size() + regions.size()) * dtypes.size(), done = 0;
         for (DType dtype : dtypes) {
-            Optional<String> skip = device.capabilities().skip(dtype, device.id());
+            Optional<String> skip = device.capabilities().skip(dtype, device.id()).map(gluelab.ops.Skip::reason);
             for (OpCandidate c : ops) {
                 progress.update("correctness", done++, total, c.op().name() + " " + c.variant().id() + " " + dtype.id());
                 if (skip.isPresent()) rows.add(new CheckRow(c.op().name(), c.variant().id(), dtype, "", "", null, null, 0, true, skip.get()));

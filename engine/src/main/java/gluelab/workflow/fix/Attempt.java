@@ -1,6 +1,9 @@
 package gluelab.workflow.fix;
 
+import gluelab.ops.Skip;
+
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * One fix tried for one candidate (an op's pass at a token count): its time against the baseline
@@ -25,6 +28,11 @@ public record Attempt(String op, String pass, long tokens, FixSource source, Str
 
     public boolean measured() { return status == Status.MEASURED; }
 
+    /** Why the fix was not measured, where it was skipped (a failure is not a skip: it ran and broke). */
+    public Optional<Skip> skip() {
+        return status == Status.SKIPPED ? Optional.of(new Skip(op + " " + pass + " at " + tokens + " tokens, " + name, reason.isBlank() ? "no reason recorded" : reason)) : Optional.empty();
+    }
+
     /** Variant vs baseline in percent (negative = faster). */
     public double deltaPercent() { return measured() ? 100 * (variantUs / baselineUs - 1) : Double.NaN; }
 
@@ -32,7 +40,7 @@ public record Attempt(String op, String pass, long tokens, FixSource source, Str
     public boolean win() { return measured() && variantUs < baselineUs * 0.99; }
 
     public String describe() {
-        if (status == Status.SKIPPED) return "skipped: " + reason;
+        if (status == Status.SKIPPED) return "skipped: " + skip().orElseThrow().reason();
         if (status == Status.FAILED) return "FAILED: " + reason;
         double r = baselineUs / variantUs;
         return (r >= 1 ? String.format(Locale.ROOT, "%.2fx faster", r) : String.format(Locale.ROOT, "%.2fx slower", 1 / r))

@@ -66,6 +66,10 @@ class CatalogueRegionsTest {
         assertEquals(List.of("rmsnorm fused", "rmsnorm region", "moe_routing fused"), rows.stream().map(r -> r.key().op() + " " + r.key().series()).toList());
         assertEquals(List.of(new gluelab.ops.Skip("moe_routing fwd region", "top-k is not an expression")), result.skipped());
         assertEquals(List.of("skipped moe_routing fwd region: top-k is not an expression"), notes);
+        var notMeasured = result.notMeasured();
+        assertEquals(1, notMeasured.rowCount());
+        assertEquals("moe_routing fwd region", notMeasured.stringColumn("not measured").get(0));
+        assertEquals("top-k is not an expression", notMeasured.stringColumn("reason").get(0));
         Row region = rows.get(1);
         assertTrue(region.measuredUs() > 0 && region.correctness() != null && region.correctness().passed(), region::toString);
     }

@@ -54,7 +54,7 @@ class ConfirmationTest {
             assertTrue(direct.baselineN() >= 1 && direct.baselineN() <= 2);
             ConfirmedRow graph = r.row(tinyJob().comparisons().getFirst(), Replay.GRAPH).orElseThrow();
             assertFalse(graph.measured());
-            assertTrue(graph.skipped().contains("graph"), graph.skipped());
+            assertTrue(graph.skip().reason().contains("graph"), graph.skip().toString());
 
             assertTrue(r.summary().contains("FAILED") && r.summary().contains("process 2"), r.summary());
             assertTrue(r.flags().stream().anyMatch(f -> f.startsWith("process 2") && f.contains("FAILED")), r.flags().toString());

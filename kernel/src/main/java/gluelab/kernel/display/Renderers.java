@@ -67,8 +67,9 @@ public final class Renderers {
             ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> verdict + "\n" + k.table().printAll());
         });
         r.createRegistration(BenchResult.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN).register((b, ctx) -> {
-            ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(b.table()) + (b.checks().isEmpty() ? "" : html(b.correctness())));
-            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> b.table().printAll());
+            ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(b.table()) + (b.checks().isEmpty() ? "" : html(b.correctness()))
+                    + (b.skipped().isEmpty() ? "" : html(b.notMeasured())));
+            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> b.table().printAll() + (b.skipped().isEmpty() ? "" : "\n" + b.notMeasured().printAll()));
         });
         card(r, gluelab.compilelog.GraphBudget.class, b -> "Graph budget", b -> "<pre>" + escape(gluelab.compilelog.BudgetText.text(b)) + "</pre>");
         card(r, gluelab.workflow.stack.ChangeStack.class, s -> "Change stack: " + s.changes().size() + " change(s), biggest impact first",
