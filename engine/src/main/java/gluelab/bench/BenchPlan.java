@@ -257,7 +257,8 @@ public record BenchPlan(ModelSpec spec, List<GlueOp> ops, List<Long> tokens, Lis
             return v;
         }
 
-        private static <T> List<T> items(String list, String option, java.util.function.Function<String, T> parse) {
+        /** A comma list of {@code option}, each item parsed; errors name the option and the item. */
+        public static <T> List<T> items(String list, String option, java.util.function.Function<String, T> parse) {
             if (list == null || list.isBlank()) throw new IllegalArgumentException(option + " is empty");
             List<T> out = new ArrayList<>();
             for (String part : list.split(",", -1)) {

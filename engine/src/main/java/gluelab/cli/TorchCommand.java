@@ -46,11 +46,7 @@ public final class TorchCommand implements Runnable {
         @Option(names = "--inputs", required = true, description = "NAME:DIMS:DTYPE; ... with numbers or model symbols T B D H KV HD F E K, e.g. 'x:T,D:bf16; w:D:bf16'")
         String inputs;
 
-        @Option(names = "--model", defaultValue = gluelab.bench.BenchPlan.DEFAULT_MODEL, description = "model spec for the symbols (default: ${DEFAULT-VALUE})")
-        String model;
-
-        @Option(names = "--tokens", defaultValue = "4096", description = "T (default: ${DEFAULT-VALUE}); 4k = 4096")
-        String tokens;
+        @Mixin PlanOptions.Shapes shapes = new PlanOptions.Shapes();
 
         @Option(names = "--compile-mode", defaultValue = "default", description = "torch.compile mode (default: ${DEFAULT-VALUE})")
         String compileMode;
@@ -58,11 +54,14 @@ public final class TorchCommand implements Runnable {
         @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})")
         double timeout;
 
-        ModelSpec spec() { return SpecRegistry.load(Locations.specFolders()).get(model); }
+        ModelSpec spec() { return shapes.spec(SpecRegistry.load(Locations.specFolders())); }
+
+        /** The spec's name, as the harness's symbols take it. */
+        String model() { return spec().name(); }
 
         List<TensorSpec> inputSpecs() {
-            List<Long> t = Tokens.parse(tokens);
-            if (t.size() != 1) throw new IllegalArgumentException("--tokens takes one count here, got " + tokens);
+            List<Long> t = shapes.tokens(PlanOptions.Defaults.TORCH);
+            if (t.size() != 1) throw new IllegalArgumentException("--tokens takes one count here, got " + shapes.tokens);
             return InputSpecs.parse(inputs, InputSpecs.symbols(spec(), t.getFirst()));
         }
 
@@ -86,18 +85,17 @@ public final class TorchCommand implements Runnable {
         @Mixin Common common;
         @Mixin Target target;
 
-        @Option(names = "--passes", defaultValue = "fwd", description = "fwd, bwd or fwd,bwd (default: ${DEFAULT-VALUE})")
-        String passes;
+        @Mixin PlanOptions.Passes passes = new PlanOptions.Passes();
 
         @Option(names = "--variants", defaultValue = "torch-eager,torch-compile,torch-compile-graph", description = "(default: ${DEFAULT-VALUE})")
         String variants;
 
         @Override public Integer call() {
             List<TensorSpec> inputs = target.inputSpecs();
-            List<Pass> ps = Arrays.stream(passes.split(",")).map(Pass::parse).toList();
+            List<Pass> ps = passes.passes(PlanOptions.Defaults.TORCH);
             List<TorchVariant> vs = Arrays.stream(variants.split(",")).map(TorchVariant::parse).toList();
             TorchSide.checkMode(target.compileMode);
-            TorchFunction fn = new TorchFunction(target.target, inputs, target.model);
+            TorchFunction fn = new TorchFunction(target.target, inputs, target.model());
             try (Device device = common.deviceOptions.open(); TorchSide torch = common.start(device)) {
                 var cal = new Calibrator(device, Locations.calibrationCache()).calibrate(false);
                 List<gluelab.record.Row> rows = new java.util.ArrayList<>();

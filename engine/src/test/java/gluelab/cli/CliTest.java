@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -38,6 +39,42 @@ class CliTest {
         assertEquals(0, r.code(), r.toString());
         assertTrue(r.out().contains("not measured"), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.contains("moe_routing fwd region") && l.contains("top-k is not an expression")), r.out());
+    }
+
+    /** An option's lines in a command's --help: its own line and the description's continuation lines. */
+    static String helpOf(String help, String option) {
+        List<String> lines = help.lines().toList();
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < lines.size(); i++) {
+            if (!lines.get(i).strip().startsWith(option + "=")) continue;
+            b.append(lines.get(i).strip());
+            for (int j = i + 1; j < lines.size() && !lines.get(j).strip().startsWith("-") && lines.get(j).startsWith("      "); j++) b.append(' ').append(lines.get(j).strip());
+        }
+        assertFalse(b.isEmpty(), option + " is not in: " + help);
+        return b.toString().replaceAll("\\s+", " ");
+    }
+
+    @Test void torchTakesBenchsPlanOptionsWithTheFlagsItHadBefore() {
+        String bench = run("bench", "--help").out(), time = run("torch", "time", "--help").out(), compare = run("torch", "compare-compile", "--help").out();
+        for (String option : List.of("--model", "--tokens")) {
+            assertEquals(helpOf(bench, option), helpOf(time, option));
+            assertEquals(helpOf(bench, option), helpOf(compare, option));
+        }
+        assertEquals(helpOf(bench, "--passes"), helpOf(time, "--passes"));
+        String[] base = {"torch", "time", "m:f", "--device", "cpu", "--inputs", "x:T,D:bf16"};
+        assertBadInput(run(concat(base, "--model", "gpt-9")), "unknown model spec 'gpt-9'", "llama-3-8b");
+        assertBadInput(run(concat(base, "--passes", "fwd,sideways")), "--passes: ");
+        assertBadInput(run(concat(base, "--tokens", "2k,4k")), "--tokens takes one count here, got 2k,4k");
+        assertBadInput(run("torch", "compare-compile", "m:Model", "--device", "cpu", "--inputs", "x:T,D:bf16", "--model", "gpt-9"), "unknown model spec 'gpt-9'");
+        // The flags as users give them still parse: the run gets as far as looking for the Python.
+        Result r = run(concat(base, "--model", "llama-3-8b", "--tokens", "4k", "--passes", "fwd,bwd", "--variants", "torch-eager", "--python", "/nonexistent/python3"));
+        assertTrue(r.err().contains("/nonexistent/python3") && !r.err().contains("Unknown option"), r.toString());
+    }
+
+    static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     static void assertBadInput(Result r, String... fragments) {
