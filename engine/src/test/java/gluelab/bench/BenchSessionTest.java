@@ -5,6 +5,7 @@ import gluelab.backend.cpu.CpuDevice;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.Progress;
 import gluelab.timing.TimingConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ class BenchSessionTest {
         return BenchPlan.builder(SpecRegistry.presets()).ops(List.of("rmsnorm")).tokens("64").timing(TimingConfig.quick()).check(0);
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void tunesWhenThePlanSaysSoAndOnlyThen() {
         try (CpuDevice device = new CpuDevice(2)) {
@@ -45,6 +47,7 @@ class BenchSessionTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void aPeerGetsThePlanAndTheDeviceRows() {
         try (CpuDevice device = new CpuDevice(2)) {

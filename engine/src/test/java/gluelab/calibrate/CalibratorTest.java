@@ -66,6 +66,7 @@ class CalibratorTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void buffersAreTheSizeTheDeviceAsksFor() {
         try (CpuDevice cpu = new CpuDevice(1)) {
@@ -78,6 +79,7 @@ class CalibratorTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void aCalibrationUnderLoadIsFlaggedNotCachedUnlessAcceptedAndMeasuredAgainWhenCachedFlagged(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/stat")), "needs Linux's CPU counters");

@@ -1,6 +1,7 @@
 package gluelab.cli;
 
 import gluelab.files.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -120,6 +121,7 @@ class CliTest {
         assertBadInput(run("report", dir.toString()), "corrupt experiment record", "record.json");
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void benchPrintsJsonRows() throws Exception {
         Result r = run("bench", "rmsnorm", "cat", "--device", "cpu", "--tokens", "64", "--timeout", "0.2", "--min-time", "0", "--check", "4", "--json");
@@ -137,6 +139,7 @@ class CliTest {
         assertTrue(rows.get(0).get("correctness").get("passed").asBoolean());
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void benchDrawsItsChartWithoutTorchAndChecksItsFolderFirst(@TempDir Path dir) throws Exception {
         long t0 = System.nanoTime();
@@ -203,6 +206,7 @@ class CliTest {
         assertBadInput(run("compare", dir.resolve("bad.json").toString(), bench.toString()), "rows file", "bad.json");
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void everyOptionIsCheckedBeforeAnyWork() {
         long t0 = System.nanoTime();
@@ -236,6 +240,7 @@ class CliTest {
         return out;
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void everyCommandsHelpRendersWithoutAWarning() {
         var paths = commandPaths(Main.commandLine());
@@ -248,6 +253,7 @@ class CliTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void everyCommandPrintsTheVersion() {
         String version = "gluelab " + gluelab.record.Environment.VERSION;

@@ -2,6 +2,7 @@ package gluelab.cli;
 
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.Step;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ class ConfirmCommandTest {
         assertTrue(noFix.err().contains("has no fix results: run 05-fix first"), noFix.err());
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void oneFreshProcessIntoTheExperiment(@TempDir Path root) {
         CliTest.assertBadInput(CliTest.run("experiment", "--experiments-root", root.toString(), "c"), "no experiment 'c'", "--model and --tokens");

@@ -1,5 +1,6 @@
 package gluelab.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ class NcuCommandTest {
         assertFalse(details.out().contains("NaN"), details.out());
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void aPeakThatIsNotPositiveIsRefusedFirst() throws Exception {
         for (String peak : new String[]{"0", "-4800", "NaN", "Infinity"})

@@ -7,6 +7,7 @@ import gluelab.progress.Progress;
 import gluelab.sweep.PlanFile;
 import gluelab.sweep.ShardRunner;
 import gluelab.sweep.SweepDir;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +40,7 @@ class SweepCliTest {
         assertBadInput(run("merge", tmp.resolve("nope").toString()), "no such folder", "nope");
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void mergeNamesTheFailedShardThenMergesAll(@TempDir Path tmp) {
         SweepDir dir = SweepDir.create(tmp.resolve("s"), PlanFile.parse(PLAN, "plan.json", SpecRegistry.presets()));

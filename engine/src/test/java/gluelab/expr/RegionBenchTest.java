@@ -11,6 +11,7 @@ import gluelab.expr.lower.RegionCost;
 import gluelab.expr.run.Lowering;
 import gluelab.ops.Pass;
 import gluelab.timing.TimingConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -45,6 +46,7 @@ class RegionBenchTest {
         for (EagerTree.Kernel k : complex.kernels()) assertEquals(1, k.region().outputs().size());
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void regionsAreTimedAgainstTheirFloor() {
         try (CpuDevice cpu = new CpuDevice(2)) {
@@ -61,6 +63,7 @@ class RegionBenchTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void sizingShowsTheThreeChoicesWithSignatureCounts() {
         try (CpuDevice cpu = new CpuDevice(2)) {

@@ -4,6 +4,7 @@ import gluelab.backend.cpu.CpuDevice;
 import gluelab.expr.workbench.Examples;
 import gluelab.expr.workbench.RegionCheck;
 import gluelab.model.Presets;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,6 +41,7 @@ class RegionCorrectnessTest {
         return g.region("rope_fp32").out("out", qn.pairs().times(freqs.pairs()).cast(dtype));
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("regions")
     void eagerAndFusedMatchFp64(Region r, String dtype) {

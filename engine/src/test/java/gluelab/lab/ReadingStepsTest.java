@@ -4,6 +4,7 @@ import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.Step;
 import gluelab.trace.SampleTraces;
 import gluelab.units.Bandwidth;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Steps 02 and 03 on one experiment: they need the plan, and leave their tables and chart in the folder. */
 class ReadingStepsTest {
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void idealTimesAndProfileDiffLandInTheExperiment(@TempDir Path root) throws Exception {
         try (Gluelab lab = Gluelab.open("cpu").assumeBandwidth(Bandwidth.gbPerSecond(50), 1e11)) {

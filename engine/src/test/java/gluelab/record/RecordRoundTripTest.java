@@ -16,6 +16,7 @@ import gluelab.tensor.DType;
 import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +38,7 @@ class RecordRoundTripTest {
                 .record(plan, new BenchSession.Recording(new RecordPublisher(new RecordStore(out), RunReport.RENDERER), RunKind.BENCH, 0.01));
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void aRunReloadsAndReRendersIdentically(@TempDir Path out) throws Exception {
         try (CpuDevice device = new CpuDevice(2)) {
@@ -62,6 +64,7 @@ class RecordRoundTripTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void corruptAndPartialRecordsAreNamedAndOthersStillLoad(@TempDir Path out) throws Exception {
         try (CpuDevice device = new CpuDevice(2)) {
@@ -88,6 +91,7 @@ class RecordRoundTripTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void nullAndWrongTypedFieldsAreNamed(@TempDir Path out) throws Exception {
         try (CpuDevice device = new CpuDevice(2)) {

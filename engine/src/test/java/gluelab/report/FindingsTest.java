@@ -22,6 +22,7 @@ import gluelab.tensor.DType;
 import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Findings and tables say what the record holds: on a CPU run made here and on a GPU run recorded on the H200. */
+@Tag("slow") // among the slowest of the fast run (docs/development.md)
 class FindingsTest {
     static ExperimentRecord cpuRun(Path out, Mode mode, StopRule rule) {
         try (CpuDevice device = new CpuDevice(2)) {

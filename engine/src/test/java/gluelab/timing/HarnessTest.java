@@ -5,6 +5,7 @@ import gluelab.backend.cpu.CpuDevice;
 import gluelab.tensor.DType;
 import gluelab.tensor.Tensor;
 import gluelab.tensor.TensorSpec;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -98,6 +99,7 @@ class HarnessTest {
         assertEquals(List.of("h", "h", "h", "h"), order.subList(order.size() - 4, order.size()));
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void aColdWarmUpTakesFlushedSamplesThatAreNotKept() {
         List<String> order = new ArrayList<>();
@@ -122,6 +124,7 @@ class HarnessTest {
         assertSame(impossible, m.rule());
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void aColdLaunchShorterThanTheColdSampleTimeIsAveragedOverSeveralFlushedLaunches() {
         StopRule ten = new StopRule(10, 0, 0.9, 30, 10);

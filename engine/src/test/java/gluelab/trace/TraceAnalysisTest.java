@@ -1,5 +1,6 @@
 package gluelab.trace;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +40,7 @@ class TraceAnalysisTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KernelFamilies.parse(noEq)).getMessage().contains("noeq.txt:1"));
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void theKernelTableKeepsCountsOfMergedNames() {
         List<KernelTable.Entry> rows = KernelTable.of(trace("block_eager_T4096.json.gz"), KernelFamilies.defaults());
@@ -85,6 +87,7 @@ class TraceAnalysisTest {
         assertEquals(t.kernelMicros(), linked, 1e-6, "every kernel of a record_shapes trace is linked to its op");
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void theDiffShowsWhereCompileSavedTime() throws Exception {
         TraceSummary a = TraceSummary.of(trace("block_eager_T4096.json.gz"), 0, KernelFamilies.defaults(), null);

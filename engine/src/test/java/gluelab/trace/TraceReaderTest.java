@@ -2,6 +2,7 @@ package gluelab.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -168,6 +169,7 @@ class TraceReaderTest {
      * Mutated real traces: each either reads or fails with a TraceException naming the file; when
      * it reads, its kernel total equals an independent count of the well-formed kernel events.
      */
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void fuzzedTracesNeverFailOtherwiseOrMiscount(@TempDir Path dir) throws Exception {
         String base = json("glue_compiled_shapes_T8192.json.gz");

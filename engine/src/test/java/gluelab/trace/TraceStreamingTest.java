@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import gluelab.files.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -109,6 +110,7 @@ class TraceStreamingTest {
         return n;
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void tenTimesTheLaunchesKeepTheSameTotals(@TempDir Path dir) throws Exception {
         String sample = "glue_eager_shapes_T8192.json.gz";

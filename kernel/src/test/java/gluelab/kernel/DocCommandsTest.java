@@ -114,6 +114,7 @@ class DocCommandsTest {
         assertTrue(all.stream().anyMatch(c -> c.file().endsWith("README.md") && c.text().startsWith("ops")), all.toString());
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void everyCommandParsesAndItsHelpRuns() throws IOException {
         List<String> failures = new ArrayList<>();

@@ -3,6 +3,7 @@ package gluelab.kernel;
 import gluelab.cli.Main;
 import gluelab.files.Json;
 import gluelab.kernel.install.KernelSpecs;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -35,6 +36,7 @@ class KernelCommandsTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void installTakesOneTargetAndSaysWhenItReplacesAnotherCheckoutsKernel(@TempDir Path dir) throws Exception {
         Result both = gluelab("kernel", "install", "--prefix", dir.resolve("pfx").toString(), "--jupyter-path", dir.resolve("jp").toString());
@@ -69,6 +71,7 @@ class KernelCommandsTest {
         assertFalse(Files.exists(dir.resolve("out")), "no notebook ran");
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void theKernelCommandsHelpAndVersion() {
         for (List<String> path : List.of(List.of("kernel", "install"), List.of("kernel", "list"), List.of("run"))) {

@@ -1,6 +1,7 @@
 package gluelab.kernel;
 
 import gluelab.kernel.channel.GluelabConnection;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.zeromq.SocketType;
@@ -79,6 +80,7 @@ class SignatureTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void aValidlySignedMessageReplayedIsDroppedAndQueuedRequestsAreAbortedAfterAnError(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("runs.txt");

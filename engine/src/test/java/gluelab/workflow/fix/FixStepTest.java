@@ -13,6 +13,7 @@ import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
 import gluelab.torch.TorchSide;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class FixStepTest {
     static final TimingConfig FAST = new TimingConfig(Mode.COLD, 0, new StopRule(3, 0, 0.5, 0.2, 20), 2);
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void fixesCheapestFirstThenTogetherThenSizing(@TempDir Path root) {
         try (Device cpu = Devices.open("cpu")) {
@@ -63,6 +65,7 @@ class FixStepTest {
         }
     }
 
+    @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void rewritesAreOnlyTriedForTheirOp() {
         try (Device cpu = Devices.open("cpu")) {
