@@ -75,6 +75,18 @@ class RenderersTest {
     }
 
     @Test
+    void aBenchShowsWhatItDidNotMeasureAsARowWithItsReason() {
+        var skip = new gluelab.ops.Skip("moe_routing fwd region", "top-k is not an expression");
+        DisplayData d = render(new gluelab.bench.BenchResult(List.of(), List.of(), List.of(skip)));
+        for (MIMEType type : List.of(MIMEType.TEXT_PLAIN, MIMEType.TEXT_HTML)) {
+            String shown = String.valueOf(d.getData(type));
+            assertTrue(shown.contains("not measured") && shown.contains("moe_routing fwd region") && shown.contains("top-k is not an expression"), shown);
+        }
+        String measuredOnly = String.valueOf(render(new gluelab.bench.BenchResult(List.of(), List.of())).getData(MIMEType.TEXT_PLAIN));
+        assertTrue(!measuredOnly.contains("not measured"), measuredOnly);
+    }
+
+    @Test
     void numbersAreRoundedSensibly() {
         assertEquals("0.01235", DisplayNumbers.format(0.0123456));
         assertEquals("1234567", DisplayNumbers.format(1234567.4));
