@@ -1,6 +1,5 @@
 package gluelab.cli;
 
-import gluelab.bench.Tokens;
 import gluelab.calibrate.Calibrator;
 import gluelab.device.Device;
 import gluelab.files.Locations;
@@ -56,7 +55,7 @@ public final class TorchCommand implements Runnable {
 
         ModelSpec spec() { return shapes.spec(SpecRegistry.load(Locations.specFolders())); }
 
-        /** The spec's name, as the harness's symbols take it. */
+        /** The spec's name, as the rows record it. */
         String model() { return spec().name(); }
 
         List<TensorSpec> inputSpecs() {
