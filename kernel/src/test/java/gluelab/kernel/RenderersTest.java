@@ -1,7 +1,7 @@
 package gluelab.kernel;
 
 import gluelab.kernel.display.ErrorText;
-import gluelab.kernel.display.DisplayNumbers;
+import gluelab.table.DisplayNumbers;
 import gluelab.kernel.display.Renderers;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.eval.UserCodeError;

@@ -1,5 +1,7 @@
 package gluelab.kernel.display;
 
+import gluelab.table.DisplayNumbers;
+import gluelab.table.TableFormat;
 import org.dflib.jjava.jupyter.kernel.display.Renderer;
 import org.dflib.jjava.jupyter.kernel.display.mime.MIMEType;
 
@@ -69,13 +71,13 @@ final class RecordCards {
     static String table(Collection<?> list) {
         RecordComponent[] cs = list.iterator().next().getClass().getRecordComponents();
         StringBuilder sb = new StringBuilder("<table><thead><tr>");
-        for (RecordComponent c : cs) sb.append(Renderers.th(c.getName()));
+        for (RecordComponent c : cs) sb.append(TableFormat.th(c.getName()));
         sb.append("</tr></thead><tbody>");
         int n = 0;
         for (Object o : list) {
             if (n++ == ROWS) break;
             sb.append("<tr>");
-            for (RecordComponent c : cs) sb.append(Renderers.td(inline(value(o, c))));
+            for (RecordComponent c : cs) sb.append(TableFormat.td(inline(value(o, c))));
             sb.append("</tr>");
         }
         sb.append("</tbody></table>");
