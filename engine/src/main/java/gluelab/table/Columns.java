@@ -46,12 +46,13 @@ public final class Columns {
             "why the row's figure is not to be trusted as it stands (noise over the bound, too few samples, stopped on the timeout); empty when sound");
     public static final Column CAVEAT = Column.caveat("caveat",
             "what limits the row's claim (noisy, not confirmed, device not quiet, timed out); empty when sound");
+    public static final Column ERROR = Column.caveat("error", "why it failed; empty when it did not");
     public static final Column FINISHED = new Column("finished", Unit.TIMESTAMP, "when it finished, to the second (UTC)");
 
     /** Every column of the vocabulary. */
     public static final List<Column> ALL = List.of(OP, PASS, VARIANT, REPLAY, TOKENS, MEDIAN, MIN, MEASURED, IDEAL, GAP, PCT_OF_FLOOR, GB_PER_S,
             NOISE_PCT, REL_STDEV_PCT, SAMPLES, KERNELS, PEAK_MEM, BYTES_MOVED, FLOOR_BYTES, GFLOP, BOUND, STOP, SPEEDUP, SHARE_PCT, COUNT, VERDICT,
-            REL_L2_LIMIT, NOISY, CAVEAT, FINISHED);
+            REL_L2_LIMIT, NOISY, CAVEAT, ERROR, FINISHED);
 
     private static final Map<String, Column> BY_NAME = ALL.stream().collect(Collectors.toUnmodifiableMap(Column::name, Function.identity()));
 
