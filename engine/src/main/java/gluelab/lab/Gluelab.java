@@ -147,14 +147,10 @@ public final class Gluelab implements AutoCloseable {
 
     /** The op catalogue: each op's name, the passes it has and what it computes. */
     public Table ops() {
-        Table t = Table.create("catalogue");
-        StringColumn name = StringColumn.create("op"), passes = StringColumn.create("passes"), summary = StringColumn.create("summary");
-        for (GlueOp o : Catalogue.all()) {
-            name.append(o.name());
-            passes.append(String.join(",", Arrays.stream(Pass.values()).filter(o::supports).map(Pass::id).toList()));
-            summary.append(o.summary());
-        }
-        return t.addColumns(name, passes, summary);
+        var t = DataTable.builder("catalogue", Columns.OP, gluelab.table.Column.text("passes", "the passes it has"),
+                gluelab.table.Column.text("summary", "what it computes"));
+        for (GlueOp o : Catalogue.all()) t.row(o.name(), String.join(",", Arrays.stream(Pass.values()).filter(o::supports).map(Pass::id).toList()), o.summary());
+        return TableFormat.tablesaw(t.build());
     }
 
     /** The development log (a markdown file) at {@code path}, to append measurements and notes to. */

@@ -3,7 +3,6 @@ package gluelab.report;
 import gluelab.table.Column;
 import gluelab.table.Columns;
 import gluelab.table.DataTable;
-import gluelab.table.Rounding;
 import gluelab.table.TableFormat;
 import gluelab.ops.OpId;
 import gluelab.check.Correctness;
@@ -78,15 +77,10 @@ public final class Tables {
 
     private static Double us(Row r) { return r == null ? null : r.measuredUs(); }
 
-    private static final Column TENSOR = Column.text("tensor", "the output or gradient compared"),
-            REL_L2 = Column.number("rel_l2_vs_fp64", "relative L2 error against the fp64 reference"),
-            MAX_ULP = Column.number("max_ulp_vs_fp64", "largest error in units of the output dtype's last place").rounded(Rounding.places(2)),
-            REL_L2_EAGER = Column.number("rel_l2_vs_eager", "relative L2 difference from the eager variant");
-
     /** One line per compared tensor, the tolerance ({@code rel_l2_limit}) beside its verdict. */
     public static Table correctness(List<Correctness> checks) {
-        var t = DataTable.builder("correctness vs fp64 and eager", Columns.OP, Columns.PASS, Columns.VARIANT, TENSOR, REL_L2, Columns.REL_L2_LIMIT,
-                MAX_ULP, REL_L2_EAGER, Columns.VERDICT);
+        var t = DataTable.builder("correctness vs fp64 and eager", Columns.OP, Columns.PASS, Columns.VARIANT, Columns.TENSOR, Columns.REL_L2_VS_FP64,
+                Columns.REL_L2_LIMIT, Columns.MAX_ULP_VS_FP64, Columns.REL_L2_VS_EAGER, Columns.VERDICT);
         for (Correctness c : checks) {
             for (int i = 0; i < c.vsReference().size(); i++) {
                 var e = c.vsReference().get(i);

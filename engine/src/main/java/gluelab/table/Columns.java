@@ -41,6 +41,13 @@ public final class Columns {
     public static final Column SHARE_PCT = Column.percent("share_pct", "share of the layer's time").rounded(Rounding.places(2));
     public static final Column COUNT = Column.count("count", "times the op runs per layer");
     public static final Column VERDICT = Column.text("verdict", "what the row's figures say, judged against the tolerance beside it");
+    public static final Column TENSOR = Column.text("tensor", "the output or gradient compared");
+    public static final Column REL_L2_VS_FP64 = Column.number("rel_l2_vs_fp64", "relative L2 error against the fp64 reference");
+    public static final Column MAX_ULP_VS_FP64 = Column.number("max_ulp_vs_fp64", "largest error against fp64, in units of the output dtype's last place")
+            .rounded(Rounding.places(2));
+    public static final Column REL_L2_VS_EAGER = Column.number("rel_l2_vs_eager", "relative L2 difference from the eager variant");
+    public static final Column MAX_ULP_VS_EAGER = Column.number("max_ulp_vs_eager", "largest difference from the eager variant, in ulps")
+            .rounded(Rounding.places(2));
     public static final Column REL_L2_LIMIT = Column.number("rel_l2_limit", "the tolerance: the largest relative L2 error a verdict of ok allows");
     public static final Column NOISY = Column.caveat("noisy",
             "why the row's figure is not to be trusted as it stands (noise over the bound, too few samples, stopped on the timeout); empty when sound");
@@ -52,7 +59,7 @@ public final class Columns {
     /** Every column of the vocabulary. */
     public static final List<Column> ALL = List.of(OP, PASS, VARIANT, REPLAY, TOKENS, MEDIAN, MIN, MEASURED, IDEAL, GAP, PCT_OF_FLOOR, GB_PER_S,
             NOISE_PCT, REL_STDEV_PCT, SAMPLES, KERNELS, PEAK_MEM, BYTES_MOVED, FLOOR_BYTES, GFLOP, BOUND, STOP, SPEEDUP, SHARE_PCT, COUNT, VERDICT,
-            REL_L2_LIMIT, NOISY, CAVEAT, ERROR, FINISHED);
+            TENSOR, REL_L2_VS_FP64, MAX_ULP_VS_FP64, REL_L2_VS_EAGER, MAX_ULP_VS_EAGER, REL_L2_LIMIT, NOISY, CAVEAT, ERROR, FINISHED);
 
     private static final Map<String, Column> BY_NAME = ALL.stream().collect(Collectors.toUnmodifiableMap(Column::name, Function.identity()));
 

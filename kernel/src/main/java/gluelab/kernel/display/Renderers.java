@@ -58,7 +58,8 @@ public final class Renderers {
         card(r, DeviceFacts.class, f -> "Device " + f.kind() + ":" + f.ordinal(),
                 f -> deviceLine(f) + (f.kind().equals("cpu") ? gluelab.device.Devices.autoFallback().map(w -> "; device auto chose the CPU: " + w).orElse("") : ""));
         card(r, Floor.class, f -> "Floor of " + f.name() + " " + f.pass().id() + " at " + f.tokens() + " tokens",
-                f -> String.format("%d bytes, %d FLOPs: ideal %.1f us (%s-bound) at %.0f GB/s", f.bytes(), f.flops(), f.idealSeconds() * 1e6, f.bound(), f.bandwidth() / 1e9));
+                f -> String.format("%s, %s FLOPs: ideal %s (%s-bound) at %.0f GB/s", gluelab.units.Numbers.bytes(f.bytes()), f.flops(),
+                        gluelab.units.Micros.of(f.idealSeconds() * 1e6), f.bound(), f.bandwidth() / 1e9));
         r.createRegistration(Ranking.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN).register((k, ctx) -> {
             String verdict = k.stopReached() ? "Stop rule reached: the remaining gap is under " + pct(k.stopFraction()) + " of the layer."
                     : k.worthFixing().size() + " candidate(s) above the stop rule (" + pct(k.stopFraction()) + " of the layer).";
