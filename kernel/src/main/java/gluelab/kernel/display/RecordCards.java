@@ -69,7 +69,7 @@ final class RecordCards {
     }
 
     static String table(Collection<?> list) {
-        RecordComponent[] cs = list.iterator().next().getClass().getRecordComponents();
+        RecordComponent[] cs = caveatsFirst(list, list.iterator().next().getClass().getRecordComponents());
         StringBuilder sb = new StringBuilder("<table><thead><tr>");
         for (RecordComponent c : cs) sb.append(TableFormat.th(c.getName()));
         sb.append("</tr></thead><tbody>");
@@ -83,6 +83,17 @@ final class RecordCards {
         sb.append("</tbody></table>");
         if (list.size() > ROWS) sb.append("<p>").append(list.size() - ROWS).append(" more rows</p>");
         return sb.toString();
+    }
+
+    /** A component that carries a row's caveat ({@code caveat}, {@code noisy}) first when any row has one, as {@link TableFormat} orders tables. */
+    static RecordComponent[] caveatsFirst(Collection<?> list, RecordComponent[] cs) {
+        List<RecordComponent> flags = new ArrayList<>(), rest = new ArrayList<>();
+        for (RecordComponent c : cs) {
+            boolean said = gluelab.table.Columns.isCaveat(c.getName()) && list.stream().map(o -> value(o, c)).anyMatch(v -> v != null && !inline(v).isBlank());
+            (said ? flags : rest).add(c);
+        }
+        flags.addAll(rest);
+        return flags.toArray(RecordComponent[]::new);
     }
 
     static String textTable(Collection<?> list) {
