@@ -44,6 +44,18 @@ class RenderersTest {
     }
 
     @Test
+    void aListOfCandidatesLeadsWithTheCaveatWhenOneHasIt() {
+        var key = new gluelab.ops.MeasureKey(gluelab.ops.OpId.of("rmsnorm"), gluelab.ops.Pass.FORWARD, gluelab.ops.Variant.EAGER,
+                gluelab.ops.Replay.DIRECT, 2048, gluelab.tensor.DType.BF16);
+        var sound = new gluelab.rank.Candidate(key, 1, 120, 20, 10_000, "");
+        var noisy = new gluelab.rank.Candidate(key, 1, 120, 20, 10_000, "n=1 < 10, noise unknown");
+        String html = String.valueOf(render(List.of(sound, noisy)).getData(MIMEType.TEXT_HTML));
+        assertTrue(html.indexOf(">caveat<") < html.indexOf(">key<"), "the caveat leads: " + html);
+        String quiet = String.valueOf(render(List.of(sound, sound)).getData(MIMEType.TEXT_HTML));
+        assertTrue(quiet.indexOf(">key<") < quiet.indexOf(">caveat<"), "an empty caveat stays in place: " + quiet);
+    }
+
+    @Test
     void aChangeStackShowsItsSummaryAndAChangeItsResults() {
         var change = gluelab.workflow.stack.Change.builder("q-norm-rope", "Fuse q norm and RoPE").kind(gluelab.workflow.stack.FixKind.RESIZE_REGION)
                 .variant("region q_norm_rope").region("q_norm_rope").delta(16384, gluelab.ops.Replay.DIRECT, 1497, 1044).graphs(4, 8)
