@@ -7,9 +7,6 @@ import gluelab.expr.eval.Reference;
 import gluelab.expr.run.Lowering;
 import gluelab.expr.run.RegionLaunches;
 import gluelab.tensor.DType;
-import tech.tablesaw.api.BooleanColumn;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 import java.util.ArrayList;

@@ -8,9 +8,6 @@ import gluelab.expr.run.Lowering;
 import gluelab.expr.run.RegionCompiler;
 import gluelab.ops.Pass;
 import gluelab.timing.TimingConfig;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 

@@ -12,7 +12,6 @@ import gluelab.record.ExperimentRecord;
 import gluelab.record.RecordPublisher;
 import gluelab.record.RecordStore;
 import gluelab.report.RecordRanking;
-import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 import java.io.IOException;

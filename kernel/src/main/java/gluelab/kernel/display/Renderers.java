@@ -19,8 +19,6 @@ import org.knowm.xchart.internal.chartpart.Chart;
 import tech.tablesaw.api.Table;
 
 import java.io.ByteArrayOutputStream;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Base64;
 
 /** How gluelab's results look in a notebook: tables as HTML, charts as PNG (SVG on request), engine results as cards. */
