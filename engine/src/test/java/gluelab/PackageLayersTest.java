@@ -21,7 +21,7 @@ class PackageLayersTest {
     /** Bottom first. */
     static final List<List<String>> LAYERS = List.of(
             List.of("files", "units", "progress", "tensor", "model", "compilelog", "figures"),
-            List.of("ops", "expr"),
+            List.of("ops", "expr", "table"),
             List.of("device", "devlog", "expr.lower", "expr.eval", "workflow.stack"),
             List.of("backend.eager", "timing", "check", "expr.cuda"),
             List.of("backend.cpu", "backend.cuda.compile", "calibrate"),
@@ -80,7 +80,7 @@ class PackageLayersTest {
      */
     static final List<List<String>> FOLDERS = List.of(
             List.of("files", "units", "progress", "tensor", "model", "compilelog", "devlog", "figures"),
-            List.of("ops"),
+            List.of("ops", "table"),
             List.of("device"),
             List.of("timing", "check"),
             List.of("backend", "calibrate", "tune"),

@@ -1,5 +1,8 @@
 package gluelab.cli;
 
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import gluelab.bench.BenchPlan;
 import gluelab.bench.Tokens;
 import gluelab.units.Bandwidth;
@@ -45,16 +48,17 @@ public final class FloorCommand implements Callable<Integer> {
         }
         // Ideal times are only as good as the bandwidth they divide by: say which one.
         System.out.println(given != null ? "bandwidth: " + bandwidth + " GB/s (--bandwidth)" : "calibration: " + cal.deviceName() + ", " + cal.describe());
-        System.out.printf("%-20s %-4s %8s %14s %12s %10s%n", "op", "pass", "tokens", "bytes", "ideal_us", "bound");
+        var table = DataTable.builder("floors of " + model, Columns.OP, Columns.PASS, Columns.TOKENS, Columns.FLOOR_BYTES, Columns.IDEAL, Columns.BOUND);
         for (long t : tok) {
             for (GlueOp op : list) {
                 for (Pass p : Pass.values()) {
                     if (!op.supports(p)) continue;
                     Floor f = Floor.of(op, op.shape(spec, t, DType.BF16), p, cal);
-                    System.out.printf("%-20s %-4s %8d %14s %12.1f %10s%n", op.name(), p.id(), t, gluelab.units.Numbers.bytes(f.bytes()), f.idealSeconds() * 1e6, f.bound());
+                    table.row(op.name(), p.id(), t, f.bytes(), f.idealSeconds() * 1e6, f.bound());
                 }
             }
         }
+        System.out.println(TableFormat.tablesaw(table.build()).printAll());
         return 0;
     }
 }

@@ -24,6 +24,9 @@ import gluelab.record.RunKind;
 import gluelab.report.Tables;
 import gluelab.tensor.DType;
 import gluelab.timing.TimingConfig;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.*;
 
 import java.nio.file.Path;
@@ -123,41 +126,31 @@ public final class Gluelab implements AutoCloseable {
     }
 
     /** The ideal-time table: every catalogue op and pass at each token count (workflow step 2). */
-    public Table floors(String model, long... tokens) {
+    public Table floors(String model, long... tokens) { return TableFormat.tablesaw(floorData(model, tokens)); }
+
+    /** The ideal-time table as data (raw bytes and us), what step 02 keeps as CSV. */
+    DataTable floorData(String model, long... tokens) {
         ModelSpec s = spec(model);
-        Table t = Table.create("ideal times: " + model);
-        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), bound = StringColumn.create("bound");
-        IntColumn tok = IntColumn.create("tokens");
-        DoubleColumn mib = DoubleColumn.create("MiB_moved"), ideal = DoubleColumn.create("ideal_us"), gflop = DoubleColumn.create("GFLOP");
+        var t = DataTable.builder("ideal times: " + model, Columns.OP, Columns.PASS, Columns.TOKENS, Columns.FLOOR_BYTES, Columns.GFLOP, Columns.IDEAL,
+                Columns.BOUND);
         for (long n : tokens) {
             for (GlueOp o : Catalogue.all()) {
                 for (Pass p : Pass.values()) {
                     if (!o.supports(p)) continue;
                     Floor f = Floor.of(o, o.shape(s, Tokens.check(n, Long.toString(n)), DType.BF16), p, calibration());
-                    op.append(o.name());
-                    pass.append(p.id());
-                    tok.append((int) n);
-                    mib.append(Math.round(f.bytes() / 1048576.0 * 100) / 100.0);
-                    gflop.append(Math.round(f.flops() / 1e9 * 1000) / 1000.0);
-                    ideal.append(Math.round(f.idealSeconds() * 1e7) / 10.0);
-                    bound.append(f.bound());
+                    t.row(o.name(), p.id(), n, f.bytes(), f.flops() / 1e9, f.idealSeconds() * 1e6, f.bound());
                 }
             }
         }
-        t.addColumns(op, pass, tok, mib, gflop, ideal, bound);
-        return t;
+        return t.build();
     }
 
     /** The op catalogue: each op's name, the passes it has and what it computes. */
     public Table ops() {
-        Table t = Table.create("catalogue");
-        StringColumn name = StringColumn.create("op"), passes = StringColumn.create("passes"), summary = StringColumn.create("summary");
-        for (GlueOp o : Catalogue.all()) {
-            name.append(o.name());
-            passes.append(String.join(",", Arrays.stream(Pass.values()).filter(o::supports).map(Pass::id).toList()));
-            summary.append(o.summary());
-        }
-        return t.addColumns(name, passes, summary);
+        var t = DataTable.builder("catalogue", Columns.OP, gluelab.table.Column.text("passes", "the passes it has"),
+                gluelab.table.Column.text("summary", "what it computes"));
+        for (GlueOp o : Catalogue.all()) t.row(o.name(), String.join(",", Arrays.stream(Pass.values()).filter(o::supports).map(Pass::id).toList()), o.summary());
+        return TableFormat.tablesaw(t.build());
     }
 
     /** The development log (a markdown file) at {@code path}, to append measurements and notes to. */

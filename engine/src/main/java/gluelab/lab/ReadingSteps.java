@@ -7,12 +7,11 @@ import gluelab.workflow.experiment.Step;
 import gluelab.files.AtomicFiles;
 import gluelab.trace.TraceCharts;
 import gluelab.trace.TraceDiff;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.Table;
 
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +29,10 @@ final class ReadingSteps {
     /** Step 02: every catalogue op's floor at the plan's model and token counts, kept as CSV. */
     static Table idealTimes(Gluelab lab, ExperimentFolder ex) {
         ExperimentPlan plan = ex.plan();
-        Table floors = lab.floors(plan.model(), plan.tokens().stream().mapToLong(Long::longValue).toArray());
+        DataTable data = lab.floorData(plan.model(), plan.tokens().stream().mapToLong(Long::longValue).toArray());
+        Table floors = TableFormat.tablesaw(data);
         Path csv = ex.stepDir(Step.IDEAL_TIMES).resolve(IDEAL_TIMES + ".csv");
-        AtomicFiles.write(csv, csv(floors));
+        AtomicFiles.write(csv, TableFormat.csv(data));
         ex.done(Step.IDEAL_TIMES, List.of(), Map.of(IDEAL_TIMES, ex.dir().relativize(csv).toString()),
                 floors.rowCount() + " floors of " + plan.model() + " at tokens " + plan.tokens() + ", bandwidth " + lab.calibration().describe());
         return floors;
@@ -43,7 +43,7 @@ final class ReadingSteps {
         TraceDiff diff = lab.diff(eager, compiled);
         Path dir = ex.stepDir(Step.PROFILE_DIFF);
         Path csv = dir.resolve(FAMILIES + ".csv");
-        AtomicFiles.write(csv, csv(families(diff)));
+        AtomicFiles.write(csv, TableFormat.csv(familyData(diff)));
         Path chart = Charts.save(TraceCharts.families(diff), ex.chartsDir().resolve(Step.PROFILE_DIFF.number() + "-families"));
         String summary = String.format("%s -> %s: kernel time %+.1f us, kernels %+d", Path.of(eager).getFileName(), Path.of(compiled).getFileName(),
                 diff.kernelTimeDeltaUs(), diff.kernelCountDelta());
@@ -52,29 +52,19 @@ final class ReadingSteps {
         return diff;
     }
 
-    /** One row per kernel family: time and count in A and B, and the change, largest change first. */
-    static Table families(TraceDiff diff) {
-        StringColumn family = StringColumn.create("family");
-        DoubleColumn aUs = DoubleColumn.create("A_us"), bUs = DoubleColumn.create("B_us"), delta = DoubleColumn.create("delta_us"),
-                aShare = DoubleColumn.create("A_share_pct"), bShare = DoubleColumn.create("B_share_pct");
-        IntColumn aCount = IntColumn.create("A_kernels"), bCount = IntColumn.create("B_kernels");
-        for (TraceDiff.FamilyDelta f : diff.families()) {
-            family.append(f.family());
-            aUs.append(f.aUs());
-            bUs.append(f.bUs());
-            delta.append(f.deltaUs());
-            aCount.append(f.aCount());
-            bCount.append(f.bCount());
-            aShare.append(f.aShare());
-            bShare.append(f.bShare());
-        }
-        return Table.create("kernel families: A = " + Path.of(diff.a().file()).getFileName() + ", B = " + Path.of(diff.b().file()).getFileName())
-                .addColumns(family, aUs, bUs, delta, aCount, bCount, aShare, bShare);
-    }
+    private static final Column FAMILY = Column.text("family", "a kernel family (norm, rope, elementwise, gemm, memcpy...)"),
+            A = Column.time("A", "the family's kernel time in trace A"), B = Column.time("B", "the family's kernel time in trace B"),
+            DELTA = Column.time("delta", "B minus A"),
+            A_KERNELS = Column.count("A_kernels", "the family's kernel launches in A"), B_KERNELS = Column.count("B_kernels", "the family's kernel launches in B"),
+            A_SHARE = Column.percent("A_share_pct", "the family's share of A's kernel time"), B_SHARE = Column.percent("B_share_pct", "the family's share of B's kernel time");
 
-    private static String csv(Table t) {
-        StringWriter w = new StringWriter();
-        t.write().csv(w);
-        return w.toString();
+    /** One row per kernel family: time and count in A and B, and the change, largest change first. */
+    static Table families(TraceDiff diff) { return TableFormat.tablesaw(familyData(diff)); }
+
+    static DataTable familyData(TraceDiff diff) {
+        var t = DataTable.builder("kernel families: A = " + Path.of(diff.a().file()).getFileName() + ", B = " + Path.of(diff.b().file()).getFileName(),
+                FAMILY, A, B, DELTA, A_KERNELS, B_KERNELS, A_SHARE, B_SHARE);
+        for (TraceDiff.FamilyDelta f : diff.families()) t.row(f.family(), f.aUs(), f.bUs(), f.deltaUs(), f.aCount(), f.bCount(), f.aShare(), f.bShare());
+        return t.build();
     }
 }

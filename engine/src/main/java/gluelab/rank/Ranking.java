@@ -1,7 +1,10 @@
 package gluelab.rank;
 
-import gluelab.units.TimeColumn;
-import tech.tablesaw.api.*;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.Rounding;
+import gluelab.table.TableFormat;
+import tech.tablesaw.api.Table;
 
 import java.util.Comparator;
 import java.util.List;
@@ -67,32 +70,17 @@ public final class Ranking {
         return gap / layer < stopFraction;
     }
 
+    private static final gluelab.table.Column RATIO = gluelab.table.Column.ratio("ratio", "measured over ideal"),
+            SCORE = gluelab.table.Column.number("score", "the gap (us) x the share of the layer: what orders the ranking").rounded(Rounding.places(2));
+
     public Table table() {
-        Table t = Table.create("ranked candidates");
-        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), variant = StringColumn.create("variant");
-        IntColumn tokens = IntColumn.create("tokens"), count = IntColumn.create("count");
-        TimeColumn measured = new TimeColumn("measured"), ideal = new TimeColumn("ideal"), gap = new TimeColumn("gap");
-        DoubleColumn ratio = DoubleColumn.create("ratio"),
-                share = DoubleColumn.create("share_pct"), score = DoubleColumn.create("score");
-        StringColumn verdict = StringColumn.create("verdict"), caveat = StringColumn.create("noisy");
+        var t = DataTable.builder("ranked candidates", Columns.OP, Columns.PASS, Columns.VARIANT, Columns.TOKENS, Columns.COUNT, Columns.MEASURED,
+                Columns.IDEAL, Columns.GAP, RATIO, Columns.SHARE_PCT, SCORE, Columns.VERDICT, Columns.NOISY);
         for (Candidate c : ranked) {
-            op.append(c.op().name());
-            pass.append(c.pass().id());
-            variant.append(c.variant().id());
-            tokens.append((int) c.tokens());
-            count.append(c.count());
-            measured.append(c.measuredUs());
-            ideal.append(c.idealUs());
-            gap.append(c.gapUs());
-            ratio.append(round(c.ratio(), 2));
-            share.append(round(100 * c.share(), 2));
-            score.append(round(c.score(), 2));
-            verdict.append(verdictText(c));
-            caveat.append(c.caveat());
+            t.row(c.op().name(), c.pass().id(), c.variant().id(), c.tokens(), c.count(), c.measuredUs(), c.idealUs(), c.gapUs(), c.ratio(),
+                    100 * c.share(), c.score(), verdictText(c), c.caveat());
         }
-        t.addColumns(op, pass, variant, tokens, count, measured.column(), ideal.column(), gap.column(), ratio, share, score, verdict);
-        if (ranked.stream().anyMatch(c -> !c.caveat().isEmpty())) t.addColumns(caveat);
-        return t;
+        return TableFormat.tablesaw(t.build().withoutEmpty(Columns.NOISY));
     }
 
     static double round(double v, int places) { return gluelab.units.Numbers.places(v, places); }

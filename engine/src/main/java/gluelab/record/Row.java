@@ -9,6 +9,7 @@ import gluelab.ops.Variant;
 import gluelab.tensor.DType;
 import gluelab.timing.Measurement;
 import gluelab.units.Numbers;
+import gluelab.units.TimeScale;
 
 import java.util.Locale;
 
@@ -41,9 +42,11 @@ public record Row(MeasureKey key, String model, long bytes, long flops, double i
     /** The one line a devlog (or a notebook's log) keeps for this row. */
     public String describe() {
         var s = measurement.summary();
-        return String.format(Locale.ROOT, "%s: median %.1f us (min %.1f, noise %s, n=%d, %s%s), ideal %.1f us, %.1f%% of floor, %d kernels",
-                key, measuredUs(), s.min() * 1e6, Numbers.percent(measurement.noise()), s.count(),
+        // The median and its min share one unit; the ideal takes its own (a 1.4 s eager row beside a 200 us floor).
+        TimeScale scale = TimeScale.of(measuredUs());
+        return String.format(Locale.ROOT, "%s: median %s %s (min %s, noise %s, n=%d, %s%s), ideal %s, %.1f%% of floor, %d kernels",
+                key, scale.number(measuredUs()), scale.symbol(), scale.number(s.min() * 1e6), Numbers.percent(measurement.noise()), s.count(),
                 measurement.stopReason().name().toLowerCase(Locale.ROOT), measurement.noisy().map(w -> "; NOISY: " + w).orElse(""),
-                idealUs, percentOfFloor(), measurement.kernels());
+                TimeScale.of(idealUs).format(idealUs), percentOfFloor(), measurement.kernels());
     }
 }

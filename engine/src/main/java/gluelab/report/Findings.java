@@ -66,15 +66,15 @@ public final class Findings {
                 : ranking.worthFixing().size() + " candidate(s) have a gap of at least " + pct(ranking.stopFraction()) + " of the layer"
                 + (ranking.toRemeasure().isEmpty() ? ".\n\n" : "; " + ranking.toRemeasure().size() + " of them measured on noisy rows (verdict `remeasure`): their gap may be noise.\n\n"));
         md.append("## Ranked candidates\n\nScore = (measured - ideal) x share of the layer; the layer is the glue below plus its GEMMs and attention at their FLOP floors.\n\n");
-        md.append(Tables.markdown(ranking.table())).append('\n');
+        md.append(gluelab.table.TableFormat.markdown(ranking.table())).append('\n');
         chart(md, charts, "ranked");
-        md.append("## Baselines: eager vs fused\n\n").append(Tables.markdown(Tables.baselines(r.rows()))).append('\n');
+        md.append("## Baselines: eager vs fused\n\n").append(gluelab.table.TableFormat.markdown(Tables.baselines(r.rows()))).append('\n');
         chart(md, charts, "baselines_fwd");
         chart(md, charts, "baselines_bwd");
         chart(md, charts, "pct_of_floor");
         List<gluelab.check.Correctness> checks = r.rows().stream().map(Row::correctness).filter(java.util.Objects::nonNull).distinct().toList();
         if (!checks.isEmpty()) {
-            md.append("## Correctness (vs fp64 reference and vs eager)\n\n").append(Tables.markdown(Tables.correctness(checks))).append('\n');
+            md.append("## Correctness (vs fp64 reference and vs eager)\n\n").append(gluelab.table.TableFormat.markdown(Tables.correctness(checks))).append('\n');
         }
         md.append("## Environment\n\n");
         for (String line : environment(r)) md.append("- ").append(line).append('\n');

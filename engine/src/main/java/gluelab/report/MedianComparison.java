@@ -3,9 +3,11 @@ package gluelab.report;
 import gluelab.ops.MeasureKey;
 import gluelab.record.Row;
 import gluelab.units.Numbers;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.Rounding;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.Table;
 
 import java.util.ArrayList;
@@ -80,27 +82,26 @@ public record MedianComparison(List<Pair> pairs, List<MeasureKey> onlyA, List<Me
                 pct(medianAbsDiff()), pct(maxAbsDiff()), max, over().size(), Numbers.percent(bound), only);
     }
 
-    /** The rows over the bound, largest first: medians, diff, samples and stop reasons of both. */
+    private static final Column MEDIAN_A = Columns.MEDIAN.named("median_a"), MEDIAN_B = Columns.MEDIAN.named("median_b"),
+            DIFF = Column.percent("diff_pct", "A's median over B's, minus one, x100").rounded(Rounding.places(2)),
+            SAMPLES_A = Columns.SAMPLES.named("samples_a"), SAMPLES_B = Columns.SAMPLES.named("samples_b"),
+            STOPS = Column.text("stop_a_b", "why sampling stopped in A / in B");
+
+    /** The rows over the bound, largest first: medians, diff, samples and stop reasons of both, and why either is noisy. */
     public Table overTable() {
-        Table t = Table.create("rows over " + Numbers.percent(bound));
-        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), series = StringColumn.create("variant"),
-                stops = StringColumn.create("stop_a_b");
-        IntColumn tokens = IntColumn.create("tokens"), na = IntColumn.create("samples_a"), nb = IntColumn.create("samples_b");
-        DoubleColumn a = DoubleColumn.create("median_a_us"), b = DoubleColumn.create("median_b_us"), diff = DoubleColumn.create("diff_pct");
+        var t = DataTable.builder("rows over " + Numbers.percent(bound), Columns.OP, Columns.PASS, Columns.VARIANT, Columns.TOKENS, MEDIAN_A, MEDIAN_B,
+                DIFF, SAMPLES_A, SAMPLES_B, STOPS, Columns.NOISY);
         for (Pair p : over()) {
-            op.append(p.key().op().name());
-            pass.append(p.key().pass().id());
-            series.append(p.key().series());
-            tokens.append((int) p.key().tokens());
-            a.append(Math.round(p.a().measuredUs() * 100) / 100.0);
-            b.append(Math.round(p.b().measuredUs() * 100) / 100.0);
-            diff.append(Math.round(p.diff() * 1e4) / 100.0);
-            na.append(p.a().measurement().summary().count());
-            nb.append(p.b().measurement().summary().count());
-            stops.append(p.a().measurement().stopReason().name().toLowerCase(Locale.ROOT) + "/" + p.b().measurement().stopReason().name().toLowerCase(Locale.ROOT));
+            var a = p.a().measurement();
+            var b = p.b().measurement();
+            List<String> noisy = new ArrayList<>();
+            a.noisy().ifPresent(w -> noisy.add("A: " + w));
+            b.noisy().ifPresent(w -> noisy.add("B: " + w));
+            t.row(p.key().op().name(), p.key().pass().id(), p.key().series(), p.key().tokens(), p.a().measuredUs(), p.b().measuredUs(), 100 * p.diff(),
+                    a.summary().count(), b.summary().count(),
+                    a.stopReason().name().toLowerCase(Locale.ROOT) + "/" + b.stopReason().name().toLowerCase(Locale.ROOT), String.join("; ", noisy));
         }
-        t.addColumns(op, pass, series, tokens, a, b, diff, na, nb, stops);
-        return t;
+        return TableFormat.tablesaw(t.build());
     }
 
     private static String pct(double fraction) { return String.format(Locale.ROOT, "%.2f%%", 100 * fraction); }

@@ -1,7 +1,8 @@
 package gluelab.sweep;
 
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.Table;
 
 import java.util.EnumMap;
@@ -13,16 +14,14 @@ import java.util.stream.Collectors;
 public final class StatusTable {
     private StatusTable() {}
 
+    private static final Column INDEX = Column.count("index", "the shard's index in the sweep"), SHARD = Column.text("shard", "the shard's name"),
+            STATE = Column.text("state", "pending, running, done, failed, cancelled or lost"),
+            DETAIL = Column.text("detail", "why: a FAILED marker's text, the scheduler's state");
+
     public static Table table(List<ShardStatus> statuses) {
-        IntColumn index = IntColumn.create("index");
-        StringColumn shard = StringColumn.create("shard"), state = StringColumn.create("state"), detail = StringColumn.create("detail");
-        for (ShardStatus s : statuses) {
-            index.append(s.shard().index());
-            shard.append(s.name());
-            state.append(s.state().name());
-            detail.append(s.detail());
-        }
-        return Table.create("shards").addColumns(index, shard, state, detail);
+        var t = DataTable.builder("shards", INDEX, SHARD, STATE, DETAIL);
+        for (ShardStatus s : statuses) t.row(s.shard().index(), s.name(), s.state().name(), s.detail());
+        return TableFormat.tablesaw(t.build());
     }
 
     public static String counts(List<ShardStatus> statuses) {

@@ -1,9 +1,10 @@
 package gluelab.torch;
 
 import gluelab.record.Row;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.Table;
 
 import java.util.*;
@@ -12,7 +13,10 @@ import java.util.*;
 public final class TorchTables {
     private TorchTables() {}
 
-    /** op, pass, tokens, ideal, then the median of each variant (in order of first appearance) and % of floor of the best. */
+    private static final Column BEST = Column.text("best", "the fastest variant of the instance"),
+            BEST_PCT = Column.percent("best_pct_floor", "the fastest variant's pct_of_floor");
+
+    /** op, pass, tokens, ideal, then the median of each variant (in order of first appearance), the best's % of floor, and why any is noisy. */
     public static Table sideBySide(List<Row> rows) {
         record Instance(gluelab.ops.OpId op, gluelab.ops.Pass pass, long tokens) {}
         List<String> variants = new ArrayList<>();
@@ -21,55 +25,44 @@ public final class TorchTables {
             if (!variants.contains(r.key().series())) variants.add(r.key().series());
             byInstance.computeIfAbsent(new Instance(r.op(), r.pass(), r.tokens()), k -> new LinkedHashMap<>()).put(r.key().series(), r);
         }
-        Table t = Table.create("side by side: median us per variant");
-        StringColumn op = StringColumn.create("op"), pass = StringColumn.create("pass"), best = StringColumn.create("best");
-        IntColumn tokens = IntColumn.create("tokens");
-        DoubleColumn ideal = DoubleColumn.create("ideal_us"), bestPct = DoubleColumn.create("best_pct_floor");
-        Map<String, DoubleColumn> cols = new LinkedHashMap<>();
-        for (String v : variants) cols.put(v, DoubleColumn.create(v.replace(' ', '_') + "_us"));
+        List<Column> columns = new ArrayList<>(List.of(Columns.OP, Columns.PASS, Columns.TOKENS, Columns.IDEAL));
+        for (String v : variants) columns.add(Column.time(v.replace(' ', '_'), "the median of " + v));
+        columns.addAll(List.of(BEST, BEST_PCT, Columns.NOISY));
+        var t = DataTable.builder("side by side: median per variant", columns);
         for (Map<String, Row> inst : byInstance.values()) {
             Row any = inst.values().iterator().next();
-            op.append(any.op().name());
-            pass.append(any.pass().id());
-            tokens.append((int) any.tokens());
-            ideal.append(round(any.idealUs()));
+            List<Object> cells = new ArrayList<>(List.of(any.op().name(), any.pass().id(), any.tokens(), any.idealUs()));
             Row fastest = null;
+            List<String> noisy = new ArrayList<>();
             for (String v : variants) {
                 Row r = inst.get(v);
-                cols.get(v).append(r == null ? Double.NaN : round(r.measuredUs()));
+                cells.add(r == null ? null : r.measuredUs());
                 if (r != null && (fastest == null || r.measuredUs() < fastest.measuredUs())) fastest = r;
+                if (r != null) r.measurement().noisy().ifPresent(w -> noisy.add(v + ": " + w));
             }
-            best.append(fastest.key().series());
-            bestPct.append(round(fastest.percentOfFloor()));
+            cells.addAll(List.of(fastest.key().series(), fastest.percentOfFloor(), String.join("; ", noisy)));
+            t.row(cells.toArray());
         }
-        t.addColumns(op, pass, tokens, ideal);
-        cols.values().forEach(t::addColumns);
-        t.addColumns(best, bestPct);
-        return t;
+        return TableFormat.tablesaw(t.build().withoutEmpty(Columns.NOISY));
     }
+
+    private static final Column SUBJECT = Column.text("subject", "what was compiled"),
+            MODE = Column.text("mode", "torch.compile's mode"),
+            COMPILE = Column.time("compile", "the cold compile in a worker process"),
+            CACHE_LOAD = Column.time("cache_load", "the timed process's load of the compiled artefacts"),
+            GRAPHS = Column.count("graphs", "graphs dynamo made"),
+            BREAKS = Column.count("graph_breaks", "graph breaks"),
+            RECOMPILES = Column.count("recompiles", "recompilations"),
+            REASONS = Column.text("recompile reasons", "why it recompiled, with counts");
 
     public static Table compiles(List<CompileReport> reports) {
-        Table t = Table.create("torch.compile: cost per subject");
-        StringColumn subject = StringColumn.create("subject"), mode = StringColumn.create("mode"), error = StringColumn.create("error"),
-                reasons = StringColumn.create("recompile reasons");
-        DoubleColumn seconds = DoubleColumn.create("compile_s"), load = DoubleColumn.create("cache_load_s");
-        IntColumn graphs = IntColumn.create("graphs"), breaks = IntColumn.create("graph_breaks"), recompiles = IntColumn.create("recompiles");
+        var t = DataTable.builder("torch.compile: cost per subject", SUBJECT, MODE, COMPILE, CACHE_LOAD, GRAPHS, BREAKS, RECOMPILES, REASONS, Columns.ERROR);
         for (CompileReport c : reports) {
-            subject.append(c.subject());
-            mode.append(c.mode());
-            seconds.append(Math.round(c.seconds() * 100) / 100.0);
-            load.append(Math.round(c.loadSeconds() * 100) / 100.0);
-            graphs.append(c.graphs());
-            breaks.append(c.graphBreaks());
-            recompiles.append(c.recompiles());
             StringBuilder why = new StringBuilder();
             c.budget().entries().forEach(e -> e.reasons().forEach(g -> why.append(why.isEmpty() ? "" : "; ").append(g.pattern()).append(" x").append(g.count())));
-            reasons.append(why.toString());
-            error.append(c.error());
+            t.row(c.subject(), c.mode(), c.seconds() * 1e6, c.loadSeconds() * 1e6, c.graphs(), c.graphBreaks(), c.recompiles(), why.toString(),
+                    c.error() == null ? "" : c.error());
         }
-        t.addColumns(subject, mode, seconds, load, graphs, breaks, recompiles, reasons, error);
-        return t;
+        return TableFormat.tablesaw(t.build());
     }
-
-    private static double round(double v) { return Math.round(v * 10) / 10.0; }
 }

@@ -1,6 +1,9 @@
 package gluelab.trace;
 
-import tech.tablesaw.api.*;
+import gluelab.table.Column;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
+import tech.tablesaw.api.Table;
 
 import java.util.*;
 
@@ -44,27 +47,22 @@ public final class KernelTable {
         return sorted;
     }
 
+    private static final Column KERNEL = Column.text("kernel", "the kernel's name, shortened to its head and functor tags"),
+            FAMILY = Column.text("family", "the kernel's family"),
+            LAUNCHES = Column.count("count", "launches of kernels of this name"),
+            TOTAL = Column.time("total", "time of all its launches"), MEAN = Column.time("mean", "time per launch"),
+            MIN = Column.time("min", "the fastest launch"), MAX = Column.time("max", "the slowest launch"),
+            SHARE = Column.percent("share_pct", "its share of the trace's kernel time"),
+            GRID = Column.text("grid", "the first launch's grid; * when later launches differ"), BLOCK = Column.text("block", "the first launch's block"),
+            REGISTERS = Column.count("registers", "registers per thread");
+
     public static Table table(List<Entry> entries, int nameWidth) {
-        Table t = Table.create("kernels");
-        StringColumn name = StringColumn.create("kernel"), family = StringColumn.create("family"), grid = StringColumn.create("grid"),
-                block = StringColumn.create("block");
-        IntColumn count = IntColumn.create("count"), regs = IntColumn.create("registers");
-        DoubleColumn total = DoubleColumn.create("total_us"), mean = DoubleColumn.create("mean_us"), min = DoubleColumn.create("min_us"),
-                max = DoubleColumn.create("max_us"), share = DoubleColumn.create("share_pct");
+        var t = DataTable.builder("kernels", KERNEL, FAMILY, LAUNCHES, TOTAL, MEAN, MIN, MAX, SHARE, GRID, BLOCK, REGISTERS);
         for (Entry e : entries) {
-            name.append(shorten(e.name(), nameWidth));
-            family.append(e.family());
-            count.append(e.count());
-            total.append(r(e.totalUs()));
-            mean.append(r(e.meanUs()));
-            min.append(r(e.minUs()));
-            max.append(r(e.maxUs()));
-            share.append(r(100 * e.share()));
-            grid.append(e.grid() + (e.shapesVary() ? "*" : ""));
-            block.append(e.block());
-            regs.append(e.registers());
+            t.row(shorten(e.name(), nameWidth), e.family(), e.count(), e.totalUs(), e.meanUs(), e.minUs(), e.maxUs(), 100 * e.share(),
+                    e.grid() + (e.shapesVary() ? "*" : ""), e.block(), e.registers());
         }
-        return t.addColumns(name, family, count, total, mean, min, max, share, grid, block, regs);
+        return TableFormat.tablesaw(t.build());
     }
 
     private static final java.util.regex.Pattern TAG =
@@ -90,5 +88,4 @@ public final class KernelTable {
         return out.length() <= width ? out : out.substring(0, width - 3) + "...";
     }
 
-    static double r(double v) { return Math.rint(v * 1000) / 1000.0; }
 }

@@ -47,23 +47,10 @@ public final class Numbers {
         return places(v, a >= 1000 ? 0 : a >= 1 ? 1 : 3);
     }
 
-    private static final String[] BINARY = {"B", "KiB", "MiB", "GiB", "TiB"};
-
     /** A byte count in binary units, three significant digits from KiB up: 512 B, 1.50 KiB, 4.50 GiB (4831838208). */
     public static String bytes(long bytes) {
         if (bytes < 0) throw new IllegalArgumentException("a byte count must be >= 0, got " + bytes);
-        if (bytes < 1024) return bytes + " B";
-        double v = bytes;
-        int unit = 0;
-        while (v >= 1024 && unit < BINARY.length - 1) {
-            v /= 1024;
-            unit++;
-        }
-        if (v >= 1023.5 && unit < BINARY.length - 1) {
-            v /= 1024;
-            unit++;
-        }
-        return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, BINARY[unit]);
+        return ByteScale.forMax(bytes).format(bytes);
     }
 
     /** An instant to the second, in UTC: 2026-12-01T22:49:40Z (no nanoseconds). */

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A record written before {@code MeasureKey.op} became an {@link OpId} still loads, writes back the
  * same JSON, and renders the same findings and tables. The golden rendering was made from this
  * record by the code before the change (main at 907f6e5) and regenerated once when tables moved to
- * readable numbers (one time unit per column, the rel L2 limit beside each verdict).
+ * readable numbers (one time unit per column, the rel L2 limit beside each verdict), and once when
+ * the results table moved to the column vocabulary ({@code peak_MiB} became {@code peak_mem (GiB)}, one binary unit per column).
  */
 class RecordGoldenTest {
     private static final Path RECORD = Path.of("src/test/resources/records/h200-demo");

@@ -1,7 +1,7 @@
 package gluelab.kernel;
 
 import gluelab.kernel.display.ErrorText;
-import gluelab.kernel.display.DisplayNumbers;
+import gluelab.table.DisplayNumbers;
 import gluelab.kernel.display.Renderers;
 import gluelab.kernel.eval.Evaluator;
 import gluelab.kernel.eval.UserCodeError;
@@ -41,6 +41,18 @@ class RenderersTest {
             e.eval("record Mine(int a) {}");
             assertEquals("Mine[a=1]", render(e.eval("new Mine(1)")).getData(MIMEType.TEXT_PLAIN), "a user's own record keeps its text");
         }
+    }
+
+    @Test
+    void aListOfCandidatesLeadsWithTheCaveatWhenOneHasIt() {
+        var key = new gluelab.ops.MeasureKey(gluelab.ops.OpId.of("rmsnorm"), gluelab.ops.Pass.FORWARD, gluelab.ops.Variant.EAGER,
+                gluelab.ops.Replay.DIRECT, 2048, gluelab.tensor.DType.BF16);
+        var sound = new gluelab.rank.Candidate(key, 1, 120, 20, 10_000, "");
+        var noisy = new gluelab.rank.Candidate(key, 1, 120, 20, 10_000, "n=1 < 10, noise unknown");
+        String html = String.valueOf(render(List.of(sound, noisy)).getData(MIMEType.TEXT_HTML));
+        assertTrue(html.indexOf(">caveat<") < html.indexOf(">key<"), "the caveat leads: " + html);
+        String quiet = String.valueOf(render(List.of(sound, sound)).getData(MIMEType.TEXT_HTML));
+        assertTrue(quiet.indexOf(">key<") < quiet.indexOf(">caveat<"), "an empty caveat stays in place: " + quiet);
     }
 
     @Test

@@ -1,5 +1,9 @@
 package gluelab.expr.workbench;
 
+import gluelab.table.Column;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import gluelab.bench.KernelBenchmark;
 import gluelab.calibrate.Calibration;
 import gluelab.device.Buffer;
@@ -34,7 +38,11 @@ import java.util.Map;
 public final class RegionBench {
     /** One timed launch: a region (or a chain of them) with its floor and what it compiled. */
     public record Row(String name, String pass, String lowering, int kernels, long floorBytes, long movedBytes, long flops,
-                      double idealUs, double measuredUs, double pctOfFloor, int signatures) {
+                      double idealUs, double measuredUs, double pctOfFloor, int signatures, String noisy) {
+        public Row {
+            noisy = noisy == null ? "" : noisy;
+        }
+
         /** As a ranking candidate: run {@code count} times per layer of {@code layerUs}. */
         public Candidate candidate(long tokens, int count, double layerUs) {
             return new Candidate(name, pass, lowering, tokens, count, measuredUs, idealUs, layerUs);
@@ -134,7 +142,7 @@ public final class RegionBench {
                 KernelBenchmark.Result res = KernelBenchmark.run(d, cal, all, c.name() + "/" + c.pass() + "/" + c.lowering(), floorCost.bytes(), timing);
                 double measured = res.measuredUs(), ideal = floor.idealSeconds() * 1e6;
                 return new Row(c.name(), c.pass(), c.lowering(), kernels, floorCost.bytes(), moved, floorCost.flops(), ideal, measured,
-                        100 * ideal / measured, c.signatures());
+                        100 * ideal / measured, c.signatures(), res.measurement().noisy().orElse(""));
             }
         } finally {
             steps.forEach(Launch::close);
@@ -148,31 +156,18 @@ public final class RegionBench {
         return 0;
     }
 
+    private static final Column REGION = Column.text("region", "the region, or a chain of regions"),
+            LOWERING = Column.text("lowering", "how it ran: eager (one kernel per node) or fused"),
+            SIGNATURES = Column.count("signatures", "distinct call signatures the choice compiles");
+
+    /** One line per timed launch: its floor, what it moved and measured, and why it is noisy. */
     public static tech.tablesaw.api.Table table(String title, List<Row> rows) {
-        var t = tech.tablesaw.api.Table.create(title);
-        var name = tech.tablesaw.api.StringColumn.create("region");
-        var pass = tech.tablesaw.api.StringColumn.create("pass");
-        var low = tech.tablesaw.api.StringColumn.create("lowering");
-        var kernels = tech.tablesaw.api.IntColumn.create("kernels");
-        var floorBytes = tech.tablesaw.api.LongColumn.create("floor bytes");
-        var moved = tech.tablesaw.api.LongColumn.create("bytes moved");
-        var ideal = tech.tablesaw.api.DoubleColumn.create("ideal us");
-        var measured = tech.tablesaw.api.DoubleColumn.create("measured us");
-        var pct = tech.tablesaw.api.DoubleColumn.create("% of floor");
-        var sigs = tech.tablesaw.api.IntColumn.create("signatures");
+        var t = DataTable.builder(title, REGION, Columns.PASS, LOWERING, Columns.KERNELS, Columns.FLOOR_BYTES, Columns.BYTES_MOVED, Columns.IDEAL,
+                Columns.MEASURED, Columns.PCT_OF_FLOOR, SIGNATURES, Columns.NOISY);
         for (Row r : rows) {
-            name.append(r.name());
-            pass.append(r.pass());
-            low.append(r.lowering());
-            kernels.append(r.kernels());
-            floorBytes.append(r.floorBytes());
-            moved.append(r.movedBytes());
-            ideal.append(r.idealUs());
-            measured.append(r.measuredUs());
-            pct.append(r.pctOfFloor());
-            sigs.append(r.signatures());
+            t.row(r.name(), r.pass(), r.lowering(), r.kernels(), r.floorBytes(), r.movedBytes(), r.idealUs(), r.measuredUs(), r.pctOfFloor(),
+                    r.signatures(), r.noisy());
         }
-        t.addColumns(name, pass, low, kernels, floorBytes, moved, ideal, measured, pct, sigs);
-        return t;
+        return TableFormat.tablesaw(t.build());
     }
 }

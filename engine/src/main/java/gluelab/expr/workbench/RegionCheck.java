@@ -7,9 +7,6 @@ import gluelab.expr.eval.Reference;
 import gluelab.expr.run.Lowering;
 import gluelab.expr.run.RegionLaunches;
 import gluelab.tensor.DType;
-import tech.tablesaw.api.BooleanColumn;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 import java.util.ArrayList;
@@ -167,20 +164,17 @@ public final class RegionCheck {
         return s;
     }
 
+    private static final gluelab.table.Column REGION = gluelab.table.Column.text("region", "the region"),
+            LOWERING = gluelab.table.Column.text("lowering", "eager or fused"), OUTPUT = gluelab.table.Column.text("output", "the output or gradient compared"),
+            MAX_ABS = gluelab.table.Column.number("max_abs_error", "largest absolute error against fp64"),
+            MAX_ULPS = gluelab.table.Column.number("max_ulps", "largest error in units of the output dtype's last place").rounded(gluelab.table.Rounding.places(2)),
+            ALLOWED = gluelab.table.Column.number("allowed_ulps", "the tolerance: the most ulps a verdict of ok allows");
+
+    /** One row per output, the tolerance ({@code allowed_ulps}) beside the verdict. */
     public static Table table(List<Result> results) {
-        Table t = Table.create("correctness vs fp64");
-        t.addColumns(StringColumn.create("region"), StringColumn.create("pass"), StringColumn.create("lowering"), StringColumn.create("output"),
-                DoubleColumn.create("max abs error"), DoubleColumn.create("max ulps"), DoubleColumn.create("allowed ulps"), BooleanColumn.create("ok"));
-        for (Result r : results) {
-            t.stringColumn(0).append(r.region());
-            t.stringColumn(1).append(r.pass());
-            t.stringColumn(2).append(r.lowering());
-            t.stringColumn(3).append(r.output());
-            t.doubleColumn(4).append(r.maxAbsError());
-            t.doubleColumn(5).append(r.maxUlps());
-            t.doubleColumn(6).append(r.allowedUlps());
-            t.booleanColumn(7).append(r.ok());
-        }
-        return t;
+        var t = gluelab.table.DataTable.builder("correctness vs fp64", REGION, gluelab.table.Columns.PASS, LOWERING, OUTPUT, MAX_ABS, MAX_ULPS, ALLOWED,
+                gluelab.table.Columns.VERDICT);
+        for (Result r : results) t.row(r.region(), r.pass(), r.lowering(), r.output(), r.maxAbsError(), r.maxUlps(), r.allowedUlps(), r.ok() ? "ok" : "FAIL");
+        return gluelab.table.TableFormat.tablesaw(t.build());
     }
 }

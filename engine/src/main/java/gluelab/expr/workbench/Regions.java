@@ -8,9 +8,6 @@ import gluelab.expr.run.Lowering;
 import gluelab.expr.run.RegionCompiler;
 import gluelab.ops.Pass;
 import gluelab.timing.TimingConfig;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
@@ -48,28 +45,20 @@ public final class Regions {
 
     /** The backward's gradients vs central finite differences of the forward (in fp64). */
     public Table gradcheck(Region r) {
-        Table t = Table.create("gradients vs finite differences");
-        StringColumn in = StringColumn.create("input");
-        DoubleColumn err = DoubleColumn.create("max rel error");
-        for (RegionCheck.GradResult g : RegionCheck.gradients(r, 8, 3)) {
-            in.append(g.input());
-            err.append(g.maxRelError());
-        }
-        return t.addColumns(in, err);
+        var t = gluelab.table.DataTable.builder("gradients vs finite differences", gluelab.table.Column.text("input", "the input whose gradient is checked"),
+                gluelab.table.Column.number("max_rel_error", "largest relative error of the gradient against central finite differences"));
+        for (RegionCheck.GradResult g : RegionCheck.gradients(r, 8, 3)) t.row(g.input(), g.maxRelError());
+        return gluelab.table.TableFormat.tablesaw(t.build());
     }
 
     /** The eager tree: one row per kernel with the bytes it moves. */
     public Table eager(Region r) {
         EagerTree tree = EagerTree.of(r);
-        Table t = Table.create("eager tree of " + r.name() + ": " + tree.kernelCount() + " kernels");
-        StringColumn op = StringColumn.create("kernel"), writes = StringColumn.create("writes");
-        LongColumn bytes = LongColumn.create("bytes");
-        for (EagerTree.Kernel k : tree.kernels()) {
-            op.append(k.label());
-            writes.append(k.writes());
-            bytes.append(k.cost().bytes());
-        }
-        return t.addColumns(op, writes, bytes);
+        var t = gluelab.table.DataTable.builder("eager tree of " + r.name() + ": " + tree.kernelCount() + " kernels",
+                gluelab.table.Column.text("kernel", "one eager kernel of the tree"), gluelab.table.Column.text("writes", "what it writes"),
+                gluelab.table.Columns.BYTES_MOVED);
+        for (EagerTree.Kernel k : tree.kernels()) t.row(k.label(), k.writes(), k.cost().bytes());
+        return gluelab.table.TableFormat.tablesaw(t.build());
     }
 
     /** Eager and fused, fwd and bwd, timed against the floor. */
@@ -134,14 +123,9 @@ public final class Regions {
 
     /** Compiled regions and configurations an autotuner could sweep for {@code r}. */
     public Table configs(Region r) {
-        Table t = Table.create("launch configurations of " + r.name());
-        StringColumn id = StringColumn.create("config");
-        IntColumn tpr = IntColumn.create("threads per row"), block = IntColumn.create("block");
-        for (var c : RegionCompiler.of(device).configs(r)) {
-            id.append(c.id());
-            tpr.append(c.threadsPerRow());
-            block.append(c.blockThreads());
-        }
-        return t.addColumns(id, tpr, block);
+        var t = gluelab.table.DataTable.builder("launch configurations of " + r.name(), gluelab.table.Column.text("config", "the configuration's id"),
+                gluelab.table.Column.count("threads per row", "threads that share one row"), gluelab.table.Column.count("block", "threads per block"));
+        for (var c : RegionCompiler.of(device).configs(r)) t.row(c.id(), c.threadsPerRow(), c.blockThreads());
+        return gluelab.table.TableFormat.tablesaw(t.build());
     }
 }

@@ -1,10 +1,12 @@
 package gluelab.workflow.confirm;
 
-import gluelab.units.TimeColumn;
 import gluelab.ops.Replay;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.Rounding;
+import gluelab.table.TableFormat;
+import gluelab.units.TimeScale;
 import tech.tablesaw.api.Table;
 
 import java.nio.file.Path;
@@ -77,48 +79,42 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
                 + (before.quiet() && after.quiet() ? "; device quiet" : "; device NOT quiet");
     }
 
-    /** The confirmed comparisons: one row per comparison and launch kind. */
+    private static final Column COMPARISON = Column.text("comparison", "baseline -> candidate"),
+            LAUNCH = Column.text("launch", "normal fwd+bwd launches, or the whole fwd+bwd replayed as a graph"),
+            BASELINE = Column.time("baseline", "the baseline's median over the finished processes"),
+            CANDIDATE = Column.time("candidate", "the candidate's median over the finished processes"),
+            DELTA_PCT = Column.percent("delta_pct", "candidate over baseline, minus one, x100 (negative is faster)").rounded(Rounding.places(2)),
+            N = Column.count("n", "processes behind the smaller side"),
+            PROCESS = Column.count("process", "the process's index"), PID = Column.text("pid", "its process id"),
+            STATE = Column.text("state", "OK, or FAILED with the reason"), CLOCKS = Column.text("clocks", "the device clocks it saw"),
+            SECONDS = Column.time("wall", "how long the process ran"),
+            MEDIANS = Column.text("medians", "its median per op, tokens, variant and launch");
+
+    /** The confirmed comparisons: one row per comparison and launch kind, with what weakens its claim ({@link #caveat}) first when any. */
     public Table table() {
-        StringColumn op = StringColumn.create("op"), cmp = StringColumn.create("comparison"), launch = StringColumn.create("launch"),
-                verdict = StringColumn.create("verdict");
-        IntColumn tokens = IntColumn.create("tokens"), n = IntColumn.create("n");
-        TimeColumn base = new TimeColumn("baseline"), cand = new TimeColumn("candidate"), ideal = new TimeColumn("ideal");
-        DoubleColumn delta = DoubleColumn.create("delta_%");
+        var t = DataTable.builder("confirmed in " + processes.size() + " fresh processes (" + processesOk() + " finished)", Columns.OP, Columns.TOKENS,
+                COMPARISON, LAUNCH, BASELINE, CANDIDATE, DELTA_PCT, Columns.IDEAL, N, Columns.VERDICT, Columns.CAVEAT);
         for (ConfirmedRow r : rows) {
-            op.append(r.comparison().op());
-            tokens.append((int) r.comparison().tokens());
-            cmp.append(r.comparison().baseline().id() + " -> " + r.comparison().candidate().id());
-            launch.append(r.replay() == Replay.GRAPH ? "graph fwd+bwd" : "normal fwd+bwd");
-            base.append(r.baselineUs());
-            cand.append(r.candidateUs());
-            delta.append(round(r.deltaPercent()));
-            ideal.append(r.idealUs());
-            n.append(Math.min(r.baselineN(), r.candidateN()));
-            verdict.append(hostTime().contains(r.comparison()) && r.replay() == Replay.DIRECT ? r.describe() + "; HOST TIME: gone under graphs" : r.describe());
+            t.row(r.comparison().op(), r.comparison().tokens(), r.comparison().baseline().id() + " -> " + r.comparison().candidate().id(),
+                    r.replay() == Replay.GRAPH ? "graph fwd+bwd" : "normal fwd+bwd", r.baselineUs(), r.candidateUs(), r.deltaPercent(), r.idealUs(),
+                    Math.min(r.baselineN(), r.candidateN()),
+                    hostTime().contains(r.comparison()) && r.replay() == Replay.DIRECT ? r.describe() + "; HOST TIME: gone under graphs" : r.describe(),
+                    caveat(r));
         }
-        return Table.create("confirmed in " + processes.size() + " fresh processes (" + processesOk() + " finished)")
-                .addColumns(op, tokens, cmp, launch, base.column(), cand.column(), delta, ideal.column(), n, verdict);
+        return TableFormat.tablesaw(t.build());
     }
 
-    /** One row per process: pid, state (FAILED with its reason), clocks, seconds, and its median per variant and launch. */
+    /** One row per process: pid, state (FAILED with its reason), clocks, wall time, and its median per variant and launch. */
     public Table processTable() {
-        StringColumn state = StringColumn.create("state"), clocks = StringColumn.create("clocks"), medians = StringColumn.create("medians_us");
-        IntColumn index = IntColumn.create("process");
-        StringColumn pid = StringColumn.create("pid");
-        DoubleColumn secs = DoubleColumn.create("seconds");
+        var t = DataTable.builder("processes", PROCESS, PID, STATE, CLOCKS, SECONDS, MEDIANS);
         for (ProcessRun p : processes) {
-            index.append(p.index());
-            pid.append(Long.toString(p.pid()));
-            state.append(p.ok() ? "OK" : "FAILED: " + p.reason());
-            clocks.append(p.clocks());
-            secs.append(round(p.seconds()));
-            medians.append(String.join(", ", p.timed().stream().map(t -> String.format(Locale.ROOT, "%s T=%d %s %s %.2f", t.op(), t.tokens(), t.variant().id(),
-                    t.replay().id(), t.medianUs())).toList()));
+            t.row(p.index(), Long.toString(p.pid()), p.ok() ? "OK" : "FAILED: " + p.reason(), p.clocks(), p.seconds() * 1e6,
+                    String.join(", ", p.timed().stream().map(x -> x.op() + " T=" + x.tokens() + " " + x.variant().id() + " " + x.replay().id() + " "
+                            + TimeScale.forMax(x.medianUs()).format(x.medianUs())).toList()));
         }
-        return Table.create("processes").addColumns(index, pid, state, clocks, secs, medians);
+        return TableFormat.tablesaw(t.build());
     }
 
-    private static double round(double v) { return Double.isNaN(v) ? Double.NaN : Math.round(v * 100) / 100.0; }
 
     public void save(Path file) { gluelab.workflow.experiment.StepResults.save(file, this); }
 

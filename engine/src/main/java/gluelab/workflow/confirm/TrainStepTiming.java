@@ -1,5 +1,6 @@
 package gluelab.workflow.confirm;
 
+import gluelab.table.Columns;
 import gluelab.device.Buffer;
 import gluelab.device.Device;
 import gluelab.device.Launch;
@@ -79,27 +80,18 @@ public final class TrainStepTiming {
         }
     }
 
-    /** The screen as a table: each variant's fwd+bwd step, launched normally and as a graph replay, against the floor. */
+    private static final gluelab.table.Column LAUNCH = gluelab.table.Column.text("launch", "normal fwd+bwd launches, or the whole fwd+bwd replayed as a graph"),
+            STEP = gluelab.table.Column.time("step", "the fwd+bwd step's median");
+
+    /** The screen as a table: each variant's fwd+bwd step, launched normally and as a graph replay, against the floor, and why it is noisy. */
     public static tech.tablesaw.api.Table table(List<Timed> timed) {
-        var op = tech.tablesaw.api.StringColumn.create("op");
-        var variant = tech.tablesaw.api.StringColumn.create("variant");
-        var launch = tech.tablesaw.api.StringColumn.create("launch");
-        var tokens = tech.tablesaw.api.IntColumn.create("tokens");
-        var kernels = tech.tablesaw.api.IntColumn.create("kernels");
-        var us = new gluelab.units.TimeColumn("step");
-        var ideal = new gluelab.units.TimeColumn("ideal");
-        var pct = tech.tablesaw.api.DoubleColumn.create("pct_of_floor");
-        for (Timed t : timed) {
-            op.append(t.op());
-            variant.append(t.variant().id());
-            launch.append(t.replay() == Replay.GRAPH ? "graph fwd+bwd" : "normal fwd+bwd");
-            tokens.append((int) t.tokens());
-            kernels.append(t.kernels());
-            us.append(t.medianUs());
-            ideal.append(t.idealUs());
-            pct.append(Math.round(1000 * t.idealUs() / t.medianUs()) / 10.0);
+        var t = gluelab.table.DataTable.builder("screen: variants interleaved in one process", Columns.OP, Columns.TOKENS, Columns.VARIANT, LAUNCH,
+                Columns.KERNELS, STEP, Columns.IDEAL, Columns.PCT_OF_FLOOR, Columns.NOISY);
+        for (Timed x : timed) {
+            t.row(x.op(), x.tokens(), x.variant().id(), x.replay() == Replay.GRAPH ? "graph fwd+bwd" : "normal fwd+bwd", x.kernels(), x.medianUs(),
+                    x.idealUs(), 100 * x.idealUs() / x.medianUs(), x.measurement().noisy().orElse(""));
         }
-        return tech.tablesaw.api.Table.create("screen: variants interleaved in one process").addColumns(op, tokens, variant, launch, kernels, us.column(), ideal.column(), pct);
+        return gluelab.table.TableFormat.tablesaw(t.build());
     }
 
     /** A forward then a backward launch as one step, so one graph can capture the whole of it. */

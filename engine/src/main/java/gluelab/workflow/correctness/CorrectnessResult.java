@@ -1,7 +1,9 @@
 package gluelab.workflow.correctness;
 
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.Table;
 
 import java.nio.file.Path;
@@ -28,28 +30,25 @@ public record CorrectnessResult(int format, List<CheckRow> rows) {
 
     public String summary() {
         long subjects = rows.stream().map(CheckRow::subject).distinct().count();
+        String limits = String.join(", ", rows.stream().filter(r -> r.vsFp64() != null).map(r -> String.format(java.util.Locale.ROOT, "%.1e", r.tolerance()))
+                .distinct().toList());
         return rows.size() + " outputs and gradients of " + subjects + " candidates checked"
-                + (passed() ? ", all ok" : "; FAIL: " + failures().stream().map(r -> r.subject() + " " + r.dtype().id() + " " + r.tensor()).distinct().toList());
+                + (passed() ? ", all ok" + (limits.isEmpty() ? "" : " (rel L2 limit " + limits + ")") : "; FAIL: " + failures().stream().map(r -> r.subject() + " " + r.dtype().id() + " " + r.tensor()).distinct().toList());
     }
 
+    private static final Column CANDIDATE = Column.text("candidate", "the subject and the variant checked"),
+            DTYPE = Column.text("dtype", "the dtype it ran in");
+
+    /** One row per output and gradient, the tolerance ({@code rel_l2_limit}) beside the verdict. */
     public Table table() {
-        StringColumn subject = StringColumn.create("candidate"), dtype = StringColumn.create("dtype"), pass = StringColumn.create("pass"),
-                tensor = StringColumn.create("tensor"), verdict = StringColumn.create("verdict");
-        DoubleColumn rel = DoubleColumn.create("rel_L2_vs_fp64"), limit = DoubleColumn.create("rel_L2_limit"), ulp = DoubleColumn.create("max_ulp_vs_fp64"), relE = DoubleColumn.create("rel_L2_vs_eager"),
-                ulpE = DoubleColumn.create("max_ulp_vs_eager");
+        var t = DataTable.builder("correctness: outputs and every gradient vs fp64 and eager", CANDIDATE, DTYPE, Columns.PASS, Columns.TENSOR,
+                Columns.REL_L2_VS_FP64, Columns.REL_L2_LIMIT, Columns.MAX_ULP_VS_FP64, Columns.REL_L2_VS_EAGER, Columns.MAX_ULP_VS_EAGER, Columns.VERDICT);
         for (CheckRow r : rows) {
-            subject.append(r.subject() + " " + r.candidate());
-            dtype.append(r.dtype().id());
-            pass.append(r.pass());
-            tensor.append(r.tensor());
-            rel.append(r.vsFp64() == null ? Double.NaN : r.vsFp64().relL2());
-            limit.append(r.tolerance());
-            ulp.append(r.vsFp64() == null ? Double.NaN : r.vsFp64().maxUlp());
-            relE.append(r.vsEager() == null ? Double.NaN : r.vsEager().relL2());
-            ulpE.append(r.vsEager() == null ? Double.NaN : r.vsEager().maxUlp());
-            verdict.append(r.verdict());
+            t.row(r.subject() + " " + r.candidate(), r.dtype().id(), r.pass(), r.tensor(), r.vsFp64() == null ? null : r.vsFp64().relL2(), r.tolerance(),
+                    r.vsFp64() == null ? null : r.vsFp64().maxUlp(), r.vsEager() == null ? null : r.vsEager().relL2(),
+                    r.vsEager() == null ? null : r.vsEager().maxUlp(), r.verdict());
         }
-        return Table.create("correctness: outputs and every gradient vs fp64 and eager").addColumns(subject, dtype, pass, tensor, rel, limit, ulp, relE, ulpE, verdict);
+        return TableFormat.tablesaw(t.build());
     }
 
     public void save(Path file) { gluelab.workflow.experiment.StepResults.save(file, this); }

@@ -1,5 +1,8 @@
 package gluelab.workflow.experiment;
 
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import com.fasterxml.jackson.databind.JsonNode;
 import gluelab.devlog.Devlog;
 import gluelab.files.AtomicFiles;
@@ -9,7 +12,6 @@ import gluelab.record.ExperimentRecord;
 import gluelab.record.RecordPublisher;
 import gluelab.record.RecordStore;
 import gluelab.report.RecordRanking;
-import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 import java.io.IOException;
@@ -290,28 +292,26 @@ public final class ExperimentFolder {
         }
     }
 
-    /** One row per step: whether it ran, when, its records and summary. */
+    private static final gluelab.table.Column STEP = gluelab.table.Column.text("step", "the workflow step's notebook"),
+            STATE = gluelab.table.Column.text("state", "done, - (not run) or unreadable"),
+            RECORDS = gluelab.table.Column.text("records", "the experiment records the step wrote"),
+            SUMMARY = gluelab.table.Column.text("summary", "the step's one-line result, or why its output is unreadable");
+
+    /** One row per step: whether it ran, when (to the second), its records and summary. */
     public Table status() {
-        StringColumn step = StringColumn.create("step"), state = StringColumn.create("state"), when = StringColumn.create("finished"),
-                recs = StringColumn.create("records"), summary = StringColumn.create("summary");
+        var t = DataTable.builder("experiment " + name, STEP, STATE, Columns.FINISHED, RECORDS, SUMMARY);
         for (Step s : Step.values()) {
-            step.append(s.notebook());
             Optional<StepOutput> o;
             try {
                 o = output(s);
             } catch (IllegalArgumentException e) {
-                state.append("unreadable");
-                when.append("");
-                recs.append("");
-                summary.append(e.getMessage());
+                t.row(s.notebook(), "unreadable", null, "", e.getMessage());
                 continue;
             }
-            state.append(o.isPresent() ? "done" : "-");
-            when.append(o.map(StepOutput::finished).orElse(""));
-            recs.append(o.map(x -> String.join(", ", x.records())).orElse(""));
-            summary.append(o.map(StepOutput::summary).orElse(""));
+            t.row(s.notebook(), o.isPresent() ? "done" : "-", o.map(StepOutput::finished).orElse(null), o.map(x -> String.join(", ", x.records())).orElse(""),
+                    o.map(StepOutput::summary).orElse(""));
         }
-        return Table.create("experiment " + name).addColumns(step, state, when, recs, summary);
+        return TableFormat.tablesaw(t.build());
     }
 
     @Override public String toString() { return "experiment '" + name + "' at " + dir; }

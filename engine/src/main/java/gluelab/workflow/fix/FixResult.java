@@ -1,10 +1,11 @@
 package gluelab.workflow.fix;
 
-import gluelab.units.TimeColumn;
 import gluelab.expr.workbench.RegionBench;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.Rounding;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.Table;
 
 import java.nio.file.Path;
@@ -47,44 +48,34 @@ public record FixResult(int format, List<String> candidates, List<Attempt> attem
                 + winners().size() + " win" + (winners().isEmpty() ? "" : ": " + winners().stream().map(a -> a.op() + " " + a.pass() + " " + a.name()).toList());
     }
 
+    private static final Column CANDIDATE = Column.text("candidate", "the ranking's candidate: op, pass, tokens"),
+            SOURCE = Column.text("source", "where the fix came from: catalogue, region, rewrite, %%cuda, torch"),
+            FIX = Column.text("fix", "the fix tried"),
+            BASELINE = Column.time("baseline", "the candidate in its baseline form"), FIXED = Column.time("fixed", "the candidate with the fix"),
+            DELTA_PCT = Column.percent("delta_pct", "fixed over baseline, minus one, x100 (negative is faster)").rounded(Rounding.places(2)),
+            COMBINATION = Column.text("combination", "the fixes applied together, the others in their baseline form"),
+            FIXES = Column.count("fixes", "how many fixes the combination applies"),
+            STEP = Column.time("step", "the combination timed as one step"), DELTA = Column.time("delta", "the step minus the baseline step");
+
     public Table table() {
-        StringColumn cand = StringColumn.create("candidate"), source = StringColumn.create("source"), name = StringColumn.create("fix"),
-                verdict = StringColumn.create("verdict");
-        TimeColumn base = new TimeColumn("baseline"), var = new TimeColumn("fix"), ideal = new TimeColumn("ideal");
-        DoubleColumn delta = DoubleColumn.create("delta_%");
+        var t = DataTable.builder("fixes tried, cheapest first", CANDIDATE, SOURCE, FIX, BASELINE, FIXED, Columns.IDEAL, DELTA_PCT, Columns.VERDICT);
         for (Attempt a : attempts) {
-            cand.append(a.op() + " " + a.pass() + " T=" + a.tokens());
-            source.append(a.source().label());
-            name.append(a.name());
-            base.append(a.baselineUs());
-            var.append(a.variantUs());
-            ideal.append(a.idealUs());
-            delta.append(round(a.deltaPercent()));
-            verdict.append(a.describe());
+            t.row(a.op() + " " + a.pass() + " T=" + a.tokens(), a.source().label(), a.name(), a.baselineUs(), a.variantUs(), a.idealUs(), a.deltaPercent(),
+                    a.describe());
         }
-        return Table.create("fixes tried, cheapest first").addColumns(cand, source, name, base.column(), var.column(), ideal.column(), delta, verdict);
+        return TableFormat.tablesaw(t.build());
     }
 
     /** Each fix alone and together, against the baseline; empty when fewer than two fixes could be combined. */
     public Table interactionTable() {
-        StringColumn comb = StringColumn.create("combination");
-        IntColumn n = IntColumn.create("fixes");
-        TimeColumn us = new TimeColumn("step"), delta = new TimeColumn("delta");
-        DoubleColumn pct = DoubleColumn.create("delta_%");
+        var t = DataTable.builder("interactions: fixes alone and together", COMBINATION, FIXES, STEP, DELTA, DELTA_PCT);
         double baseline = interactions.isEmpty() ? Double.NaN : interactions.getFirst().us();
-        for (InteractionRow r : interactions) {
-            comb.append(r.combination());
-            n.append(r.fixes().size());
-            us.append(r.us());
-            delta.append(r.deltaUs());
-            pct.append(round(100 * r.deltaUs() / baseline));
-        }
-        return Table.create("interactions: fixes alone and together").addColumns(comb, n, us.column(), delta.column(), pct);
+        for (InteractionRow r : interactions) t.row(r.combination(), r.fixes().size(), r.us(), r.deltaUs(), 100 * r.deltaUs() / baseline);
+        return TableFormat.tablesaw(t.build());
     }
 
     public Table sizingTable() { return RegionBench.table("region sizing", sizing); }
 
-    private static double round(double v) { return Double.isNaN(v) ? Double.NaN : Math.round(v * 100) / 100.0; }
 
     public void save(Path file) { gluelab.workflow.experiment.StepResults.save(file, this); }
 

@@ -1,7 +1,9 @@
 package gluelab.workflow.graphbudget;
 
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.StringColumn;
+import gluelab.table.Column;
+import gluelab.table.Columns;
+import gluelab.table.DataTable;
+import gluelab.table.TableFormat;
 import tech.tablesaw.api.Table;
 
 import java.nio.file.Path;
@@ -26,38 +28,30 @@ public record BudgetResult(int format, int limit, int target, List<RegionGraphs>
         return String.join("; ", regions.stream().map(r -> r.region() + " " + r.graphs() + " of " + r.limit() + " (" + r.status() + ")").toList());
     }
 
+    private static final Column REGION = Column.text("region", "the region compiled"), GRAPHS = Column.count("graphs", "graphs dynamo compiles for it"),
+            LIMIT = Column.count("limit", "the recompile limit"), TARGET = Column.count("target", "the aim: graphs at most this"),
+            STATUS = Column.text("status", "ok, tight (over the aim) or over (past the limit)"),
+            SITES = Column.text("call sites", "where the region is called"), TOKEN_COUNTS = Column.text("token counts", "the token counts it is called with"),
+            MODES = Column.text("grad modes", "the grad modes it is called under"), SOURCE = Column.text("source", "where the calls came from"),
+            SITE = Column.text("site", "the call site"), MODE = Column.text("grad mode", "the call's grad mode"),
+            SIGNATURE = Column.text("signature", "the signature the call compiles");
+
     /** One row per region: graphs, limit, target, status, and what multiplied them. */
     public Table table() {
-        StringColumn region = StringColumn.create("region"), status = StringColumn.create("status"), sites = StringColumn.create("call sites"),
-                tokens = StringColumn.create("token counts"), modes = StringColumn.create("grad modes"), source = StringColumn.create("source");
-        IntColumn graphs = IntColumn.create("graphs"), limit = IntColumn.create("limit"), target = IntColumn.create("target");
+        var t = DataTable.builder("graph budget (limit " + limit + ", aim <= " + target + ")", REGION, GRAPHS, LIMIT, TARGET, STATUS, SITES, TOKEN_COUNTS,
+                MODES, SOURCE);
         for (RegionGraphs r : regions) {
-            region.append(r.region());
-            graphs.append(r.graphs());
-            limit.append(r.limit());
-            target.append(r.target());
-            status.append(r.status());
-            sites.append(String.join(", ", r.sites()));
-            tokens.append(r.tokens().toString());
-            modes.append(String.join(", ", r.modes().stream().map(GradMode::id).toList()));
-            source.append(r.source());
+            t.row(r.region(), r.graphs(), r.limit(), r.target(), r.status(), String.join(", ", r.sites()), r.tokens().toString(),
+                    String.join(", ", r.modes().stream().map(GradMode::id).toList()), r.source());
         }
-        return Table.create("graph budget (limit " + limit + ", aim <= " + target + ")").addColumns(region, graphs, limit, target, status, sites, tokens, modes, source);
+        return TableFormat.tablesaw(t.build());
     }
 
     /** Every call and the signature it compiles (the same signature twice is one graph). */
     public Table callTable() {
-        StringColumn region = StringColumn.create("region"), site = StringColumn.create("site"), mode = StringColumn.create("grad mode"),
-                sig = StringColumn.create("signature");
-        IntColumn tokens = IntColumn.create("tokens");
-        for (Call c : calls) {
-            region.append(c.region());
-            site.append(c.site());
-            tokens.append((int) c.tokens());
-            mode.append(c.mode().id());
-            sig.append(c.signature());
-        }
-        return Table.create("calls").addColumns(region, site, tokens, mode, sig);
+        var t = DataTable.builder("calls", REGION, SITE, Columns.TOKENS, MODE, SIGNATURE);
+        for (Call c : calls) t.row(c.region(), c.site(), c.tokens(), c.mode().id(), c.signature());
+        return TableFormat.tablesaw(t.build());
     }
 
     public void save(Path file) { gluelab.workflow.experiment.StepResults.save(file, this); }

@@ -1,5 +1,7 @@
 package gluelab.kernel.display;
 
+import gluelab.table.DisplayNumbers;
+import gluelab.table.TableFormat;
 import org.dflib.jjava.jupyter.kernel.display.Renderer;
 import org.dflib.jjava.jupyter.kernel.display.mime.MIMEType;
 
@@ -67,20 +69,31 @@ final class RecordCards {
     }
 
     static String table(Collection<?> list) {
-        RecordComponent[] cs = list.iterator().next().getClass().getRecordComponents();
+        RecordComponent[] cs = caveatsFirst(list, list.iterator().next().getClass().getRecordComponents());
         StringBuilder sb = new StringBuilder("<table><thead><tr>");
-        for (RecordComponent c : cs) sb.append(Renderers.th(c.getName()));
+        for (RecordComponent c : cs) sb.append(TableFormat.th(c.getName()));
         sb.append("</tr></thead><tbody>");
         int n = 0;
         for (Object o : list) {
             if (n++ == ROWS) break;
             sb.append("<tr>");
-            for (RecordComponent c : cs) sb.append(Renderers.td(inline(value(o, c))));
+            for (RecordComponent c : cs) sb.append(TableFormat.td(inline(value(o, c))));
             sb.append("</tr>");
         }
         sb.append("</tbody></table>");
         if (list.size() > ROWS) sb.append("<p>").append(list.size() - ROWS).append(" more rows</p>");
         return sb.toString();
+    }
+
+    /** A component that carries a row's caveat ({@code caveat}, {@code noisy}) first when any row has one, as {@link TableFormat} orders tables. */
+    static RecordComponent[] caveatsFirst(Collection<?> list, RecordComponent[] cs) {
+        List<RecordComponent> flags = new ArrayList<>(), rest = new ArrayList<>();
+        for (RecordComponent c : cs) {
+            boolean said = gluelab.table.Columns.isCaveat(c.getName()) && list.stream().map(o -> value(o, c)).anyMatch(v -> v != null && !inline(v).isBlank());
+            (said ? flags : rest).add(c);
+        }
+        flags.addAll(rest);
+        return flags.toArray(RecordComponent[]::new);
     }
 
     static String textTable(Collection<?> list) {

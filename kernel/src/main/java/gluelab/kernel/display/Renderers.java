@@ -7,7 +7,7 @@ import gluelab.report.ShownFile;
 import gluelab.device.DeviceFacts;
 import gluelab.floor.Floor;
 import gluelab.rank.Ranking;
-import gluelab.report.Tables;
+import gluelab.table.TableFormat;
 import gluelab.trace.TraceDiff;
 import gluelab.trace.TraceSummary;
 import gluelab.trace.TraceText;
@@ -19,8 +19,6 @@ import org.knowm.xchart.internal.chartpart.Chart;
 import tech.tablesaw.api.Table;
 
 import java.io.ByteArrayOutputStream;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Base64;
 
 /** How gluelab's results look in a notebook: tables as HTML, charts as PNG (SVG on request), engine results as cards. */
@@ -38,7 +36,7 @@ public final class Renderers {
                 .register((t, ctx) -> {
                     ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(t));
                     ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> head(t).printAll() + more(t));
-                    ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> Tables.markdown(head(t)) + more(t));
+                    ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> TableFormat.markdown(head(t)) + more(t));
                 });
         r.createRegistration(Chart.class).preferring(MIMEType.IMAGE_PNG).supporting(MIMEType.IMAGE_SVG, MIMEType.TEXT_PLAIN)
                 .register((c, ctx) -> {
@@ -58,12 +56,13 @@ public final class Renderers {
         card(r, DeviceFacts.class, f -> "Device " + f.kind() + ":" + f.ordinal(),
                 f -> deviceLine(f) + (f.kind().equals("cpu") ? gluelab.device.Devices.autoFallback().map(w -> "; device auto chose the CPU: " + w).orElse("") : ""));
         card(r, Floor.class, f -> "Floor of " + f.name() + " " + f.pass().id() + " at " + f.tokens() + " tokens",
-                f -> String.format("%d bytes, %d FLOPs: ideal %.1f us (%s-bound) at %.0f GB/s", f.bytes(), f.flops(), f.idealSeconds() * 1e6, f.bound(), f.bandwidth() / 1e9));
+                f -> String.format("%s, %s FLOPs: ideal %s (%s-bound) at %.0f GB/s", gluelab.units.Numbers.bytes(f.bytes()), f.flops(),
+                        gluelab.units.Micros.of(f.idealSeconds() * 1e6), f.bound(), f.bandwidth() / 1e9));
         r.createRegistration(Ranking.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN).register((k, ctx) -> {
             String verdict = k.stopReached() ? "Stop rule reached: the remaining gap is under " + pct(k.stopFraction()) + " of the layer."
                     : k.worthFixing().size() + " candidate(s) above the stop rule (" + pct(k.stopFraction()) + " of the layer).";
             ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> "<p><b>" + verdict + "</b></p>" + html(k.table()));
-            ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> "**" + verdict + "**\n\n" + Tables.markdown(k.table()));
+            ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> "**" + verdict + "**\n\n" + TableFormat.markdown(k.table()));
             ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> verdict + "\n" + k.table().printAll());
         });
         r.createRegistration(BenchResult.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN).register((b, ctx) -> {
@@ -93,15 +92,6 @@ public final class Renderers {
                 versions.isEmpty() ? "" : "; " + versions);
     }
 
-    /** A cell as text, floating-point numbers rounded (tablesaw prints every digit of a double). */
-    static String cell(tech.tablesaw.columns.Column<?> c, int row) {
-        if (c instanceof tech.tablesaw.api.NumberColumn<?, ?> n && !(c instanceof tech.tablesaw.api.IntColumn) && !(c instanceof tech.tablesaw.api.LongColumn)
-                && !(c instanceof tech.tablesaw.api.ShortColumn) && !n.isMissing(row)) {
-            return DisplayNumbers.format(n.getDouble(row));
-        }
-        return c.getString(row);
-    }
-
     private static <T> void card(Renderer r, Class<T> type, java.util.function.Function<T, String> title, java.util.function.Function<T, String> body) {
         r.createRegistration(type).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN).register((x, ctx) -> {
             String b = body.apply(x), t = title.apply(x);
@@ -116,51 +106,9 @@ public final class Renderers {
 
     static String more(Table t) { return t.rowCount() > TABLE_ROWS ? "\n... " + (t.rowCount() - TABLE_ROWS) + " more rows" : ""; }
 
-    /**
-     * A table as HTML that fits a notebook's width: a flag column that says something ({@code noisy})
-     * comes first, headers break at their underscores and long text wraps.
-     */
-    public static String html(Table t) {
-        Table h = head(t);
-        List<Integer> order = columnOrder(h);
-        StringBuilder sb = new StringBuilder("<table><thead><tr>");
-        for (int c : order) sb.append(th(h.column(c).name()));
-        sb.append("</tr></thead><tbody>");
-        for (int r = 0; r < h.rowCount(); r++) {
-            sb.append("<tr>");
-            for (int c : order) sb.append(td(cell(h.column(c), r)));
-            sb.append("</tr>");
-        }
-        sb.append("</tbody></table>");
-        if (t.rowCount() > TABLE_ROWS) sb.append("<p>").append(t.rowCount() - TABLE_ROWS).append(" more rows</p>");
-        return (t.name() == null || t.name().isBlank() ? "" : "<p><b>" + escape(t.name()) + "</b></p>") + sb;
-    }
+    /** A table as HTML ({@link TableFormat#html(Table, int)}): caveats first, the first {@link #TABLE_ROWS} rows. */
+    public static String html(Table t) { return TableFormat.html(t, TABLE_ROWS); }
 
-    /** Columns that flag a row; shown first when any row has one, so a wide table never hides them. */
-    static final List<String> FLAG_COLUMNS = List.of("noisy");
-
-    private static List<Integer> columnOrder(Table t) {
-        List<Integer> flags = new ArrayList<>(), rest = new ArrayList<>();
-        for (int c = 0; c < t.columnCount(); c++) {
-            var col = t.column(c);
-            boolean said = FLAG_COLUMNS.contains(col.name()) && java.util.stream.IntStream.range(0, col.size()).anyMatch(r -> !col.getString(r).isBlank());
-            (said ? flags : rest).add(c);
-        }
-        flags.addAll(rest);
-        return flags;
-    }
-
-    /** Text longer than this wraps in its cell (left-aligned) instead of widening the table. */
-    static final int WRAP_AT = 24;
-
-    /** A header cell that may break after an underscore ("median_us"). */
-    static String th(String name) { return "<th>" + escape(name).replace("_", "_<wbr>") + "</th>"; }
-
-    /** A body cell; long text wraps. */
-    static String td(String text) {
-        String e = escape(text);
-        return text.length() > WRAP_AT ? "<td style='text-align:left;white-space:normal;min-width:12em;max-width:32em'>" + e + "</td>" : "<td>" + e + "</td>";
-    }
 
     static String svg(Chart<?, ?> c) {
         try {
@@ -172,7 +120,7 @@ public final class Renderers {
         }
     }
 
-    static String escape(String s) { return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"); }
+    static String escape(String s) { return TableFormat.escape(s); }
 
     /** Two significant digits, so a CPU's 0.02% stop rule does not print as 0.0%. */
     private static String pct(double f) {
