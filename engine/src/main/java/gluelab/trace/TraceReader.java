@@ -47,7 +47,12 @@ public final class TraceReader {
     private TraceReader(Path file) { this.file = file; }
 
     public static Trace read(Path file) {
-        if (!Files.isRegularFile(file)) throw new TraceException("no trace file at " + file);
+        if (!Files.exists(file)) throw new TraceException("no trace file at " + file);
+        try {
+            gluelab.files.TextInput.requireRegular(file, "trace");
+        } catch (IllegalArgumentException e) {
+            throw new TraceException(e.getMessage());
+        }
         return new TraceReader(file).parse();
     }
 
@@ -67,8 +72,14 @@ public final class TraceReader {
                 } else {
                     throw new TraceException(file + ": not a Chrome trace (expected a JSON object or array at the start)");
                 }
+                if (p.nextToken() != null) {
+                    throw new TraceException(file + ": more JSON after the trace ends, at " + where(p.currentTokenLocation())
+                            + " (two traces appended, or two gzip members?); give each trace on its own");
+                }
             }
         } catch (JsonParseException e) {
+            if (e.getProcessor() instanceof JsonParser p && p.getParsingContext() != null && p.getParsingContext().inRoot() && eventIndex > 0)
+                throw new TraceException(file + ": text after the trace ends, at " + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
             throw new TraceException(file + ": invalid JSON at " + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
         } catch (EOFException | ZipException e) {
             throw new TraceException(file + ": truncated or corrupt gzip data (" + e.getMessage() + ") after " + eventIndex + " events", e);
