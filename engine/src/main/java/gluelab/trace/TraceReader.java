@@ -39,6 +39,7 @@ public final class TraceReader {
     private final Map<String, Integer> warnings = new TreeMap<>();
     private final Map<String, String> examples = new TreeMap<>();
     private final Map<Long, int[]> shapes = new HashMap<>();
+    private final SeenKernels seenKernels = new SeenKernels();
     private boolean backward;
     private String device = "";
     private boolean recordShapes;
@@ -365,7 +366,13 @@ public final class TraceReader {
             return;
         }
         switch (cat) {
-            case "kernel" -> totals.kernel(name, e.ts, e.dur, e.externalId, canonical(e.grid), canonical(e.block), e.registers);
+            case "kernel" -> {
+                if (!seenKernels.firstTime(name, e.ts, e.dur, e.externalId)) {
+                    warn("kernel event repeated exactly: same name, ts, dur and External id (left out; two traces concatenated?)", start, e, ", ts " + e.ts);
+                    return;
+                }
+                totals.kernel(name, e.ts, e.dur, e.externalId, canonical(e.grid), canonical(e.block), e.registers);
+            }
             case "gpu_memcpy", "gpu_memset" -> totals.gpuMem(cat.equals("gpu_memset"), e.ts, e.dur);
             case "cuda_runtime", "cuda_driver" -> totals.apiCall(name, e.ts);
             case "cpu_op" -> {

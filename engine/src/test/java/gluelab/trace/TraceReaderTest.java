@@ -116,6 +116,26 @@ class TraceReaderTest {
         assertTrue(assertThrows(TraceException.class, () -> TraceReader.read(folder)).getMessage().contains("is a folder"));
     }
 
+    /** Every kernel event twice doubled every total without a word (issue 23's probe). */
+    @Test
+    void exactlyRepeatedKernelEventsAreLeftOutAndCounted(@TempDir Path dir) throws Exception {
+        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper().readTree(json("glue_compiled_shapes_T8192.json.gz"));
+        var events = (com.fasterxml.jackson.databind.node.ArrayNode) tree.get("traceEvents");
+        var doubled = events.arrayNode();
+        for (JsonNode e : events) {
+            doubled.add(e);
+            if (e.path("cat").asText().equals("kernel")) doubled.add(e.deepCopy());
+        }
+        tree.set("traceEvents", doubled);
+        Path p = write(dir, "doubled.json", tree.toString());
+        Trace t = TraceReader.read(p);
+        Trace once = TraceReader.read(TRACES.resolve("glue_compiled_shapes_T8192.json.gz"));
+        assertEquals(once.kernelCount(), t.kernelCount());
+        assertEquals(once.kernelMicros(), t.kernelMicros(), 1e-6);
+        assertEquals(once.kernelCount(), t.warnings().entrySet().stream().filter(w -> w.getKey().contains("repeated exactly")).mapToInt(java.util.Map.Entry::getValue).sum(),
+                t.warnings().toString());
+    }
+
     /** A family rule that backtracks without end used to hang trace summary (issue 23). */
     @Test
     void aCatastrophicFamilyRuleFailsNamingItsLine(@TempDir Path dir) throws Exception {

@@ -164,4 +164,14 @@ class ExperimentFolderTest {
             assertNotNull(again, "released on close");
         }
     }
+
+    /** A plan file with tokens [2048, 2048] was read as a plan (issue 23's probe). */
+    @Test
+    void aPlanFileListingACountTwiceIsRefusedNamingTheFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path root) throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("twice", root);
+        ex.plan("llama3-8b", List.of(2048L), 0.01, "cpu");
+        java.nio.file.Files.writeString(ex.planFile(), java.nio.file.Files.readString(ex.planFile()).replace("[ 2048 ]", "[ 2048, 2048 ]"));
+        var e = assertThrows(IllegalArgumentException.class, () -> ExperimentFolder.open("twice", root).plan());
+        assertTrue(e.getMessage().contains(ex.planFile().toString()) && e.getMessage().contains("lists a count twice"), e.getMessage());
+    }
 }
