@@ -72,6 +72,7 @@ public final class SweepCommand implements Runnable {
 
         @Override public Integer call() {
             List<String> devs = DeviceList.parse(devices);
+            PathOptions.folder(out, "--out");
             SweepDir dir = open(planFile, resume, out);
             System.out.println("sweep " + dir.id() + " in " + dir.root() + ": " + dir.shards().size() + " shards on " + devs);
             var statuses = new LocalSweep(dir, devs, WorkerCommand.current(), new ConsoleProgress(System.err)).run();

@@ -75,6 +75,17 @@ class PrCommandTest {
         CliTest.assertBadInput(run("pr", "write", stack.toString(), "--out", file.resolve("pr").toString()), "--out", "is a file, so no folder can be made under it");
     }
 
+    /** Binary input said "Input length = 1" (issue 23's probe). */
+    @Test
+    void binaryInputsSayWhereTheyStopBeingText(@TempDir Path dir) throws Exception {
+        Path log = Files.write(dir.resolve("devlog.md"), new byte[]{'#', ' ', 'x', '\n', (byte) 0xc3, '('});
+        CliTest.assertBadInput(run("feedback", "--devlog", log.toString()), "devlog " + log + ":2: not UTF-8 text at byte 4");
+        Path pr = Files.write(dir.resolve("x.md"), new byte[]{'a', (byte) 0xff});
+        CliTest.assertBadInput(run("pr", "check", pr.toString()), "PR text " + pr + ":1: not UTF-8 text at byte 1");
+        Path plan = Files.write(dir.resolve("plan.json"), new byte[]{'{', (byte) 0xfe, '}'});
+        CliTest.assertBadInput(run("sweep", "shards", plan.toString()), "sweep plan " + plan + ":1: not UTF-8 text at byte 1");
+    }
+
     @Test
     void badInputIsNamedBeforeAnyWork(@TempDir Path dir) throws Exception {
         CliTest.assertBadInput(run("pr", "check", dir.resolve("missing.md").toString()), "no such PR text", "missing.md");

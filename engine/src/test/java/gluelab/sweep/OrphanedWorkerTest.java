@@ -42,10 +42,12 @@ class OrphanedWorkerTest {
         try (var out = new BufferedReader(new InputStreamReader(coordinator.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = out.readLine()) != null; ) {
                 if (line.startsWith("pid ")) workerProcess = ProcessHandle.of(Long.parseLong(line.substring(4).trim())).orElseThrow();
-                if (line.startsWith("READY") || line.contains("UNUSABLE")) break;
+                if (line.startsWith("unusable ")) fail("the worker could not open its device: " + line);
+                if (line.startsWith("ready ")) break;
             }
             assertNotNull(workerProcess, "the worker did not start");
-            assertTrue(workerProcess.isAlive(), "the worker ended before its coordinator");
+            String log = tmp.resolve("worker.log").toString();
+            assertTrue(workerProcess.isAlive(), () -> "the worker ended before its coordinator: " + readQuietly(Path.of(log)));
             coordinator.destroyForcibly().waitFor();
             try {
                 workerProcess.onExit().get(60, TimeUnit.SECONDS);
@@ -56,6 +58,14 @@ class OrphanedWorkerTest {
             holder.thenAccept(o -> { try { o.close(); } catch (java.io.IOException ignored) { } });
             if (workerProcess != null) workerProcess.destroyForcibly();
             coordinator.destroyForcibly();
+        }
+    }
+
+    static String readQuietly(Path p) {
+        try {
+            return java.nio.file.Files.readString(p);
+        } catch (java.io.IOException e) {
+            return "(no log: " + e.getMessage() + ")";
         }
     }
 }
