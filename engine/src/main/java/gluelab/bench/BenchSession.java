@@ -68,6 +68,12 @@ public final class BenchSession {
     private Tuner.Options tuneOptions = Tuner.Options.defaults();
     private boolean tuneEveryDevice;
     private final List<TuneResult> tuned = new ArrayList<>();
+    /** The device rows of the run in progress, as they land: what a stopped run keeps. */
+    private final List<Row> soFar = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The recorded run in progress, to save its partial record when it is stopped; null when none. */
+    private volatile InFlight inFlight;
+
+    private record InFlight(String id, BenchPlan plan, Recording how, Instant started) {}
 
     private BenchSession(Device device, Calibration calibration) {
         this.device = device;
@@ -101,6 +107,26 @@ public final class BenchSession {
         return kind.id() + "-" + ID.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xfff);
     }
 
+    /** The device rows measured so far by the run in progress (or the last run). */
+    public List<Row> measuredSoFar() { return List.copyOf(soFar); }
+
+    /**
+     * Saves what the recorded run in progress measured so far as its partial record, marked FAILED
+     * with {@code why} (a run stopped by a signal); the partial folder, or null when no recorded run
+     * is in progress or nothing was measured yet.
+     */
+    public Path keepPartial(String why) {
+        InFlight f = inFlight;
+        List<Row> rows = measuredSoFar();
+        if (f == null || rows.isEmpty()) return null;
+        Map<String, String> params = new LinkedHashMap<>(f.plan().parameters(device));
+        params.putAll(f.how().extraParameters());
+        params.put("notes", why + " after " + rows.size() + " measurements; the rest were not measured");
+        ExperimentRecord partial = ExperimentRecord.builder(f.id(), f.how().kind(), f.plan().spec()).parameters(params)
+                .environment(Environment.capture(device.facts(), calibration, f.started())).rows(rows).stopFraction(f.how().stopFraction()).build();
+        return f.how().publisher().keepPartial(partial, why);
+    }
+
     /** Tune (where the plan says so) -> measure -> peer rows. */
     public BenchResult run(BenchPlan plan) { return measure(plan, new ArrayList<>()); }
 
@@ -111,6 +137,7 @@ public final class BenchSession {
         log(d -> d.note("run " + id + " started: " + how.kind().id() + " of " + plan.spec().name() + " on " + device.id() + " ("
                 + device.facts().name() + "), tokens " + plan.tokens() + ", calibration " + calibration.describe()));
         BenchResult[] measured = new BenchResult[1];
+        inFlight = new InFlight(id, plan, how, started);
         try {
             var published = how.publisher().publish(id, () -> {
                 Map<String, String> telemetry = new LinkedHashMap<>();
@@ -130,11 +157,14 @@ public final class BenchSession {
         } catch (RuntimeException e) {
             log(d -> d.deadEnd("run " + id + " FAILED: " + e));
             throw e;
+        } finally {
+            inFlight = null;
         }
     }
 
     private BenchResult measure(BenchPlan plan, List<String> notes) {
         tuned.clear();
+        soFar.clear();
         plan.checkRuns(device);
         if (plan.tune() && Tuning.tunesBeforeBench(device, tuneEveryDevice)) {
             // The hand kernels (fused) and the generated regions (region) that the plan measures; cached picks cost nothing.
@@ -145,6 +175,7 @@ public final class BenchSession {
         Consumer<String> noteSink = BenchRunner.STDERR_NOTES.andThen(notes::add);
         if (devlog != null) noteSink = noteSink.andThen(devlog::note);
         Consumer<Row> rows = devlog == null ? onRow : onRow.andThen(row -> devlog.measurement(row.describe()));
+        rows = rows.andThen(soFar::add);
         BenchResult own = new BenchRunner(device, calibration, noteSink).run(plan, progress, rows);
         return peer == null ? own : peer.add(plan, calibration, own, progress);
     }

@@ -74,8 +74,12 @@ public final class BenchCommand implements Callable<Integer> {
             plan.checkRuns(lab.device());
             try (var torch = torchOptions.start(lab.device())) {
                 lab.progress(new ConsoleProgress(System.err));
-                BenchResult result = lab.session().tuneEveryDevice(tune).peer(torch == null ? null : (p, cal, own, progress) -> torchOptions.addRows(torch, p, cal, own, progress, json))
-                        .run(plan);
+                var session = lab.session();
+                BenchResult result;
+                try (var signals = StopSignals.install(signal -> printPartial(session.measuredSoFar(), signal))) {
+                    result = session.tuneEveryDevice(tune).peer(torch == null ? null : (p, cal, own, progress) -> torchOptions.addRows(torch, p, cal, own, progress, json))
+                            .run(plan);
+                }
                 // With --json, stdout is the rows alone.
                 chartOptions.draw(result.rows(), json ? System.err : System.out);
                 if (json) {
@@ -90,5 +94,14 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** A stopped bench still shows what it measured: the rows so far (as JSON with --json), and a STOPPED line. */
+    private void printPartial(java.util.List<gluelab.record.Row> rows, String signal) {
+        System.err.println();
+        System.err.println("STOPPED by " + signal + " after " + rows.size() + " measurement(s)" + (rows.isEmpty() ? "" : "; the rows measured so far:"));
+        if (rows.isEmpty()) return;
+        if (json) System.out.println(Json.write(rows));
+        else System.out.println(gluelab.report.Tables.results(rows).printAll());
     }
 }

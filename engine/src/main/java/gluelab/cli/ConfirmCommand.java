@@ -42,6 +42,15 @@ public final class ConfirmCommand implements Callable<Integer> {
         ExperimentFolder ex = root == null ? ExperimentFolder.open(experiment) : ExperimentFolder.open(experiment, root);
         List<Comparison> comparisons = new ArrayList<>();
         if (compare != null) for (String c : compare) comparisons.add(parse(c));
+        if (compare != null && !compare.isEmpty()) {
+            // Checked before any process starts: later steps read the plan's token counts.
+            List<Long> planned = ex.plan().tokens();
+            for (int i = 0; i < compare.size(); i++) {
+                long t = comparisons.get(i).tokens();
+                if (!planned.contains(t)) throw new IllegalArgumentException("--compare '" + compare.get(i) + "': experiment '" + experiment
+                        + "' plans token counts " + planned + "; confirm at one of them, or start an experiment whose plan has " + t);
+            }
+        }
         if (fromFix) comparisons.addAll(Comparison.fromFixes(FixResult.load(ex.file(Step.FIX, "fix"))));
         if (comparisons.isEmpty()) throw new IllegalArgumentException("nothing to confirm: give --compare OP:TOKENS:BASELINE:CANDIDATE or --from-fix");
         ex.plan();

@@ -7,6 +7,7 @@ import gluelab.lab.Gluelab;
 import gluelab.model.SpecRegistry;
 import gluelab.progress.ConsoleProgress;
 import gluelab.record.RecordStore;
+import gluelab.bench.BenchSession;
 import gluelab.record.RunKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -59,7 +60,11 @@ public final class DemoCommand implements Callable<Integer> {
             System.out.println("calibration: " + lab.calibration().describe());
             Devlog log = new Devlog(devlog != null ? devlog : out.resolve("devlog.md"));
             lab.progress(new ConsoleProgress(System.err));
-            var outcome = lab.record(plan, RunKind.DEMO, new RecordStore(out), stopFraction, log);
+            var session = lab.session().devlog(log);
+            BenchSession.Outcome outcome;
+            try (var signals = StopSignals.install(signal -> keepPartial(session, signal))) {
+                outcome = session.record(plan, new BenchSession.Recording(Gluelab.publisher(new RecordStore(out)), RunKind.DEMO, stopFraction));
+            }
             System.out.println();
             System.out.println(outcome.ranking().table().printAll());
             System.out.println("run: " + outcome.dir());
@@ -73,5 +78,14 @@ public final class DemoCommand implements Callable<Integer> {
             System.out.println("devlog: " + log.file());
             return 0;
         }
+    }
+
+    /** A stopped demo keeps what it measured as a partial record and says where. */
+    private static void keepPartial(BenchSession session, String signal) {
+        Path kept = session.keepPartial("stopped by " + signal);
+        System.err.println();
+        System.err.println(kept == null ? "STOPPED by " + signal + " before any measurement finished; nothing to keep"
+                : "STOPPED by " + signal + ": the " + session.measuredSoFar().size() + " measurement(s) so far are kept in " + kept.resolve("record.json")
+                + " (gluelab report " + kept.resolve("record.json") + ")");
     }
 }

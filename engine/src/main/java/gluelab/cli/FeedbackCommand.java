@@ -24,6 +24,7 @@ public final class FeedbackCommand implements Callable<Integer> {
         if (devlog == null && stack == null) throw new IllegalArgumentException("give --devlog FILE, --stack FILE or both");
         if (devlog != null && !Files.isRegularFile(devlog)) throw new IllegalArgumentException("no such devlog: " + devlog);
         if (stack != null && !Files.isRegularFile(stack)) throw new IllegalArgumentException("no such change stack: " + stack);
+        PathOptions.notAnInput(out, "--out", devlog, stack);
         List<Devlog.Entry> entries = devlog == null ? List.of() : new Devlog(devlog).read();
         ChangeStack s = stack == null ? null : ChangeStack.load(stack);
         List<FeedbackItem> items = SkillFeedback.collect(entries, s, List.of(), List.of());

@@ -24,6 +24,7 @@ public final class MergeCommand implements Callable<Integer> {
     boolean allowMixed;
 
     @Override public Integer call() {
+        PathOptions.folder(out, "--out");
         Merge.Result result = Merge.of(dirs, allowMixed);
         Path target = out != null ? out : dirs.size() == 1 && gluelab.sweep.SweepDir.isSweep(dirs.getFirst())
                 ? gluelab.sweep.SweepDir.open(dirs.getFirst()).merged() : Path.of("merged");

@@ -62,7 +62,12 @@ public final class PrCommand implements Runnable {
             if (!Files.isRegularFile(stackFile)) throw new IllegalArgumentException("no such change stack: " + stackFile);
             ChangeStack stack = ChangeStack.load(stackFile);
             Path dir = out != null ? out : stackFile.toAbsolutePath().getParent().resolve("pr");
-            List<Path> written = PrText.write(stack, dir);
+            PathOptions.folder(dir, "--out");
+            var texts = PrText.writeKeepingEdits(stack, dir);
+            List<Path> written = texts.stream().map(gluelab.files.WrittenFiles.Written::file).toList();
+            for (var t : texts) {
+                if (t.beside()) System.err.println("note: " + t.kept() + " was edited since it was written and is kept; the new text is " + t.file().getFileName());
+            }
             int violations = 0;
             for (Path p : written) {
                 List<Violation> v = PrChecker.check(p, stack);

@@ -32,9 +32,17 @@ public final class SweepCommand implements Runnable {
 
     /** Merges what finished into DIR/merged; the shards left out are named with their state. Exit 1 when any was left out. */
     static int collect(SweepDir dir, java.util.function.Function<SweepDir, List<ShardStatus>> statuses, boolean allowMixed) {
-        Merge.Result result = Merge.of(List.of(dir.root()), allowMixed, statuses);
-        return MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), RunReport.RENDERER));
+        // Two collects of one sweep at once replaced each other's merged folder half-way.
+        Path lockFile = dir.root().resolve(COLLECT_LOCK);
+        try (var lock = gluelab.files.FileLock.tryTake(lockFile)) {
+            if (lock == null) throw new IllegalStateException("another 'sweep collect' of " + dir.root() + " is running (it holds " + lockFile
+                    + "); wait for it to finish, then collect again");
+            Merge.Result result = Merge.of(List.of(dir.root()), allowMixed, statuses);
+            return MergeCommand.print(result, MergeOutput.publish(result, dir.merged(), RunReport.RENDERER));
+        }
     }
+
+    static final String COLLECT_LOCK = ".collect.lock";
 
     @Command(name = "shards", mixinStandardHelpOptions = true, description = "List the shards a plan splits into (runs nothing).")
     static final class Shards implements Callable<Integer> {
@@ -64,6 +72,7 @@ public final class SweepCommand implements Runnable {
 
         @Override public Integer call() {
             List<String> devs = DeviceList.parse(devices);
+            PathOptions.folder(out, "--out");
             SweepDir dir = open(planFile, resume, out);
             System.out.println("sweep " + dir.id() + " in " + dir.root() + ": " + dir.shards().size() + " shards on " + devs);
             var statuses = new LocalSweep(dir, devs, WorkerCommand.current(), new ConsoleProgress(System.err)).run();

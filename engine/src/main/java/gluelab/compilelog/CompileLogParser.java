@@ -1,13 +1,5 @@
 package gluelab.compilelog;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.*;
 import java.util.regex.Matcher;
@@ -37,25 +29,13 @@ public final class CompileLogParser {
     private CompileLogParser() {}
 
     public static CompileLog read(Path file) {
-        byte[] bytes;
+        String text;
         try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            throw new CompileLogException(file + ": no such file");
-        } catch (IOException e) {
-            throw new CompileLogException(file + ": cannot read: " + e.getMessage(), e);
+            text = gluelab.files.TextInput.read(file, "dynamo log");
+        } catch (IllegalArgumentException e) {
+            throw new CompileLogException(e.getMessage() + "; expected a dynamo log (stderr of a run with TORCH_LOGS=recompiles,graph_breaks,guards)");
         }
-        var decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(bytes.length);
-        CoderResult r = decoder.decode(in, out, true);
-        if (r.isError()) {
-            int line = 1;
-            for (int i = 0; i < in.position(); i++) if (bytes[i] == '\n') line++;
-            throw new CompileLogException(file + ":" + line + ": not UTF-8 text; expected a dynamo log (stderr of a run with "
-                    + "TORCH_LOGS=recompiles,graph_breaks,guards)");
-        }
-        return parse(file.toString(), out.flip().toString().lines().toList(), true);
+        return parse(file.toString(), text.lines().toList(), true);
     }
 
     /**

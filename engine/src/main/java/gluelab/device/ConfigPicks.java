@@ -74,11 +74,27 @@ public final class ConfigPicks {
         }
     }
 
-    public void store(Key key, String configId, String recordJson) {
-        write(dir.resolve(key.hash() + ".json"), recordJson);
-        write(dir.resolve(key.hash() + ".pick"), configId + "\n");
+    /**
+     * Keeps the pick for this process, then saves it; a cache that cannot be written (read-only, full)
+     * is said once, on stderr, instead of the picks being lost without a word. Returns whether it was saved.
+     */
+    public boolean store(Key key, String configId, String recordJson) {
         memory.put(key.hash(), Optional.of(configId));
+        try {
+            write(dir.resolve(key.hash() + ".json"), recordJson);
+            write(dir.resolve(key.hash() + ".pick"), configId + "\n");
+            return true;
+        } catch (UncheckedIOException e) {
+            if (!warned) {
+                warned = true;
+                System.err.println("gluelab: warning: tuned picks are not saved (" + e.getMessage() + "); this run uses them, a later run tunes again"
+                        + " (set GLUELAB_CACHE to a writable folder)");
+            }
+            return false;
+        }
     }
+
+    private volatile boolean warned;
 
     private static void write(Path target, String text) {
         try {
@@ -91,7 +107,7 @@ public final class ConfigPicks {
                 Files.deleteIfExists(tmp);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write " + target + ": " + gluelab.files.IoErrors.reason(e), e);
         }
     }
 }

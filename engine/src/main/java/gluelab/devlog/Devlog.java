@@ -98,12 +98,7 @@ public final class Devlog {
     public List<Entry> read() {
         List<Entry> out = new ArrayList<>();
         if (!Files.exists(file)) return out;
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read devlog " + file + ": " + e.getMessage(), e);
-        }
+        List<String> lines = gluelab.files.TextInput.lines(file, "devlog");
         Instant at = null;
         Kind kind = null;
         StringBuilder text = new StringBuilder();

@@ -61,6 +61,17 @@ public final class RecordPublisher {
         }
     }
 
+    /**
+     * Keeps a run stopped part-way: its record of what was measured saved in its partial folder,
+     * with a FAILED marker saying why ({@code report PARTIAL/record.json} reads it); returns the folder.
+     */
+    public Path keepPartial(ExperimentRecord partial, String why) {
+        Path dir = store.partialDir(partial.id());
+        RecordStore.save(dir, partial);
+        RecordStore.fail(dir, why + " after " + partial.rows().size() + " measurements; " + RecordStore.RECORD_FILE + " holds them");
+        return dir;
+    }
+
     /** Publishes a record already measured. */
     public Published publish(ExperimentRecord record) { return publish(record.id(), () -> record); }
 

@@ -120,7 +120,9 @@ public final class RecordStore {
         }
         if (Files.isRegularFile(path) && startsWithList(path)) {
             try {
-                return List.of(Json.MAPPER.readValue(path.toFile(), Row[].class));
+                List<Row> rows = List.of(Json.MAPPER.readValue(path.toFile(), Row[].class));
+                checkSamples("rows file " + path, rows);
+                return rows;
             } catch (JsonProcessingException e) {
                 String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? Json.fieldPath(m) : "";
                 throw new IllegalArgumentException("rows file " + path + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": " + e.getOriginalMessage(), e);
@@ -170,12 +172,42 @@ public final class RecordStore {
             require(file, m, at + ".measurement", "samples", n -> n.isArray() && !n.isEmpty(), "a non-empty list of samples");
         }
         try {
-            return Json.MAPPER.treeToValue(tree, ExperimentRecord.class);
+            ExperimentRecord r = Json.MAPPER.treeToValue(tree, ExperimentRecord.class);
+            checkSamples("experiment record " + file, r.rows());
+            return r;
         } catch (JsonProcessingException e) {
             String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? Json.fieldPath(m) : "";
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw new IllegalArgumentException("experiment record " + file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": "
                     + (cause == e ? e.getOriginalMessage() : cause.getMessage()), e);
+        }
+    }
+
+    /** No sample of one launch lasts a day; 1e308 s or an overflow is damage, not a time. */
+    static final double MOST_SECONDS = 86_400;
+    /** A stored median this far from its samples' median (either way) was not computed from them. */
+    static final double MEDIAN_AGREEMENT = 1.5;
+
+    /**
+     * Every sample a positive, finite time under a day, and each stored median that of its samples:
+     * a record with medians of 0 printed "NaN%" and passed compare; one whose summaries disagreed 10x
+     * with its samples was trusted.
+     */
+    static void checkSamples(String source, List<Row> rows) {
+        for (int i = 0; i < rows.size(); i++) {
+            var m = rows.get(i).measurement();
+            double[] samples = m.samples();
+            String at = source + ": field \"rows[" + i + "].measurement";
+            for (int j = 0; j < samples.length; j++) {
+                double v = samples[j];
+                if (!(v > 0 && v < MOST_SECONDS))
+                    throw new IllegalArgumentException(at + ".samples[" + j + "]\" is " + v + " s; a sample is a positive time under a day (" + rows.get(i).key() + ")");
+            }
+            if (samples.length == 0) throw new IllegalArgumentException(at + ".samples\" is empty (" + rows.get(i).key() + ")");
+            double stored = m.summary().median(), actual = gluelab.timing.Summary.of(samples).median();
+            if (!(stored > 0) || stored / actual > MEDIAN_AGREEMENT || actual / stored > MEDIAN_AGREEMENT)
+                throw new IllegalArgumentException(at + ".summary.median\" is " + stored + " s, but the median of its " + samples.length + " samples is "
+                        + actual + " s (" + rows.get(i).key() + "); the summary was not computed from these samples");
         }
     }
 

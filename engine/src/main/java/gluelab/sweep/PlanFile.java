@@ -14,8 +14,6 @@ import gluelab.timing.Mode;
 import gluelab.timing.StopRule;
 import gluelab.timing.TimingConfig;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.*;
 
@@ -33,13 +31,7 @@ public final class PlanFile {
     private PlanFile() {}
 
     public static SweepPlan read(Path file, SpecRegistry specs) {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read sweep plan " + file + ": " + e.getMessage(), e);
-        }
-        return parse(text, file.toString(), specs);
+        return parse(gluelab.files.TextInput.read(file, "sweep plan"), file.toString(), specs);
     }
 
     public static SweepPlan parse(String text, String source, SpecRegistry specs) {

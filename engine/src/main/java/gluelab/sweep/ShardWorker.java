@@ -25,6 +25,7 @@ public final class ShardWorker {
     private ShardWorker() {}
 
     public static int serve(SweepDir dir, String deviceSelector, Path calibrationCache, java.io.InputStream in, PrintStream out) {
+        stopWithTheCoordinator();
         Device device;
         Calibration cal;
         try {
@@ -62,6 +63,25 @@ public final class ShardWorker {
         synchronized (out) {
             out.println(m.line());
             out.flush();
+            // The pipe to the coordinator is broken: it is gone, and nobody will read this shard's result.
+            if (out.checkError()) orphaned("its sweep coordinator stopped reading");
         }
+    }
+
+    /** The exit status of a worker whose coordinator ended (it was killed, or its machine's session ended). */
+    public static final int EXIT_ORPHANED = 5;
+
+    /**
+     * A worker outlived a killed coordinator, measuring for seconds (a shard's worth, then waiting on
+     * its input forever) on a GPU the next run would use: it ends when its parent process does.
+     */
+    private static void stopWithTheCoordinator() {
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> orphaned("its sweep coordinator (pid " + parent.pid() + ") ended")));
+    }
+
+    private static void orphaned(String why) {
+        System.err.println("gluelab worker: " + why + "; stopping (the sweep's resume runs what is left)");
+        System.err.flush();
+        Runtime.getRuntime().halt(EXIT_ORPHANED);
     }
 }

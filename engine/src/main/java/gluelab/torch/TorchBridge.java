@@ -96,6 +96,11 @@ public final class TorchBridge implements AutoCloseable {
         env.put("PYTHONUNBUFFERED", "1");
         try {
             return new TorchBridge(pb.start(), device);
+        } catch (TorchException e) {
+            // A --python that is not Python ends before the harness says hello.
+            if (e.kind() != TorchException.Kind.CRASHED) throw e;
+            throw new TorchException(TorchException.Kind.MISSING, "'" + python + "' did not start gluelab's torch harness; is it a Python? ("
+                    + e.getMessage().replace("starting the torch harness: ", "") + ")" + OTHER_PYTHON, null);
         } catch (IOException e) {
             throw new TorchException(TorchException.Kind.MISSING, "cannot start Python '" + python + "' for the torch bridge: " + e.getMessage()
                     + OTHER_PYTHON, null);
@@ -185,8 +190,9 @@ public final class TorchBridge implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new TorchException(TorchException.Kind.CRASHED, what + ": the torch harness process ended" + code + "; its last output:\n"
-                + stderrTail(), null);
+        String tail = stderrTail();
+        return new TorchException(TorchException.Kind.CRASHED, what + ": the torch harness process ended" + code
+                + (tail.isBlank() ? ", writing nothing on stderr" : "; its last output:\n" + tail), null);
     }
 
     /** The last lines the Python side wrote to stderr. */

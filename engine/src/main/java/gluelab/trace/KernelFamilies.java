@@ -1,7 +1,5 @@
 package gluelab.trace;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,7 +14,14 @@ import java.util.regex.PatternSyntaxException;
  * wins. Users replace the defaults with a file of {@code family = regex} lines.
  */
 public final class KernelFamilies {
-    public record Rule(String family, Pattern pattern) {}
+    /** A rule; {@code source} says where it was written ({@code rules.txt:3}, or "default"). */
+    public record Rule(String family, Pattern pattern, String source) {}
+
+    /**
+     * How many characters one rule may look at on one kernel name (about a second of matching): a
+     * rule that backtracks catastrophically ({@code (a+)+$}) would otherwise hang the command.
+     */
+    static final long MATCH_BUDGET = 50_000_000;
 
     public static final String MEMCPY = "memcpy/memset", OTHER = "other";
 
@@ -38,18 +43,13 @@ public final class KernelFamilies {
         d.put("pointwise", "triton_poi_|elementwise|vectorized|unrolled");
         d.put("reduction", "reduce_kernel|triton_red_|triton_per_|reduction|softmax");
         List<Rule> rules = new ArrayList<>();
-        d.forEach((f, r) -> rules.add(new Rule(f, Pattern.compile(r))));
+        d.forEach((f, r) -> rules.add(new Rule(f, Pattern.compile(r), "default")));
         return new KernelFamilies(rules);
     }
 
     /** Rules from lines {@code family = regex}; blank lines and {@code #} comments are skipped. */
     public static KernelFamilies parse(Path file) {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read family rules " + file + ": " + e.getMessage(), e);
-        }
+        List<String> lines = gluelab.files.TextInput.lines(file, "family rules");
         List<Rule> rules = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i).strip();
@@ -57,7 +57,7 @@ public final class KernelFamilies {
             int eq = line.indexOf('=');
             if (eq <= 0) throw new IllegalArgumentException(file + ":" + (i + 1) + ": expected 'family = regex', got: " + line);
             try {
-                rules.add(new Rule(line.substring(0, eq).strip(), Pattern.compile(line.substring(eq + 1).strip())));
+                rules.add(new Rule(line.substring(0, eq).strip(), Pattern.compile(line.substring(eq + 1).strip()), file + ":" + (i + 1)));
             } catch (PatternSyntaxException e) {
                 throw new IllegalArgumentException(file + ":" + (i + 1) + ": bad regex: " + e.getDescription(), e);
             }
@@ -73,7 +73,38 @@ public final class KernelFamilies {
     }
 
     private String classify(String kernelName) {
-        for (Rule r : rules) if (r.pattern().matcher(kernelName).find()) return r.family();
+        for (Rule r : rules) {
+            try {
+                if (r.pattern().matcher(new Budgeted(kernelName, MATCH_BUDGET)).find()) return r.family();
+            } catch (OverBudget e) {
+                String shown = kernelName.length() <= 80 ? kernelName : kernelName.substring(0, 77) + "...";
+                throw new IllegalArgumentException("family rule '" + r.family() + " = " + r.pattern().pattern() + "' (" + r.source()
+                        + ") backtracks without end on kernel '" + shown + "' (" + kernelName.length() + " chars); write it without nested or bounded repeats of .* such as (.*_){16}");
+            }
+        }
         return OTHER;
+    }
+
+    private static final class OverBudget extends RuntimeException {
+        OverBudget() { super(null, null, false, false); }
+    }
+
+    /** The name as the regex engine sees it, counting every character it reads. */
+    private static final class Budgeted implements CharSequence {
+        private final String s;
+        private long left;
+
+        Budgeted(String s, long budget) { this.s = s; this.left = budget; }
+
+        @Override public char charAt(int i) {
+            if (--left < 0) throw new OverBudget();
+            return s.charAt(i);
+        }
+
+        @Override public int length() { return s.length(); }
+
+        @Override public CharSequence subSequence(int a, int b) { return s.substring(a, b); }
+
+        @Override public String toString() { return s; }
     }
 }

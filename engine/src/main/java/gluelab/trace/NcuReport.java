@@ -2,8 +2,6 @@ package gluelab.trace;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.*;
 
@@ -37,12 +35,7 @@ public final class NcuReport {
     public static List<Launch> read(Path file, Double peakBytesPerSecond) {
         if (peakBytesPerSecond != null && !(peakBytesPerSecond > 0 && Double.isFinite(peakBytesPerSecond)))
             throw new IllegalArgumentException("peak bandwidth must be a positive number, got " + peakBytesPerSecond / 1e9 + " GB/s");
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read ncu CSV " + file + ": " + e.getMessage(), e);
-        }
+        List<String> lines = gluelab.files.TextInput.lines(file, "ncu CSV");
         int header = -1;
         for (int i = 0; i < lines.size(); i++) if (lines.get(i).startsWith("\"ID\"")) { header = i; break; }
         if (header < 0) throw new IllegalArgumentException(file + ": no ncu CSV header (a line starting with \"ID\"); was it written with ncu --csv?");
@@ -129,6 +122,9 @@ public final class NcuReport {
             throw new IllegalArgumentException(file + ":" + c.line + ": " + key + " is in '" + c.unit.text() + "', not a unit of " + dimension);
         double v = value(c.text, c.unit, file, c.line, key);
         if (v < 0 || Double.isInfinite(v)) throw new IllegalArgumentException(file + ":" + c.line + ": " + key + " '" + c.text + "' is out of range");
+        double most = dimension == NcuUnit.Dimension.TIME_NS ? MOST_NS : dimension == NcuUnit.Dimension.BYTES ? MOST_BYTES : Double.MAX_VALUE;
+        if (v > most) throw new IllegalArgumentException(file + ":" + c.line + ": " + key + " '" + c.text + (c.unit == NcuUnit.NONE ? "" : " " + c.unit.text())
+                + "' is out of range for one launch (over " + (dimension == NcuUnit.Dimension.TIME_NS ? "an hour" : "1 PiB") + ")");
         return v;
     }
 
@@ -148,9 +144,19 @@ public final class NcuReport {
         }
     }
 
+    /** One launch's most: an hour, and a pebibyte; more is a broken export, not a kernel. */
+    static final double MOST_NS = 3600e9, MOST_BYTES = 0x1p50;
+    /** ncu's thousands grouping, {@code 1,234,567.5}; any other comma is a decimal comma or a typo. */
+    private static final java.util.regex.Pattern GROUPED = java.util.regex.Pattern.compile("[-+]?\\d{1,3}(,\\d{3})+(\\.\\d*)?([eE][-+]?\\d+)?");
+
     /** A metric value in base units; ncu groups thousands with commas. {@code line} is 1-based. */
     static double value(String text, NcuUnit unit, Path file, int line, String metric) {
-        String t = text.replace(",", "").strip();
+        String t = text.strip();
+        if (t.indexOf(',') >= 0) {
+            if (!GROUPED.matcher(t).matches()) throw new IllegalArgumentException(file + ":" + line + ": " + metric + " value '" + text
+                    + "' has a comma that is not a thousands separator (a decimal comma?); export with a '.' decimal point (LC_NUMERIC=C ncu ...)");
+            t = t.replace(",", "");
+        }
         if (t.isEmpty() || t.equals("n/a")) return Double.NaN;
         try {
             return unit.convert(Double.parseDouble(t));

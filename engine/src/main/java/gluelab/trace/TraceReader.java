@@ -39,6 +39,7 @@ public final class TraceReader {
     private final Map<String, Integer> warnings = new TreeMap<>();
     private final Map<String, String> examples = new TreeMap<>();
     private final Map<Long, int[]> shapes = new HashMap<>();
+    private final SeenKernels seenKernels = new SeenKernels();
     private boolean backward;
     private String device = "";
     private boolean recordShapes;
@@ -47,7 +48,12 @@ public final class TraceReader {
     private TraceReader(Path file) { this.file = file; }
 
     public static Trace read(Path file) {
-        if (!Files.isRegularFile(file)) throw new TraceException("no trace file at " + file);
+        if (!Files.exists(file)) throw new TraceException("no trace file at " + file);
+        try {
+            gluelab.files.TextInput.requireRegular(file, "trace");
+        } catch (IllegalArgumentException e) {
+            throw new TraceException(e.getMessage());
+        }
         return new TraceReader(file).parse();
     }
 
@@ -67,8 +73,14 @@ public final class TraceReader {
                 } else {
                     throw new TraceException(file + ": not a Chrome trace (expected a JSON object or array at the start)");
                 }
+                if (p.nextToken() != null) {
+                    throw new TraceException(file + ": more JSON after the trace ends, at " + where(p.currentTokenLocation())
+                            + " (two traces appended, or two gzip members?); give each trace on its own");
+                }
             }
         } catch (JsonParseException e) {
+            if (e.getProcessor() instanceof JsonParser p && p.getParsingContext() != null && p.getParsingContext().inRoot() && eventIndex > 0)
+                throw new TraceException(file + ": text after the trace ends, at " + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
             throw new TraceException(file + ": invalid JSON at " + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
         } catch (EOFException | ZipException e) {
             throw new TraceException(file + ": truncated or corrupt gzip data (" + e.getMessage() + ") after " + eventIndex + " events", e);
@@ -354,7 +366,13 @@ public final class TraceReader {
             return;
         }
         switch (cat) {
-            case "kernel" -> totals.kernel(name, e.ts, e.dur, e.externalId, canonical(e.grid), canonical(e.block), e.registers);
+            case "kernel" -> {
+                if (!seenKernels.firstTime(name, e.ts, e.dur, e.externalId)) {
+                    warn("kernel event repeated exactly: same name, ts, dur and External id (left out; two traces concatenated?)", start, e, ", ts " + e.ts);
+                    return;
+                }
+                totals.kernel(name, e.ts, e.dur, e.externalId, canonical(e.grid), canonical(e.block), e.registers);
+            }
             case "gpu_memcpy", "gpu_memset" -> totals.gpuMem(cat.equals("gpu_memset"), e.ts, e.dur);
             case "cuda_runtime", "cuda_driver" -> totals.apiCall(name, e.ts);
             case "cpu_op" -> {

@@ -36,6 +36,9 @@ class ConfirmCommandTest {
         var plan = CliTest.run("experiment", "--experiments-root", root.toString(), "c", "--model", "llama-3-8b", "--tokens", "8", "--device", "cpu");
         assertEquals(0, plan.code(), plan.toString());
         assertEquals(List.of(8L), ExperimentFolder.open("c", root).plan().tokens());
+        // A count the plan lacks was found out only after the processes ran (issue 23's probe): now before any work.
+        CliTest.assertBadInput(CliTest.run("confirm", "--experiments-root", root.toString(), "--experiment", "c", "--compare", "rmsnorm:16:eager:fused",
+                "--processes", "1", "--quick", "--device", "cpu"), "--compare 'rmsnorm:16:eager:fused': experiment 'c' plans token counts [8]");
         var res = CliTest.run("confirm", "--experiments-root", root.toString(), "--experiment", "c", "--compare", "rmsnorm:8:eager:fused",
                 "--processes", "1", "--quick", "--device", "cpu");
         assertEquals(0, res.code(), res.toString());

@@ -41,6 +41,51 @@ class PrCommandTest {
         assertTrue(bad.err().contains("in 1 of 2 text(s)"), bad.err());
     }
 
+    /** Outputs that pointed at inputs overwrote them without a word (issue 23's probe). */
+    @Test
+    void aHandEditedTextIsKeptAndTheNewOneWrittenBesideIt(@TempDir Path dir) throws Exception {
+        Path stack = dir.resolve("stack.json");
+        StackSamples.stack().save(stack);
+        assertEquals(0, run("pr", "write", stack.toString()).code());
+        Path pr = dir.resolve("pr/q-norm-rope.md");
+        String first = Files.readString(pr);
+        // Written again untouched: replaced in place, nothing beside it.
+        CliTest.Result again = run("pr", "write", stack.toString());
+        assertEquals(0, again.code(), again.toString());
+        assertFalse(Files.exists(dir.resolve("pr/q-norm-rope.new.md")), again.toString());
+        Files.writeString(pr, first + "\nReviewer asked for the 2k row too.\n");
+        CliTest.Result w = run("pr", "write", stack.toString());
+        assertEquals(0, w.code(), w.toString());
+        assertTrue(Files.readString(pr).contains("Reviewer asked"), "the hand-edited text was overwritten");
+        assertEquals(first, Files.readString(dir.resolve("pr/q-norm-rope.new.md")));
+        assertTrue(w.err().contains("note: " + pr + " was edited since it was written and is kept; the new text is q-norm-rope.new.md"), w.err());
+    }
+
+    @Test
+    void feedbackRefusesToWriteOverItsOwnInputs(@TempDir Path dir) throws Exception {
+        Path stack = dir.resolve("stack.json"), log = dir.resolve("devlog.md");
+        StackSamples.stack().save(stack);
+        new gluelab.devlog.Devlog(log).deadEnd("a dead end");
+        String stackBefore = Files.readString(stack), logBefore = Files.readString(log);
+        CliTest.assertBadInput(run("feedback", "--devlog", log.toString(), "--stack", stack.toString(), "--out", log.toString()), "--out " + log + " is the input " + log);
+        CliTest.assertBadInput(run("feedback", "--devlog", log.toString(), "--stack", stack.toString(), "--out", dir.resolve("./stack.json").toString()), "is the input " + stack);
+        assertEquals(stackBefore, Files.readString(stack));
+        assertEquals(logBefore, Files.readString(log));
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        CliTest.assertBadInput(run("pr", "write", stack.toString(), "--out", file.resolve("pr").toString()), "--out", "is a file, so no folder can be made under it");
+    }
+
+    /** Binary input said "Input length = 1" (issue 23's probe). */
+    @Test
+    void binaryInputsSayWhereTheyStopBeingText(@TempDir Path dir) throws Exception {
+        Path log = Files.write(dir.resolve("devlog.md"), new byte[]{'#', ' ', 'x', '\n', (byte) 0xc3, '('});
+        CliTest.assertBadInput(run("feedback", "--devlog", log.toString()), "devlog " + log + ":2: not UTF-8 text at byte 4");
+        Path pr = Files.write(dir.resolve("x.md"), new byte[]{'a', (byte) 0xff});
+        CliTest.assertBadInput(run("pr", "check", pr.toString()), "PR text " + pr + ":1: not UTF-8 text at byte 1");
+        Path plan = Files.write(dir.resolve("plan.json"), new byte[]{'{', (byte) 0xfe, '}'});
+        CliTest.assertBadInput(run("sweep", "shards", plan.toString()), "sweep plan " + plan + ":1: not UTF-8 text at byte 1");
+    }
+
     @Test
     void badInputIsNamedBeforeAnyWork(@TempDir Path dir) throws Exception {
         CliTest.assertBadInput(run("pr", "check", dir.resolve("missing.md").toString()), "no such PR text", "missing.md");

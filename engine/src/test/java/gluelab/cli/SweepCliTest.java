@@ -40,6 +40,19 @@ class SweepCliTest {
         assertBadInput(run("merge", tmp.resolve("nope").toString()), "no such folder", "nope");
     }
 
+    /** Two collects of one sweep at once: the second fails clearly instead of racing the first (issue 23). */
+    @Test
+    void aSecondCollectWhileOneRunsFailsClearly(@TempDir Path tmp) {
+        SweepDir dir = SweepDir.create(tmp.resolve("s"), PlanFile.parse(PLAN, "plan.json", SpecRegistry.presets()));
+        try (var held = gluelab.files.FileLock.tryTake(dir.root().resolve(SweepCommand.COLLECT_LOCK))) {
+            assertNotNull(held);
+            CliTest.Result r = run("sweep", "collect", dir.root().toString());
+            assertEquals(1, r.code(), r.toString());
+            assertTrue(r.err().contains("another 'sweep collect' of " + dir.root() + " is running"), r.err());
+        }
+        assertFalse(run("sweep", "collect", dir.root().toString()).err().contains("another 'sweep collect'"), "the lock is released");
+    }
+
     @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void mergeNamesTheFailedShardThenMergesAll(@TempDir Path tmp) {

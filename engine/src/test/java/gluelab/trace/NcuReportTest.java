@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** On CSVs that ncu 2025.3 wrote on an H200 (see src/test/resources/ncu/README.md), then on broken ones. */
 class NcuReportTest {
@@ -106,6 +107,21 @@ class NcuReportTest {
         Path ok = Files.writeString(dir.resolve("ok.csv"), header + "\"0\",\"k\",\"5\",\"7\"\n");
         for (double peak : new double[]{0, -4.8e12, Double.NaN, Double.POSITIVE_INFINITY})
             assertTrue(assertThrows(IllegalArgumentException.class, () -> NcuReport.read(ok, peak)).getMessage().contains("must be a positive number"));
+    }
+
+    /** The probe's ncu inputs that were read as something else (issue 23). */
+    @Test
+    void decimalCommasHugeValuesAndPipesAreRefused(@TempDir Path dir) throws Exception {
+        String header = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n\"\",\"\",\"usecond\",\"byte\"\n";
+        assertMessage(dir, "comma.csv", header + "\"0\",\"k\",\"523808,5\",\"7\"\n", "comma.csv:3", "'523808,5'", "decimal comma");
+        assertMessage(dir, "time.csv", header + "\"0\",\"k\",\"1e308\",\"7\"\n", "time.csv:3", "out of range");
+        assertMessage(dir, "bytes.csv", header + "\"0\",\"k\",\"5\",\"1e308\"\n", "bytes.csv:3", "dram__bytes_read.sum", "out of range for one launch");
+        Path grouped = Files.writeString(dir.resolve("grouped.csv"), header + "\"0\",\"k\",\"1,523.5\",\"4,096\"\n");
+        assertEquals(1523.5, NcuReport.read(grouped, null).getFirst().timeUs(), 1e-9);
+        Path fifo = dir.resolve("pipe.csv");
+        assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo is not available");
+        String m = assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> assertThrows(IllegalArgumentException.class, () -> NcuReport.read(fifo, null))).getMessage();
+        assertTrue(m.contains("pipe.csv") && m.contains("not a regular file"), m);
     }
 
     private static void assertMessage(Path dir, String name, String text, String... fragments) throws Exception {

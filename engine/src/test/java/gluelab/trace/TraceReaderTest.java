@@ -99,6 +99,55 @@ class TraceReaderTest {
         assertTrue(e.getMessage().contains("truncated") || e.getMessage().contains("ends early"), e.getMessage());
     }
 
+    /** Two traces in one file were read as the first alone, and text after the trace was ignored (issue 23). */
+    @Test
+    void textOrASecondTraceAfterTheTraceIsRefused(@TempDir Path dir) throws Exception {
+        String one = json("glue_compiled_shapes_T8192.json.gz");
+        Path garbage = write(dir, "garbage.json", one + "\nxx");
+        String g = assertThrows(TraceException.class, () -> TraceReader.read(garbage)).getMessage();
+        assertTrue(g.contains(garbage.toString()) && g.contains("after the trace ends"), g);
+        byte[] gz = Files.readAllBytes(TRACES.resolve("glue_compiled_shapes_T8192.json.gz"));
+        Path two = dir.resolve("two.json.gz");
+        Files.write(two, gz);
+        Files.write(two, gz, java.nio.file.StandardOpenOption.APPEND);
+        String t = assertThrows(TraceException.class, () -> TraceReader.read(two)).getMessage();
+        assertTrue(t.contains(two.toString()) && t.contains("two gzip members"), t);
+        Path folder = Files.createDirectory(dir.resolve("a-folder.json"));
+        assertTrue(assertThrows(TraceException.class, () -> TraceReader.read(folder)).getMessage().contains("is a folder"));
+    }
+
+    /** Every kernel event twice doubled every total without a word (issue 23's probe). */
+    @Test
+    void exactlyRepeatedKernelEventsAreLeftOutAndCounted(@TempDir Path dir) throws Exception {
+        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper().readTree(json("glue_compiled_shapes_T8192.json.gz"));
+        var events = (com.fasterxml.jackson.databind.node.ArrayNode) tree.get("traceEvents");
+        var doubled = events.arrayNode();
+        for (JsonNode e : events) {
+            doubled.add(e);
+            if (e.path("cat").asText().equals("kernel")) doubled.add(e.deepCopy());
+        }
+        tree.set("traceEvents", doubled);
+        Path p = write(dir, "doubled.json", tree.toString());
+        Trace t = TraceReader.read(p);
+        Trace once = TraceReader.read(TRACES.resolve("glue_compiled_shapes_T8192.json.gz"));
+        assertEquals(once.kernelCount(), t.kernelCount());
+        assertEquals(once.kernelMicros(), t.kernelMicros(), 1e-6);
+        assertEquals(once.kernelCount(), t.warnings().entrySet().stream().filter(w -> w.getKey().contains("repeated exactly")).mapToInt(java.util.Map.Entry::getValue).sum(),
+                t.warnings().toString());
+    }
+
+    /** A family rule that backtracks without end used to hang trace summary (issue 23). */
+    @Test
+    void aCatastrophicFamilyRuleFailsNamingItsLine(@TempDir Path dir) throws Exception {
+        // Java's regex memoises simple nested repeats such as (a+)+$; a bounded repeat of a lazy .* is not.
+        Path rules = write(dir, "families.txt", "# mine\nslow = (.*?_){16}Z\n");
+        KernelFamilies f = KernelFamilies.parse(rules);
+        String name = "void_elementwise_kernel" + "_x".repeat(40);
+        String m = assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> assertThrows(IllegalArgumentException.class, () -> f.of(name))).getMessage();
+        assertTrue(m.contains("families.txt:2") && m.contains("slow = (.*?_){16}Z") && m.contains("backtracks"), m);
+        assertEquals("other", f.of("b"));
+    }
+
     @Test
     void invalidJsonNamesFileAndPosition(@TempDir Path dir) throws Exception {
         Path p = write(dir, "bad.json", "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": }\n]}");

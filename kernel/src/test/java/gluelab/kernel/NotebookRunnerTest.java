@@ -136,6 +136,22 @@ class NotebookRunnerTest {
         assertEquals(dir.resolve("out/plan.ipynb"), ok.executed());
     }
 
+    /** {@code gluelab run a/x.ipynb b/x.ipynb --out o} wrote both to o/x.ipynb, one lost and both reported ok (issue 23). */
+    @Test
+    void twoNotebooksOfOneNameGetTwoExecutedCopies(@TempDir Path dir) throws Exception {
+        Path a = notebook(Files.createDirectories(dir.resolve("a")), "x.ipynb", "1"), b = notebook(Files.createDirectories(dir.resolve("b")), "x.ipynb", "2");
+        var runs = NotebookRunner.prepareAll(java.util.List.of(a, b), dir.resolve("o"), Map.of());
+        assertEquals(dir.resolve("o/x.ipynb"), runs.get(0).executed());
+        assertEquals(dir.resolve("o/x.2.ipynb"), runs.get(1).executed());
+    }
+
+    @Test
+    void aNotebookOfAnotherFormatIsRefused(@TempDir Path dir) throws Exception {
+        Path nb = Files.writeString(dir.resolve("future.ipynb"), "{\"cells\": [], \"metadata\": {}, \"nbformat\": 99, \"nbformat_minor\": 0}");
+        var e = assertThrows(IllegalArgumentException.class, () -> NotebookRunner.prepare(nb, dir.resolve("o"), Map.of()));
+        assertTrue(e.getMessage().contains("future.ipynb: field \"nbformat\" is 99"), e.getMessage());
+    }
+
     @Test
     void malformedCellsAreNamedByFileAndIndex(@TempDir Path dir) throws Exception {
         Path nb = Files.writeString(dir.resolve("five.ipynb"), "{\"cells\": [{\"cell_type\": \"code\", \"source\": \"1\"}, 5]}");

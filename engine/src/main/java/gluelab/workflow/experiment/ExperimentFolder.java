@@ -171,6 +171,16 @@ public final class ExperimentFolder {
      * return the stored one, so a re-run resumes; a different plan is refused, naming the field.
      */
     public ExperimentPlan plan(ExperimentPlan plan) {
+        // Two processes starting one experiment with different plans both saw no plan and both wrote one.
+        try (var lock = gluelab.files.FileLock.take(lockFile(), java.time.Duration.ofMinutes(2), "another process writing the plan of experiment '" + name + "'")) {
+            return planLocked(plan);
+        }
+    }
+
+    /** Beside the folder, not in it: an experiment holding only its skeleton still counts as untouched. */
+    private Path lockFile() { return dir.resolveSibling("." + name + ".lock"); }
+
+    private ExperimentPlan planLocked(ExperimentPlan plan) {
         if (hasPlan()) {
             ExperimentPlan stored = plan();
             String diff = stored.firstDifference(plan);

@@ -12,6 +12,8 @@ public record ExperimentPlan(String model, List<Long> tokens, double stopFractio
         if (model == null || model.isBlank()) throw new IllegalArgumentException("plan: model is empty");
         if (tokens == null || tokens.isEmpty()) throw new IllegalArgumentException("plan: tokens is empty");
         for (Long t : tokens) if (t == null || t <= 0) throw new IllegalArgumentException("plan: tokens must be positive, got " + tokens);
+        if (new java.util.HashSet<>(tokens).size() < tokens.size())
+            throw new IllegalArgumentException("plan: tokens lists a count twice, got " + tokens + "; list each count once (every step would measure it twice)");
         tokens = List.copyOf(tokens);
         if (!(stopFraction > 0 && stopFraction < 1)) throw new IllegalArgumentException("plan: stopFraction must be in (0, 1), got " + stopFraction);
         if (device == null || device.isBlank()) throw new IllegalArgumentException("plan: device is empty");

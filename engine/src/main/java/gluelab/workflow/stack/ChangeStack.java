@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import gluelab.files.AtomicFiles;
 import gluelab.files.Json;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,12 +87,7 @@ public record ChangeStack(Conditions conditions, List<Change> changes, List<Reje
 
     /** The stack saved at {@code file}; a broken file fails naming the file and the field. */
     public static ChangeStack load(Path file) {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read change stack " + file + ": " + e.getMessage(), e);
-        }
+        String text = gluelab.files.TextInput.read(file, "change stack");
         StackFile f;
         try {
             f = Json.MAPPER.readValue(text, StackFile.class);

@@ -19,6 +19,7 @@ public record Delta(long tokens, Replay replay, Micros before, Micros after, Str
         if (replay == null) throw new IllegalArgumentException("replay is missing (direct or graph)");
         if (before == null || after == null) throw new IllegalArgumentException((before == null ? "before" : "after") + " time is missing");
         if (before.us() <= 0) throw new IllegalArgumentException("before must be > 0 us, got " + before.us());
+        if (after.us() <= 0) throw new IllegalArgumentException("after must be > 0 us (0 would read as infinitely faster), got " + after.us());
     }
 
     /** A comparison with nothing against it. */

@@ -1,7 +1,5 @@
 package gluelab.workflow.writeup;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.*;
@@ -50,12 +48,7 @@ public final class PrChecker {
 
     /** Every violation in the file; charts are looked up beside it. */
     public static List<Violation> check(Path file) {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read PR text " + file + ": " + e.getMessage(), e);
-        }
+        String text = gluelab.files.TextInput.read(file, "PR text");
         return check(text, file.toString(), file.toAbsolutePath().getParent());
     }
 
@@ -68,12 +61,7 @@ public final class PrChecker {
      * its changes must carry its caveat on every line that quotes it ({@link PrRule#EVIDENCE}).
      */
     public static List<Violation> check(Path file, gluelab.workflow.stack.ChangeStack stack) {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read PR text " + file + ": " + e.getMessage(), e);
-        }
+        String text = gluelab.files.TextInput.read(file, "PR text");
         return check(text, file.toString(), file.toAbsolutePath().getParent(), stack);
     }
 

@@ -114,12 +114,19 @@ public final class PrText {
      * ({@code id}.png, .svg); each file lands whole. Returns the texts' paths, stack order.
      */
     public static List<Path> write(ChangeStack stack, Path dir) {
-        List<Path> out = new ArrayList<>();
+        return writeKeepingEdits(stack, dir).stream().map(gluelab.files.WrittenFiles.Written::file).toList();
+    }
+
+    /**
+     * Writes every text; one edited by hand since gluelab wrote it is kept, and the new text goes
+     * beside it as {@code ID.new.md} (each {@code Written} says which).
+     */
+    public static List<gluelab.files.WrittenFiles.Written> writeKeepingEdits(ChangeStack stack, Path dir) {
+        List<gluelab.files.WrittenFiles.Written> out = new ArrayList<>();
+        var written = gluelab.files.WrittenFiles.in(dir);
         for (Change c : stack.changes()) {
             Path png = chart(stack, c, dir.resolve(c.id()));
-            Path md = dir.resolve(c.id() + ".md");
-            AtomicFiles.write(md, markdown(stack, c, png.getFileName().toString()));
-            out.add(md);
+            out.add(written.write(c.id() + ".md", markdown(stack, c, png.getFileName().toString())));
         }
         return out;
     }

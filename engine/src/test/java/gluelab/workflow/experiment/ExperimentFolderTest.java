@@ -125,4 +125,53 @@ class ExperimentFolderTest {
             else System.setProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, old);
         }
     }
+
+    /** Two processes writing different plans into one new experiment at once: both used to succeed, one plan lost (issue 23). */
+    @Test
+    void twoWritersOfOneNewPlanGetOnePlanAndOneClearRefusal(@org.junit.jupiter.api.io.TempDir java.nio.file.Path root) throws Exception {
+        for (int round = 0; round < 20; round++) {
+            String name = "race" + round;
+            var barrier = new java.util.concurrent.CyclicBarrier(2);
+            java.util.concurrent.Callable<String> small = () -> { barrier.await(); ExperimentFolder.open(name, root).plan("llama3-8b", List.of(256L), 0.01, "cpu"); return "ok"; };
+            java.util.concurrent.Callable<String> big = () -> { barrier.await(); ExperimentFolder.open(name, root).plan("llama3-8b", List.of(1024L), 0.01, "cpu"); return "ok"; };
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+                var a = pool.submit(small);
+                var b = pool.submit(big);
+                int ok = 0;
+                for (var f : List.of(a, b)) {
+                    try {
+                        f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                        ok++;
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        assertTrue(e.getCause().getMessage().contains("already has a plan that differs"), e.getCause().toString());
+                    }
+                }
+                assertEquals(1, ok, "round " + round + ": both writers succeeded, one plan lost");
+            }
+        }
+    }
+
+    @Test
+    void aLockHeldElsewhereIsWaitedForOrFailsNamingTheHolder(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        var file = dir.resolve("x.lock");
+        try (var held = gluelab.files.FileLock.tryTake(file)) {
+            assertNotNull(held);
+            assertNull(gluelab.files.FileLock.tryTake(file));
+            var e = assertThrows(IllegalStateException.class, () -> gluelab.files.FileLock.take(file, java.time.Duration.ofMillis(200), "the other writer"));
+            assertTrue(e.getMessage().contains("the other writer still holds " + file), e.getMessage());
+        }
+        try (var again = gluelab.files.FileLock.tryTake(file)) {
+            assertNotNull(again, "released on close");
+        }
+    }
+
+    /** A plan file with tokens [2048, 2048] was read as a plan (issue 23's probe). */
+    @Test
+    void aPlanFileListingACountTwiceIsRefusedNamingTheFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path root) throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("twice", root);
+        ex.plan("llama3-8b", List.of(2048L), 0.01, "cpu");
+        java.nio.file.Files.writeString(ex.planFile(), java.nio.file.Files.readString(ex.planFile()).replace("[ 2048 ]", "[ 2048, 2048 ]"));
+        var e = assertThrows(IllegalArgumentException.class, () -> ExperimentFolder.open("twice", root).plan());
+        assertTrue(e.getMessage().contains(ex.planFile().toString()) && e.getMessage().contains("lists a count twice"), e.getMessage());
+    }
 }

@@ -83,6 +83,24 @@ class ChangeStackTest {
         assertTrue(e.getMessage().contains(f.toString()) && e.getMessage().contains("line"), e.getMessage());
     }
 
+    /** An after of 0 read as infinitely faster, and 32768.7 tokens as 32768 (issue 23's probe). */
+    @Test
+    void anAfterOfZeroAndFractionalTokensAreRefused(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("stack.json");
+        StackSamples.stack().save(f);
+        String good = Files.readString(f);
+        java.util.regex.Matcher after = java.util.regex.Pattern.compile("\"after\" : [0-9.]+").matcher(good);
+        assertTrue(after.find(), good);
+        Files.writeString(f, good.substring(0, after.start()) + "\"after\" : 0" + good.substring(after.end()));
+        var e = assertThrows(IllegalArgumentException.class, () -> ChangeStack.load(f));
+        assertTrue(e.getMessage().contains(f.toString()) && e.getMessage().contains("after must be > 0 us"), e.getMessage());
+        java.util.regex.Matcher tokens = java.util.regex.Pattern.compile("\"tokens\" : [0-9]+").matcher(good);
+        assertTrue(tokens.find(), good);
+        Files.writeString(f, good.substring(0, tokens.start()) + "\"tokens\" : 32768.7" + good.substring(tokens.end()));
+        e = assertThrows(IllegalArgumentException.class, () -> ChangeStack.load(f));
+        assertTrue(e.getMessage().contains(f.toString()) && e.getMessage().contains("tokens"), e.getMessage());
+    }
+
     @Test
     void problemAndSolutionHoldThreeToFiveFacts() {
         var e = assertThrows(IllegalArgumentException.class, () -> Change.builder("x", "t").kind(FixKind.REWRITE).variant("v").commit("c")

@@ -100,13 +100,20 @@ public final class NotebookRunner {
                     + notebooks.size() + " notebooks' parameters cells; declared there: " + declaredSomewhere);
         }
         List<NotebookRunner> runs = new ArrayList<>();
+        Set<Path> targets = new java.util.HashSet<>();
         for (int i = 0; i < notebooks.size(); i++) {
             ObjectNode nb = read.get(i);
             Set<String> own = Parameters.declaredIn((ArrayNode) nb.get("cells"));
             Map<String, String> mine = new LinkedHashMap<>();
             parameters.forEach((k, v) -> { if (own.contains(k)) mine.put(k, v); });
             Parameters.inject((ArrayNode) nb.get("cells"), mine, notebooks.get(i));
-            runs.add(new NotebookRunner(notebooks.get(i), NotebookFiles.executedPath(notebooks.get(i), outDir), nb));
+            Path target = NotebookFiles.executedPath(notebooks.get(i), outDir);
+            // Two inputs of one name (a/x.ipynb, b/x.ipynb) would both land on OUT/x.ipynb, the second over the first.
+            for (int n = 2; !targets.add(target.toAbsolutePath().normalize()); n++) target = NotebookFiles.numbered(notebooks.get(i), outDir, n);
+            if (!target.getFileName().equals(NotebookFiles.executedPath(notebooks.get(i), outDir).getFileName())) {
+                System.err.println("note: " + notebooks.get(i) + " has the name of a notebook before it; its executed copy is " + target);
+            }
+            runs.add(new NotebookRunner(notebooks.get(i), target, nb));
         }
         return runs;
     }
@@ -302,11 +309,14 @@ public final class NotebookRunner {
         static ObjectNode read(Path notebook) {
             JsonNode n;
             try {
-                n = Json.MAPPER.readTree(Files.readString(notebook));
+                n = Json.MAPPER.readTree(gluelab.files.TextInput.read(notebook, "notebook"));
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read notebook " + notebook + ": " + e.getMessage(), e);
             }
             if (!(n instanceof ObjectNode o) || !o.path("cells").isArray()) throw new IllegalArgumentException(notebook + " is not a Jupyter notebook (no cells array)");
+            JsonNode format = o.path("nbformat");
+            if (!format.isMissingNode() && !(format.isInt() && format.asInt() == 4))
+                throw new IllegalArgumentException(notebook + ": field \"nbformat\" is " + format + "; gluelab runs nbformat 4 notebooks (save it with Jupyter 4+ or nbconvert --to notebook)");
             ArrayNode cells = (ArrayNode) o.get("cells");
             for (int i = 0; i < cells.size(); i++) {
                 JsonNode c = cells.get(i);
@@ -323,6 +333,13 @@ public final class NotebookRunner {
             List<JsonNode> l = new ArrayList<>();
             array.forEach(l::add);
             return l.stream();
+        }
+
+        /** OUT/STEM.N.ipynb: the executed copy of the N-th notebook of one name in a batch. */
+        static Path numbered(Path notebook, Path outDir, int n) {
+            String name = notebook.getFileName().toString();
+            String stem = name.endsWith(".ipynb") ? name.substring(0, name.length() - ".ipynb".length()) : name;
+            return outDir.resolve(stem + "." + n + ".ipynb");
         }
 
         /** OUT/NAME, or OUT/NAME.out.ipynb when that would be the input itself: an input is never overwritten. */
