@@ -581,7 +581,7 @@ async function main() {
   fs.writeFileSync(path.join(outDir, "summary.json"), JSON.stringify({ notebooks: results, frontEnd: checks, story: storyProblems }, null, 2));
   const failedBooks = results.filter((r) => r.problems.length).length;
   const failedChecks = Object.values(checks).filter((c) => c.problems.length).length;
-  console.log(`browser: ${results.length - failedBooks} of ${results.length} notebooks and ${Object.keys(checks).length - failedChecks} of ${Object.keys(checks).length} front-end checks passed in JupyterLab (chromium); screenshots in ${outDir}`);
+  console.log(`browser: ${results.length - failedBooks} of ${results.length} notebooks and ${Object.keys(checks).length - failedChecks} of ${Object.keys(checks).length} front-end checks passed in JupyterLab (chromium)${storyProblems.length ? `, ${storyProblems.length} story check(s) FAILED` : ""}; screenshots in ${outDir}`);
   process.exit(failedBooks + failedChecks + storyProblems.length ? 1 : 0);
 }
 
