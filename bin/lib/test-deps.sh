@@ -1,12 +1,18 @@
 # Sourced by bin/test and .ci/run. ensure_test_deps installs what the tests need when it is missing:
-# Debian packages with apt-get when running as root (Maven, Slurm + munge, chromium, node/npm,
-# python3-venv, and python3-jupyter-kernel-test, which is not on the pip index), the Python test
-# environment (a virtual environment with JupyterLab, the Jupyter clients and CPU torch, pinned in
-# bin/lib/test-requirements.txt), and the browser test's npm packages. It sets TEST_PYTHON to the
-# environment's python.
+# ensure_system_packages the Debian packages, with apt-get when running as root (Maven, Slurm + munge,
+# chromium, node/npm, python3-venv, and python3-jupyter-kernel-test, which is not on the pip index);
+# ensure_python_and_browser_packages the Python test environment (a virtual environment with JupyterLab,
+# the Jupyter clients and CPU torch, pinned in bin/lib/test-requirements.txt) and the browser test's npm
+# packages. bin/test runs the second beside the Maven build. ensure_test_venv sets TEST_PYTHON to the
+# environment's python (test_venv_python prints its path).
 test_deps_here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 ensure_test_deps() {
+  ensure_system_packages || return 1
+  ensure_python_and_browser_packages
+}
+
+ensure_system_packages() {
   local need=()
   command -v mvn >/dev/null || need+=(maven)
   # The Slurm sweep test starts its own one-node cluster (bin/lib/slurm-local.sh).
@@ -15,7 +21,10 @@ ensure_test_deps() {
   command -v npm >/dev/null || need+=(nodejs npm)
   /usr/bin/python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
   [ -d "$(kernel_test_dir)/jupyter_kernel_test" ] || need+=(python3-jupyter-kernel-test)
-  [ ${#need[@]} -eq 0 ] || install_debian_packages "${need[@]}" || return 1
+  [ ${#need[@]} -eq 0 ] || install_debian_packages "${need[@]}"
+}
+
+ensure_python_and_browser_packages() {
   ensure_test_venv || return 1
   ensure_browser_test_packages
 }
@@ -39,10 +48,12 @@ install_debian_packages() {
 # made from Debian's python3 (3.11, which the torch wheel is built for) without the system's
 # site-packages, so only the pinned versions are seen; Debian's jupyter_kernel_test, a pure-Python
 # module, is linked in by itself (its own dependencies, jupyter_client and jsonschema, come from pip).
+test_venv_python() { echo "${GLUELAB_TEST_VENV:-$HOME/.cache/gluelab/test-venv}/bin/python"; }
+
 ensure_test_venv() {
   local venv="${GLUELAB_TEST_VENV:-$HOME/.cache/gluelab/test-venv}"
   local req="$test_deps_here/bin/lib/test-requirements.txt"
-  TEST_PYTHON="$venv/bin/python"
+  TEST_PYTHON="$(test_venv_python)"
   if ! cmp -s "$req" "$venv/test-requirements.txt" || ! "$TEST_PYTHON" -c 'import jupyter_kernel_test, jupyterlab, torch' 2>/dev/null; then
     echo "bin/test: making the Python test environment $venv (pip install -r $req)" >&2
     rm -rf "$venv"

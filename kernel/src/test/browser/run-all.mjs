@@ -4,18 +4,19 @@
 // committed .ipynb never changes), run with Run > Run All Cells, and checked for what a reader must
 // see: rendered HTML tables, chart images that decode, a progress bar seen while a cell ran, no error
 // output, every code cell executed. A full-page screenshot of each notebook is kept (windowing off,
-// viewport as tall as the notebook). Once per run, in a scratch notebook, the kernel's life in the
+// viewport as tall as the notebook). When the whole story ran, the experiment folder it leaves must be
+// complete (what the `gluelab run` story test checks of its own run). Once per run, in a scratch notebook, the kernel's life in the
 // front end: Tab after `lab.` offers Gluelab's own API first, Shift-Tab on `lab.bench(` shows the
 // Javadoc summary of Gluelab.bench, an interrupt stops a running cell and the next cell runs, and a
 // restarted kernel comes back and runs a cell.
 //
-//   JUPYTER_PATH=DIR node run-all.mjs --python VENV/bin/python --notebooks notebooks --out out/browser [--timeout 600]
+//   JUPYTER_PATH=DIR node run-all.mjs --python VENV/bin/python --notebooks notebooks --out out/browser [--timeout 1200]
 //
 // JUPYTER_PATH must hold the gluelab kernelspec (bin/test installs it there); --python is a Python
 // with jupyterlab installed (bin/test passes the test environment's). Exit status 0 only when every
 // notebook and every front-end check passed.
 import { chromium } from "playwright-core";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -26,7 +27,9 @@ import { fileURLToPath } from "node:url";
 const args = parseArgs(process.argv.slice(2));
 const notebooksDir = path.resolve(args.notebooks ?? "notebooks");
 const outDir = path.resolve(args.out ?? "out/browser");
-const timeoutMs = 1000 * Number(args.timeout ?? 600);
+// Per notebook, for Run All to end: generous, as bin/test runs this beside the other parts on 2 cores (05-fix took
+// 361 s at load average 25); a passing run never waits for it.
+const timeoutMs = 1000 * Number(args.timeout ?? 1200);
 const chromiumPath = args.chromium ?? "/usr/bin/chromium";
 const python = args.python ?? "python3";
 const only = args.only ? new Set(args.only.split(",")) : null;
@@ -100,7 +103,7 @@ async function startServer(workDir, scratch) {
   const settingsDir = path.join(scratch, "lab-settings");
   writeLabSettings(settingsDir);
   const env = {
-    ...process.env,
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "GLUELAB_HOME" && k !== "GLUELAB_EXPERIMENTS")),
     JUPYTER_CONFIG_DIR: path.join(scratch, "config"),
     JUPYTER_DATA_DIR: path.join(scratch, "data"),
     JUPYTER_RUNTIME_DIR: runtimeDir,
@@ -285,6 +288,47 @@ function problems(r) {
   const broken = r.images.filter((i) => !i.ok);
   if (broken.length) p.push(`${broken.length} image(s) did not decode`);
   if (r.tables + r.images.length === 0) p.push("neither a table nor a chart rendered");
+  return p;
+}
+
+// ---- What the whole story leaves behind: one experiment folder, complete ----
+
+/** The gluelab CLI on the installed kernelspec's JVM, flags and classpath (the kernel's argv with another main class). */
+function gluelabCommand(...cliArgs) {
+  for (const base of (process.env.JUPYTER_PATH ?? "").split(path.delimiter).filter(Boolean)) {
+    const spec = path.join(base, "kernels", "gluelab", "kernel.json");
+    if (!fs.existsSync(spec)) continue;
+    const argv = JSON.parse(fs.readFileSync(spec, "utf8")).argv;
+    return [...argv.slice(0, argv.indexOf("gluelab.kernel.KernelMain")), "gluelab.cli.Main", ...cliArgs];
+  }
+  throw new Error("no gluelab kernelspec on JUPYTER_PATH");
+}
+
+/**
+ * The experiment folder the notebooks wrote, run in order in JupyterLab as one experiment: plan, devlog, change stack,
+ * findings and feedback; a step marker per notebook; a record, a chart, a change, and PR texts each with its chart,
+ * which `gluelab pr check` passes. Returns what failed, as sentences.
+ */
+function experimentProblems(folder, books) {
+  if (!fs.existsSync(folder)) return [`the story left no experiment folder ${folder}`];
+  const p = [];
+  const has = (...parts) => fs.existsSync(path.join(folder, ...parts));
+  const list = (dir) => (has(dir) ? fs.readdirSync(path.join(folder, dir)) : []);
+  for (const f of ["plan.json", "devlog.md", "stack.json", "findings.md", "feedback.md"]) if (!has(f)) p.push(`${f} missing in ${folder}`);
+  const steps = list("steps");
+  const unmarked = books.filter((b) => !steps.includes(b.replace(/\.ipynb$/, ".json")));
+  if (unmarked.length) p.push(`no step marker for ${unmarked.join(", ")}`);
+  if (!list("records").length) p.push("no record published");
+  if (!list("charts").some((f) => f.endsWith(".png"))) p.push("no chart in charts/");
+  if (has("stack.json") && !JSON.parse(fs.readFileSync(path.join(folder, "stack.json"), "utf8")).stack?.changes?.length) p.push("the stack is empty");
+  const prs = list("pr").filter((f) => f.endsWith(".md")).sort().map((f) => path.join(folder, "pr", f));
+  if (!prs.length) p.push("no PR text");
+  for (const pr of prs) if (!fs.existsSync(pr.replace(/\.md$/, ".png"))) p.push(`no chart beside ${path.basename(pr)}`);
+  if (prs.length) {
+    const [cmd, ...rest] = gluelabCommand("pr", "check", ...prs);
+    const check = spawnSync(cmd, rest, { encoding: "utf8", timeout: 120_000 });
+    if (check.status !== 0) p.push(`gluelab pr check failed (${check.status ?? check.signal ?? check.error}): ${`${check.stdout}${check.stderr}`.trim().slice(-1000)}`);
+  }
   return p;
 }
 
@@ -492,6 +536,10 @@ async function main() {
   });
   const results = [];
   let checks = {};
+  // The experiment folder is checked only when every numbered notebook of the story ran (not with --only a part).
+  const story = fs.readdirSync(notebooksDir).filter((f) => /^\d\d-.*\.ipynb$/.test(f));
+  const wholeStory = story.length > 0 && story.every((f) => books.includes(f));
+  let experiment = null;
   try {
     for (const name of books) {
       const r = await runNotebook(browser, base, token, name);
@@ -504,6 +552,9 @@ async function main() {
       for (const e of r.pageErrors) counts.set(e, (counts.get(e) ?? 0) + 1);
       for (const [e, n] of counts) console.log(`     (page script error${n > 1 ? `, ${n} times` : ""}: ${e})`);
     }
+    // Run in order, the notebooks are one experiment ("demo", their parameter), which lands under the notebooks' own
+    // folder: no repository above it, and GLUELAB_HOME / GLUELAB_EXPERIMENTS are not passed to the server.
+    if (wholeStory) experiment = experimentProblems(path.join(workDir, "out", "experiments", "demo"), books);
     checks = await frontEndChecks(browser, base, token, workDir);
     for (const [key, c] of Object.entries(checks)) {
       console.log(`${c.problems.length ? "FAIL" : "ok  "} front end: ${key}`);
@@ -515,17 +566,23 @@ async function main() {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
   // Across the story: tables and charts rendered, and long work showed a progress bar while it ran.
-  const story = [];
+  const storyProblems = [];
   const done = results.filter((r) => !r.failure);
-  if (!done.some((r) => r.tables > 0)) story.push("no notebook rendered an HTML table");
-  if (!done.some((r) => r.images.length > 0)) story.push("no notebook rendered a chart image");
-  if (!done.some((r) => r.progress.live > 0)) story.push("no progress bar was seen while a cell ran");
-  for (const s of story) console.log(`FAIL ${s}`);
-  fs.writeFileSync(path.join(outDir, "summary.json"), JSON.stringify({ notebooks: results, frontEnd: checks, story }, null, 2));
+  if (!done.some((r) => r.tables > 0)) storyProblems.push("no notebook rendered an HTML table");
+  if (!done.some((r) => r.images.length > 0)) storyProblems.push("no notebook rendered a chart image");
+  if (!done.some((r) => r.progress.live > 0)) storyProblems.push("no progress bar was seen while a cell ran");
+  if (experiment) {
+    console.log(`${experiment.length ? "FAIL" : "ok  "} the story's experiment folder (plan, devlog, markers, records, charts, stack, PRs, pr check)`);
+    storyProblems.push(...experiment.map((e) => `experiment folder: ${e}`));
+  } else {
+    console.log("     (experiment folder not checked: only part of the story ran)");
+  }
+  for (const s of storyProblems) console.log(`FAIL ${s}`);
+  fs.writeFileSync(path.join(outDir, "summary.json"), JSON.stringify({ notebooks: results, frontEnd: checks, story: storyProblems }, null, 2));
   const failedBooks = results.filter((r) => r.problems.length).length;
   const failedChecks = Object.values(checks).filter((c) => c.problems.length).length;
-  console.log(`browser: ${results.length - failedBooks} of ${results.length} notebooks and ${Object.keys(checks).length - failedChecks} of ${Object.keys(checks).length} front-end checks passed in JupyterLab (chromium); screenshots in ${outDir}`);
-  process.exit(failedBooks + failedChecks + story.length ? 1 : 0);
+  console.log(`browser: ${results.length - failedBooks} of ${results.length} notebooks and ${Object.keys(checks).length - failedChecks} of ${Object.keys(checks).length} front-end checks passed in JupyterLab (chromium)${storyProblems.length ? `, ${storyProblems.length} story check(s) FAILED` : ""}; screenshots in ${outDir}`);
+  process.exit(failedBooks + failedChecks + storyProblems.length ? 1 : 0);
 }
 
 main().catch((e) => {

@@ -1,4 +1,8 @@
-"""The notebook story through nbclient (the real protocol) and `gluelab run`, and an interrupt through the client."""
+"""The notebook story through `gluelab run`, and an interrupt through the client.
+
+The story in a Jupyter front end is the browser test's (kernel/src/test/browser/run-all.mjs): it runs the same twelve
+notebooks in order in JupyterLab, fails on error output or a notebook with no table or chart, and checks the
+experiment folder they leave as assert_experiment_is_whole does here, so the story is not run a third time here."""
 import glob
 import json
 import os
@@ -10,7 +14,6 @@ import unittest
 
 import jupyter_client
 import nbformat
-from nbclient import NotebookClient
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 
@@ -30,7 +33,7 @@ def gluelab_command(*args):
 
 
 class StoryTests(unittest.TestCase):
-    """Notebooks 00-11 run in order as one experiment, by a real Jupyter client and by `gluelab run`."""
+    """Notebooks 00-11 run in order as one experiment by `gluelab run`."""
 
     def assert_experiment_is_whole(self, folder):
         self.assertTrue(os.path.isdir(folder), folder)
@@ -50,25 +53,15 @@ class StoryTests(unittest.TestCase):
         check = subprocess.run(gluelab_command("pr", "check", *prs), capture_output=True, text=True, timeout=120)
         self.assertEqual(0, check.returncode, check.stdout + check.stderr)
 
-    def test_the_story_runs_in_order_through_nbclient(self):
+    def test_gluelab_run_runs_the_story_as_one_named_experiment(self):
         self.assertEqual(12, len(STORY), [os.path.basename(p) for p in STORY])
         with tempfile.TemporaryDirectory() as cwd:
-            for path in STORY:
-                with self.subTest(notebook=os.path.basename(path)):
-                    nb = nbformat.read(path, as_version=4)
-                    NotebookClient(nb, kernel_name="gluelab", timeout=900, resources={"metadata": {"path": cwd}}).execute()
-                    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-                    self.assertEqual([], errors)
-                    results = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type in ("execute_result", "display_data")]
-                    self.assertTrue(results, "no results shown")
-            self.assert_experiment_is_whole(os.path.join(cwd, "out", "experiments", "demo"))
-
-    def test_gluelab_run_runs_the_story_as_one_named_experiment(self):
-        with tempfile.TemporaryDirectory() as cwd:
+            # The timeout is an hour: the story took 943 s at load average 23 on 2 cores, and bin/test runs it
+            # beside the other parts.
             # Experiments live under the notebooks' repository (the checkout's out/experiments) unless
             # GLUELAB_HOME names another home: the test keeps its own.
             run = subprocess.run(gluelab_command("run", *STORY, "--out", os.path.join(cwd, "executed"), "-p", "experiment=ci-story", "-p", "tokens=32,128"),
-                                 cwd=cwd, capture_output=True, text=True, timeout=1800, env=dict(os.environ, GLUELAB_HOME=cwd))
+                                 cwd=cwd, capture_output=True, text=True, timeout=3600, env=dict(os.environ, GLUELAB_HOME=cwd))
             self.assertEqual(0, run.returncode, run.stdout[-4000:] + run.stderr[-4000:])
             self.assertIn("all 12 notebooks ok", run.stdout)
             self.assertEqual(sorted(os.path.basename(p) for p in STORY), sorted(os.listdir(os.path.join(cwd, "executed"))))
