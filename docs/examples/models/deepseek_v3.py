@@ -8,9 +8,10 @@
 #   gluelab experiment NAME --model-file docs/examples/models/deepseek_v3.py:build --inputs 'x:T,7168:bf16' --tokens 2k,8k,32k  (GPU)
 #   gluelab experiment NAME --model-file docs/examples/models/deepseek_v3.py:build --inputs 'x:T,64:fp32' --tokens 64,128        (CPU)
 #
-# The experts dispatch tokens with torch.where, whose output size depends on the routing: dynamo
-# breaks the graph there, so a fullgraph compile of a whole block fails (a row with its reason) while
-# the attention's regions compile on their own.
+# The experts dispatch tokens with torch.where, whose output size depends on the routing (as the
+# reference implementation does): torch 2.13's dynamo traces it with unbacked sizes, and compiling the
+# 32 experts' loop takes minutes with Inductor's CPU backend, so on the CPU compile a region such as
+# model.norm_rope_cat rather than model.MoE.forward.
 import math
 from dataclasses import dataclass
 

@@ -845,6 +845,10 @@ def main():
                 reply = compare_compile(req, info, clock)
             elif cmd == "model_check":
                 reply = sys.modules["model_subject"].check(req, device)
+            elif cmd == "model_baselines":
+                reply = sys.modules["model_subject"].baselines(req, device, clock)
+            elif cmd == "model_profile":
+                reply = sys.modules["model_subject"].profile(req, device)
             else:
                 raise ValueError("unknown request '%s'" % cmd)
         except BaseException as e:
