@@ -4,6 +4,7 @@ import gluelab.bench.Tokens;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.lab.Gluelab;
 import gluelab.rank.Ranking;
+import gluelab.workflow.model.ModelPlan;
 import picocli.CommandLine.*;
 
 import java.nio.file.Path;
@@ -11,7 +12,9 @@ import java.util.concurrent.Callable;
 
 @Command(name = "experiment", mixinStandardHelpOptions = true,
         description = {"Show an experiment folder: its plan and which workflow steps (00-11) have run, with their records and summaries.",
-                "With --model and --tokens, write its plan first (step 00; a plan already there must match)."})
+                "With --model and --tokens, write its plan first (step 00; a plan already there must match).",
+                "With --model-file FILE.py:FUNCTION, --inputs and --tokens, the plan's subject is your own model: it is checked "
+                        + "(imports, returns an nn.Module, inputs match its forward) before the plan is written."})
 public final class ExperimentCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "experiment name") String name;
 
@@ -24,10 +27,27 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--stop", defaultValue = "" + Ranking.DEFAULT_STOP_FRACTION,
             description = "step 00: stop when the remaining gap is under this fraction of the layer (default: ${DEFAULT-VALUE})") double stop;
 
+    @Option(names = "--model-file", paramLabel = "FILE.py:FUNCTION", description = "step 00: your model, a function returning an nn.Module (build(T) or build())")
+    String modelFile;
+
+    @Option(names = "--inputs", description = "with --model-file: forward's inputs, NAME:DIMS:DTYPE; ... with numbers or symbols T B D H KV HD F E K of --model, e.g. 'x:T,D:bf16'")
+    String inputs;
+
+    @Option(names = "--blocks", paramLabel = "ATTRIBUTE", description = "with --model-file: the container of the repeated blocks (default: found in a ModuleList, Sequential or ModuleDict)")
+    String blocks;
+
+    @Option(names = "--regions", split = ",", description = "with --model-file: functions compiled on their own with fullgraph=True, e.g. model.Attention.rope,model.FeedForward.forward")
+    java.util.List<String> regions;
+
+    @Option(names = "--python", description = "with --model-file: the Python with torch (default: as `gluelab torch`)")
+    String python;
+
     @Mixin DeviceOptions deviceOptions;
 
     @Override public Integer call() {
         Path base = root == null ? ExperimentFolder.defaultRoot() : root;
+        if (modelFile != null) return planModel(base);
+        if (inputs != null || blocks != null || regions != null) throw new IllegalArgumentException("--inputs, --blocks and --regions need --model-file");
         if ((model == null) != (tokens == null)) throw new IllegalArgumentException("give both --model and --tokens to write a plan");
         if (model == null && !java.nio.file.Files.isDirectory(base.resolve(name)))
             throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one)"
@@ -50,6 +70,31 @@ public final class ExperimentCommand implements Callable<Integer> {
             System.out.println("plan: model " + p.model() + ", tokens " + p.tokens() + ", stop fraction " + p.stopFraction() + ", device " + p.device() + ", created " + p.created());
         }
         System.out.println(ex.status().print(100));
+        return 0;
+    }
+
+    /** Step 00 with the analyst's model as the subject: checked in the torch harness, then planned. */
+    private Integer planModel(Path base) {
+        if (tokens == null) throw new IllegalArgumentException("--model-file needs --tokens, e.g. --tokens 2k,8k,32k");
+        if (inputs == null) throw new IllegalArgumentException("--model-file needs --inputs, e.g. --inputs 'x:T,D:bf16'");
+        var entry = gluelab.torch.ModelEntry.parse(modelFile);
+        var subject = new gluelab.workflow.experiment.ModelSubject(entry.file().toString(), entry.function(), inputs, blocks, regions);
+        var spec = gluelab.model.SpecRegistry.load(gluelab.files.Locations.specFolders()).get(model == null ? gluelab.bench.BenchPlan.DEFAULT_MODEL : model);
+        boolean existed = java.nio.file.Files.isDirectory(base.resolve(name));
+        ExperimentFolder.checkName(name);
+        try (var device = deviceOptions.open();
+             var torch = gluelab.torch.TorchSide.start(gluelab.torch.PythonFinder.standard().find(python, gluelab.torch.PythonSource.FLAG), device)) {
+            ExperimentFolder ex = ExperimentFolder.open(name, base);
+            try {
+                var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id());
+                System.out.println(ex);
+                System.out.println("model check: " + planned.check().describe());
+                System.out.println(ex.status().print(100));
+            } catch (RuntimeException e) {
+                if (!existed) removeIfEmpty(base.resolve(name));
+                throw e;
+            }
+        }
         return 0;
     }
 

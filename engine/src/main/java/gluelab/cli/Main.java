@@ -13,7 +13,7 @@ import java.util.ServiceLoader;
         subcommands = {DemoCommand.class, BenchCommand.class, CalibrateCommand.class, ReportCommand.class, CompareCommand.class,
                 SpecsCommand.class, OpsCommand.class, FloorCommand.class, DevlogCommand.class, BundleCommand.class, TraceCommand.class, NcuCommand.class,
                 CompileLogCommand.class, TorchCommand.class, TuneCommand.class, MergeCommand.class, SweepCommand.class,
-                ExperimentCommand.class, ConfirmCommand.class,
+                ExperimentCommand.class, ModelCommand.class, ConfirmCommand.class,
                 PrCommand.class, FeedbackCommand.class, DocsCommand.class, PicksCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -129,7 +129,7 @@ public final class TorchCommand implements Runnable {
         boolean fullgraph;
 
         @Option(names = "--blocks", paramLabel = "ATTRIBUTE", description = "the container of the blocks, as a dotted attribute path of the model (e.g. layers); "
-                + "default: the largest group of sibling modules of one class in a ModuleList, Sequential or ModuleDict")
+                + "default: the group of sibling modules of one class in a ModuleList, Sequential or ModuleDict holding the most parameters")
         String blocks;
 
         @Override public Integer call() {

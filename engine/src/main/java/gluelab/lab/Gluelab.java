@@ -285,6 +285,34 @@ public final class Gluelab implements AutoCloseable {
     }
 
     /**
+     * Step 00 with the analyst's model as the subject: {@code modelFile} is {@code FILE.py:FUNCTION},
+     * {@code inputs} the torch bridge's syntax with {@code model}'s symbols, {@code regions} the
+     * functions compiled on their own (empty: none). The model is checked in the torch harness first.
+     */
+    public gluelab.workflow.model.ModelPlan.Planned planModel(gluelab.workflow.experiment.ExperimentFolder ex, String modelFile, String inputs,
+                                                              String tokens, String model, double stopFraction, List<String> regions) {
+        var entry = gluelab.torch.ModelEntry.parse(modelFile);
+        var subject = new gluelab.workflow.experiment.ModelSubject(entry.file().toString(), entry.function(), inputs, "", regions);
+        return gluelab.workflow.model.ModelPlan.write(ex, torch().bridge(), spec(model), subject, Tokens.parse(tokens), stopFraction, device.id());
+    }
+
+    /** Step 01 on a model-subject experiment: every tree at every planned token count, fwd+bwd. */
+    public gluelab.torch.ModelBaselines modelBaselines(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return gluelab.workflow.model.ModelBaselinesStep.run(ex, torch().bridge(), planSpec(ex), gluelab.timing.TimingConfig.defaults(),
+                torch().flushBytes(), progress);
+    }
+
+    /** Step 03 on a model-subject experiment: each tree profiled by the harness, traces imported, ops per source line. */
+    public gluelab.workflow.model.ModelProfileStep.Result modelProfile(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return gluelab.workflow.model.ModelProfileStep.run(ex, torch().bridge(), planSpec(ex), calibration().bandwidth(), progress);
+    }
+
+    /** Step 04 on a model-subject experiment: the eager tree's profile ranked per source line and op. */
+    public gluelab.rank.SourceRanking modelRank(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return gluelab.workflow.model.ModelRankStep.run(ex, gluelab.torch.ModelTree.EAGER, calibration().bandwidth());
+    }
+
+    /**
      * Step 04 on an experiment: ranks the record step 01 published (its rows, the plan's stop rule
      * as recorded), draws the charts into the experiment's charts folder (04-*.png) with a summary in
      * steps/04-rank/ranking.md, and marks the step done.

@@ -33,7 +33,7 @@ public record CompileComparison(String target, TorchVersions versions, List<Arm>
 
     /**
      * Runs both arms. {@code blocks}: the dotted attribute path of the container whose children are the
-     * blocks (e.g. "layers"); null finds the largest group of sibling modules of one class in a
+     * blocks (e.g. "layers"); null finds the group of sibling modules of one class (holding the most parameters) in a
      * ModuleList, Sequential or ModuleDict.
      */
     public static CompileComparison run(TorchBridge bridge, String target, List<TensorSpec> inputs, String blocks, String compileMode,

@@ -89,7 +89,8 @@ public final class TorchBridge implements AutoCloseable {
     public static TorchBridge start(String python, String device) {
         if (!device.equals("cpu") && !device.equals("cuda")) throw new IllegalArgumentException("torch device must be cpu or cuda, got " + device);
         Path harness = extractHarness();
-        ProcessBuilder pb = new ProcessBuilder(python, "-u", harness.toString(), device);
+        // -B: no __pycache__ beside the harness, so its temp folder goes when the JVM exits
+        ProcessBuilder pb = new ProcessBuilder(python, "-u", "-B", harness.toString(), device);
         Map<String, String> env = pb.environment();
         env.putIfAbsent("TORCH_LOGS", "recompiles,graph_breaks");
         env.put("TORCHINDUCTOR_CACHE_DIR", inductorCache().toString());
@@ -215,15 +216,22 @@ public final class TorchBridge implements AutoCloseable {
         }
     }
 
+    /** The harness and the Python files it imports, written side by side into one temp folder. */
+    private static final java.util.List<String> HARNESS_FILES = java.util.List.of("harness.py", "model_subject.py");
+
     private static Path extractHarness() {
-        try (InputStream in = TorchBridge.class.getResourceAsStream("/gluelab/torch/harness.py")) {
-            if (in == null) throw new IllegalStateException("gluelab/torch/harness.py is missing from gluelab's jar");
+        try {
             Path dir = Files.createTempDirectory("gluelab-torch-");
-            Path file = dir.resolve("harness.py");
-            Files.write(file, in.readAllBytes());
-            file.toFile().deleteOnExit();
             dir.toFile().deleteOnExit();
-            return file;
+            for (String name : HARNESS_FILES) {
+                try (InputStream in = TorchBridge.class.getResourceAsStream("/gluelab/torch/" + name)) {
+                    if (in == null) throw new IllegalStateException("gluelab/torch/" + name + " is missing from gluelab's jar");
+                    Path file = dir.resolve(name);
+                    Files.write(file, in.readAllBytes());
+                    file.toFile().deleteOnExit();
+                }
+            }
+            return dir.resolve(HARNESS_FILES.getFirst());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the torch harness to a temp folder", e);
         }

@@ -27,6 +27,7 @@ LOG_LIMIT = 400_000
 
 torch = None
 F = None
+LOADED = [0]  # model files loaded so far (each load is a module of its own name)
 
 
 SEND_LOCK = threading.Lock()
@@ -55,6 +56,8 @@ def hello(device):
     except Exception as e:  # ImportError, or a broken install raising anything
         return dict(info, ok=False, error="missing", message="torch cannot be imported by %s: %s: %s" % (sys.executable, type(e).__name__, e))
     torch, F = _torch, _F
+    import model_subject  # beside this file; the analyst's model as an experiment's subject
+    model_subject.bind(sys.modules[__name__])
     info["torch"] = torch.__version__
     info["cuda"] = torch.version.cuda or ""
     try:
@@ -510,7 +513,7 @@ def prepare(req, hello_info, device):
                   "detail": "%s %.1f s%s" % (subject_of(job), r["seconds"], "" if r["ok"] else " failed")})
 
     def work():
-        p = subprocess.Popen([sys.executable, "-u", os.path.abspath(__file__), "--compile-worker", device],
+        p = subprocess.Popen([sys.executable, "-u", "-B", os.path.abspath(__file__), "--compile-worker", device],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         try:
             started = json.loads(p.stdout.readline() or "{}")
@@ -685,8 +688,8 @@ def containers():
 
 def repeated_blocks(model, path=None):
     """The model's repeated blocks: the children of the container at the dotted attribute `path` when
-    the analyst names one, else the largest set of sibling modules of one class inside a ModuleList,
-    Sequential or ModuleDict (torchtitan keeps its layers in a ModuleDict)."""
+    the analyst names one, else the set of sibling modules of one class inside a ModuleList, Sequential
+    or ModuleDict (torchtitan keeps its layers in a ModuleDict) that holds the most parameters."""
     if path:
         node = model
         for i, part in enumerate(path.split(".")):
@@ -702,15 +705,17 @@ def repeated_blocks(model, path=None):
         if not kids:
             raise ValueError("--blocks %s: %s has no child modules to compile as blocks" % (path, type(node).__name__))
         return kids
-    best = []
+    # The group covering the most parameters: the layers of a MoE stack, not the experts inside each layer.
+    best, best_size = [], (0, 0)
     for m in model.modules():
         if isinstance(m, containers()):
             by_type = {}
             for k in m.children():
                 by_type.setdefault(type(k), []).append(k)
             for group in by_type.values():
-                if len(group) >= 2 and len(group) > len(best):
-                    best = group
+                size = (sum(p.numel() for k in group for p in k.parameters()), len(group))
+                if len(group) >= 2 and size > best_size:
+                    best, best_size = group, size
     return best
 
 
@@ -788,11 +793,15 @@ def compare_compile(req, hello_info, clock):
     return {"ok": True, "arms": arms}
 
 
+def is_oom(e):
+    return type(e).__name__ == "OutOfMemoryError" or "out of memory" in str(e).lower()
+
+
 def failure(e):
-    oom = type(e).__name__ == "OutOfMemoryError" or "out of memory" in str(e).lower()
     tb = traceback.format_exception(type(e), e, e.__traceback__)
-    return {"ok": False, "error": "oom" if oom else "failed", "message": "%s: %s" % (type(e).__name__, str(e).strip()),
-            "traceback": "".join(tb)[-4000:]}
+    # A model error's message already names the file, the function and the input.
+    message = str(e).strip() if type(e).__name__ == "ModelError" else "%s: %s" % (type(e).__name__, str(e).strip())
+    return {"ok": False, "error": "oom" if is_oom(e) else "failed", "message": message, "traceback": "".join(tb)[-4000:]}
 
 
 def main():
@@ -834,6 +843,12 @@ def main():
                 reply = time_function(req, lambda: user_fn(req["target"], device), floating, info, clock)
             elif cmd == "compare":
                 reply = compare_compile(req, info, clock)
+            elif cmd == "model_check":
+                reply = sys.modules["model_subject"].check(req, device)
+            elif cmd == "model_baselines":
+                reply = sys.modules["model_subject"].baselines(req, device, clock)
+            elif cmd == "model_profile":
+                reply = sys.modules["model_subject"].profile(req, device)
             else:
                 raise ValueError("unknown request '%s'" % cmd)
         except BaseException as e:

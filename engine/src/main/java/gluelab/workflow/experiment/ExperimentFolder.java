@@ -212,7 +212,8 @@ public final class ExperimentFolder {
     }
 
     private static String describe(ExperimentPlan p) {
-        return "model " + p.model() + ", tokens " + p.tokens() + ", stop when the gap is under " + (p.stopFraction() * 100) + "% of the layer, device " + p.device();
+        return (p.hasModelSubject() ? "model file " + p.subject().entry() + " on inputs " + p.subject().inputs()
+                + (p.subject().regions().isEmpty() ? "" : ", regions " + p.subject().regions()) + " (symbols of " + p.model() + ")" : "model " + p.model()) + ", tokens " + p.tokens() + ", stop when the gap is under " + (p.stopFraction() * 100) + "% of the layer, device " + p.device();
     }
 
     Path markerFile(Step step) { return dir.resolve(STEPS_DIR).resolve(step.notebook() + ".json"); }

@@ -5,9 +5,11 @@ import java.util.List;
 /**
  * What step 00 decides once for the whole experiment: the model, the token counts, the stop rule
  * (stop when the remaining gap is under this fraction of the layer), the device selector and when
- * it was made. Later steps read it instead of asking again.
+ * it was made. Later steps read it instead of asking again. {@code subject} is the analyst's model when
+ * the experiment is about it (then {@code model} is the spec its inputs' symbols come from), null when
+ * the subject is gluelab's op catalogue.
  */
-public record ExperimentPlan(String model, List<Long> tokens, double stopFraction, String device, String created) {
+public record ExperimentPlan(String model, List<Long> tokens, double stopFraction, String device, String created, ModelSubject subject) {
     public ExperimentPlan {
         if (model == null || model.isBlank()) throw new IllegalArgumentException("plan: model is empty");
         if (tokens == null || tokens.isEmpty()) throw new IllegalArgumentException("plan: tokens is empty");
@@ -20,9 +22,28 @@ public record ExperimentPlan(String model, List<Long> tokens, double stopFractio
         if (created == null || created.isBlank()) created = java.time.Instant.now().toString();
     }
 
-    /** A plan made now. */
+    /** A plan of the catalogue subject. */
+    public ExperimentPlan(String model, List<Long> tokens, double stopFraction, String device, String created) {
+        this(model, tokens, stopFraction, device, created, null);
+    }
+
+    /** A plan of the catalogue made now. */
     public static ExperimentPlan of(String model, List<Long> tokens, double stopFraction, String device) {
         return new ExperimentPlan(model, tokens, stopFraction, device, java.time.Instant.now().toString());
+    }
+
+    /** A plan of the analyst's model made now. */
+    public static ExperimentPlan of(String model, List<Long> tokens, double stopFraction, String device, ModelSubject subject) {
+        return new ExperimentPlan(model, tokens, stopFraction, device, java.time.Instant.now().toString(), subject);
+    }
+
+    /** The subject is the analyst's model (steps run the model's trees), not the catalogue. */
+    public boolean hasModelSubject() { return subject != null; }
+
+    /** The analyst's model; fails, saying what the plan is about instead, for a catalogue plan. */
+    public ModelSubject modelSubject() {
+        if (subject == null) throw new IllegalStateException("the plan's subject is gluelab's op catalogue, not a model file (plan it with --model-file)");
+        return subject;
     }
 
     /** The largest token count (where rankings are made). */
@@ -34,6 +55,7 @@ public record ExperimentPlan(String model, List<Long> tokens, double stopFractio
         if (!tokens.equals(other.tokens)) return "tokens (" + tokens + " vs " + other.tokens + ")";
         if (stopFraction != other.stopFraction) return "stopFraction (" + stopFraction + " vs " + other.stopFraction + ")";
         if (!device.equals(other.device)) return "device (" + device + " vs " + other.device + ")";
+        if (!java.util.Objects.equals(subject, other.subject)) return "subject (" + subject + " vs " + other.subject + ")";
         return null;
     }
 }

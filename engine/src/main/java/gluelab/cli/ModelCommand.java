@@ -1,0 +1,116 @@
+package gluelab.cli;
+
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.files.Json;
+import gluelab.files.Locations;
+import gluelab.model.SpecRegistry;
+import gluelab.progress.ConsoleProgress;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import gluelab.torch.PythonFinder;
+import gluelab.torch.PythonSource;
+import gluelab.torch.TorchSide;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.model.ModelBaselinesStep;
+import picocli.CommandLine.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "model", mixinStandardHelpOptions = true,
+        description = {"The workflow steps on an experiment whose plan names your model (gluelab experiment NAME --model-file FILE.py:build ...)."},
+        subcommands = {ModelCommand.Baselines.class, ModelCommand.Profile.class, ModelCommand.Rank.class})
+public final class ModelCommand implements Runnable {
+    @Spec Model.CommandSpec spec;
+
+    @Override public void run() { spec.commandLine().usage(System.out); }
+
+    /** The experiment and the torch side every model step needs. */
+    static final class Common {
+        @Parameters(index = "0", paramLabel = "NAME", description = "experiment name (planned with --model-file)") String name;
+
+        @Option(names = "--experiments-root", description = "folder of experiments (default: $GLUELAB_EXPERIMENTS, else out/experiments)") Path root;
+
+        @Option(names = "--python", description = "the Python with torch (default: as `gluelab torch`)") String python;
+
+        @Option(names = "--json", description = "print JSON") boolean json;
+
+        ExperimentFolder experiment() {
+            Path base = root == null ? ExperimentFolder.defaultRoot() : root;
+            if (!Files.isDirectory(base.resolve(ExperimentFolder.checkName(name))))
+                throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + ExperimentCommand.elsewhere(name));
+            ExperimentFolder ex = ExperimentFolder.open(name, base);
+            ex.plan().modelSubject();
+            return ex;
+        }
+
+        TorchSide start(Device device) { return TorchSide.start(PythonFinder.standard().find(python, PythonSource.FLAG), device); }
+    }
+
+    @Command(name = "baselines", mixinStandardHelpOptions = true,
+            description = "Step 01: the model fwd+bwd as eager, per-block, whole and regions at each planned token count (wall, kernel time, peak memory, compiles).")
+    static final class Baselines implements Callable<Integer> {
+        @Mixin Common common;
+
+        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})") double timeout;
+
+        @Override public Integer call() {
+            ExperimentFolder ex = common.experiment();
+            var plan = ex.plan();
+            var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
+            try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+                var b = ModelBaselinesStep.run(ex, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
+                        torch.flushBytes(), new ConsoleProgress(System.err));
+                System.out.println(common.json ? Json.write(b) : b.text());
+            }
+            return 0;
+        }
+    }
+
+    /** The device's calibrated bandwidth (bytes per second), from gluelab's calibration cache or measured now. */
+    static double bandwidth(Device device) {
+        return new gluelab.calibrate.Calibrator(device, Locations.calibrationCache()).calibrate(false).bandwidth();
+    }
+
+    @Command(name = "profile", mixinStandardHelpOptions = true,
+            description = "Step 03: each tree profiled by gluelab at the largest planned token count (torch.profiler, no script of yours): traces, "
+                    + "kernel table, diff against eager, ops per line of your model file.")
+    static final class Profile implements Callable<Integer> {
+        @Mixin Common common;
+
+        @Override public Integer call() throws Exception {
+            ExperimentFolder ex = common.experiment();
+            var plan = ex.plan();
+            var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
+            try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+                var r = gluelab.workflow.model.ModelProfileStep.run(ex, torch.bridge(), spec, bandwidth(device), new ConsoleProgress(System.err));
+                System.out.println(common.json ? Json.write(r.profile()) : Files.readString(ex.file(gluelab.workflow.experiment.Step.PROFILE_DIFF,
+                        gluelab.workflow.model.ModelProfileStep.SUMMARY)));
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "rank", mixinStandardHelpOptions = true,
+            description = "Step 04: a tree's profile ranked per source location and op by (measured - ideal) x share of the step, with the plan's stop rule.")
+    static final class Rank implements Callable<Integer> {
+        @Mixin Common common;
+
+        @Option(names = "--tree", defaultValue = "eager", description = "the profiled tree to rank: eager, per-block, whole or regions (default: ${DEFAULT-VALUE})")
+        String tree;
+
+        @Option(names = "--top", defaultValue = "20", description = "rows to print (default: ${DEFAULT-VALUE})") int top;
+
+        @Override public Integer call() {
+            ExperimentFolder ex = common.experiment();
+            gluelab.torch.ModelTree t = gluelab.torch.ModelTree.parse(tree);
+            try (Device device = Devices.open(ex.plan().device())) {
+                var r = gluelab.workflow.model.ModelRankStep.run(ex, t, bandwidth(device));
+                System.out.println(common.json ? Json.write(r) : r.text(top));
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package gluelab.torch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import gluelab.progress.Progress;
+import gluelab.tensor.TensorSpec;
+import gluelab.timing.Measurement;
+import gluelab.timing.TimingConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The analyst's model timed fwd+bwd as each {@link ModelTree} at each token count, in one harness:
+ * wall time (raw samples), kernel time and kernel count per step (CUDA: torch.profiler's kernels;
+ * skipped with the reason on the CPU), peak memory (CUDA), compile seconds, graphs, graph breaks and
+ * recompiles. A tree that fails (a graph break under fullgraph, no blocks, the recompile limit, OOM,
+ * an exception in the model) is a row with its reason, and no ratio is formed against it. The trees
+ * run one after another, each built fresh: two copies of a real-dims model need not fit at once.
+ */
+public record ModelBaselines(int format, String model, TorchVersions versions, List<Row> rows) {
+    public static final int FORMAT = 1;
+
+    public ModelBaselines {
+        rows = List.copyOf(rows);
+    }
+
+    /** One tree at one token count; {@code run} is null when it failed ({@code error} says why). */
+    public record Row(ModelTree tree, long tokens, String error, Measurement run, CompileReport compile, int blocks, String blockType,
+                      double kernelSeconds, int kernels, String kernelSkip, long peakBytes, String peakSkip) {
+        public boolean failed() { return !error.isEmpty() || run == null; }
+
+        public double wallUs() { return run == null ? Double.NaN : run.medianMicros(); }
+
+        public double kernelUs() { return kernelSeconds * 1e6; }
+    }
+
+    /**
+     * Times {@code trees} of {@code entry} at each token count; {@code inputsAt} gives the inputs at a count.
+     * {@code regions}: the functions the regions tree compiles; {@code blocks}: the block container (empty: found).
+     */
+    public static ModelBaselines run(TorchBridge bridge, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelTree> trees,
+                                     List<String> regions, String blocks, TimingConfig timing, long flushBytes, Progress progress) {
+        ObjectNode req = ModelCheck.request("model_baselines", entry, inputsAt.values().iterator().next(), inputsAt.keySet().iterator().next())
+                .put("device", bridge.device()).put("flushBytes", flushBytes).put("blocks", blocks == null ? "" : blocks);
+        ArrayNode at = req.putArray("at");
+        inputsAt.forEach((t, ins) -> at.addObject().put("tokens", t).set("inputs", Replies.inputs(ins)));
+        ArrayNode ts = req.putArray("trees");
+        trees.forEach(t -> ts.add(t.id()));
+        ArrayNode rs = req.putArray("regions");
+        regions.forEach(rs::add);
+        req.set("timing", Replies.timing(timing));
+        JsonNode reply = bridge.call(req, "model baselines of " + entry.shortName(), progress);
+        List<Row> rows = new ArrayList<>();
+        for (JsonNode r : reply.path("rows")) {
+            ModelTree tree = ModelTree.parse(r.path("tree").asText());
+            long tokens = r.path("tokens").asLong();
+            String label = entry.shortName() + "/" + tree.id() + "@" + tokens;
+            Measurement m = r.path("samples").isEmpty() ? null : Replies.measurement(label, timing, r);
+            CompileReport c = Replies.compile(label, r);
+            rows.add(new Row(tree, tokens, r.path("error").asText(), m, c, r.path("blocks").asInt(), r.path("blockType").asText(),
+                    r.path("kernelSeconds").isNumber() ? r.path("kernelSeconds").asDouble() : Double.NaN, r.path("kernels").asInt(),
+                    r.path("kernelSkip").asText(), r.path("peakBytes").isNumber() ? r.path("peakBytes").asLong() : -1, r.path("peakSkip").asText()));
+        }
+        return new ModelBaselines(FORMAT, entry.toString(), bridge.versions(), rows);
+    }
+
+    /** The row of {@code tree} at {@code tokens}, if it was planned. */
+    public Optional<Row> row(ModelTree tree, long tokens) {
+        return rows.stream().filter(r -> r.tree() == tree && r.tokens() == tokens).findFirst();
+    }
+
+    /** Eager's wall time over the tree's (NaN unless both ran). */
+    public double speedupOverEager(Row row) {
+        Optional<Row> eager = row(ModelTree.EAGER, row.tokens());
+        if (row.failed() || eager.isEmpty() || eager.get().failed()) return Double.NaN;
+        return eager.get().wallUs() / row.wallUs();
+    }
+
+    /** The row's or eager's median is not sound by its stop rule (timeout, too few samples, noise over the bound). */
+    boolean noisy(Row row) {
+        return row.run().noisy().isPresent() || row(ModelTree.EAGER, row.tokens()).map(e -> e.run() != null && e.run().noisy().isPresent()).orElse(false);
+    }
+
+    public String text() {
+        StringBuilder sb = new StringBuilder("model baselines of " + model + ", fwd+bwd (" + versions.describe() + ")\n");
+        sb.append(String.format("  %-10s %7s %11s %8s %11s %8s %10s %10s %7s %7s %10s  %s%n", "tree", "tokens", "wall_us", "noise", "kernel_us", "kernels",
+                "peak_MiB", "compile_s", "graphs", "breaks", "recompiles", "vs eager / error"));
+        for (Row r : rows) {
+            double s = speedupOverEager(r);
+            String last = r.failed() ? "FAILED: " + r.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(s) ? "no ratio: eager failed"
+                    : String.format("%.2fx", s) + (noisy(r) ? " (noisy: measure again before trusting it)" : "");
+            sb.append(String.format("  %-10s %7d %11s %8s %11s %8s %10s %10.2f %7d %7d %10d  %s%n", r.tree().id(), r.tokens(),
+                    r.failed() ? "-" : String.format("%.1f", r.wallUs()), r.failed() ? "-" : String.format("%.1f%%", 100 * r.run().noise()),
+                    Double.isNaN(r.kernelSeconds()) ? "-" : String.format("%.1f", r.kernelUs()), Double.isNaN(r.kernelSeconds()) ? "-" : Integer.toString(r.kernels()),
+                    r.peakBytes() < 0 ? "-" : String.format("%.1f", r.peakBytes() / 1048576.0), r.compile().seconds(), r.compile().graphs(),
+                    r.compile().graphBreaks(), r.compile().recompiles(), last));
+        }
+        List<String> skips = rows.stream().flatMap(r -> java.util.stream.Stream.of(r.kernelSkip(), r.peakSkip())).filter(x -> !x.isEmpty()).distinct().toList();
+        skips.forEach(x -> sb.append("  skipped: ").append(x).append('\n'));
+        return sb.toString();
+    }
+}

@@ -1,0 +1,47 @@
+package gluelab.torch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import gluelab.tensor.TensorSpec;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the harness found when it checked the analyst's model before any timing: the file imports,
+ * {@code build} returns an nn.Module, the inputs match its forward by count, name and dtype, and one
+ * forward without grad runs on them. A failed check throws a {@link TorchException} whose message
+ * names the file, the function and the input (and the line of the analyst's code that raised).
+ */
+public record ModelCheck(ModelEntry entry, long tokens, String moduleType, long parameters, String forward, int blocks, String blockType,
+                         String blocksError, List<List<Long>> outputs) {
+    public ModelCheck {
+        outputs = List.copyOf(outputs);
+    }
+
+    /** Checks {@code entry} built for {@code tokens} tokens on {@code inputs}; {@code blocks} names the block container (null: found). */
+    public static ModelCheck run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, String blocks) {
+        ObjectNode req = request("model_check", entry, inputs, tokens);
+        if (blocks != null && !blocks.isBlank()) req.put("blocks", blocks);
+        JsonNode r = bridge.call(req, "model check");
+        List<List<Long>> outs = new ArrayList<>();
+        for (JsonNode o : r.path("outputs")) {
+            List<Long> shape = new ArrayList<>();
+            o.forEach(d -> shape.add(d.asLong()));
+            outs.add(shape);
+        }
+        return new ModelCheck(entry, tokens, r.path("moduleType").asText(), r.path("parameters").asLong(), r.path("forward").asText(),
+                r.path("blocks").asInt(), r.path("blockType").asText(), r.path("blocksError").asText(), outs);
+    }
+
+    static ObjectNode request(String cmd, ModelEntry entry, List<TensorSpec> inputs, long tokens) {
+        ObjectNode req = TorchBridge.request(cmd).put("file", entry.file().toString()).put("function", entry.function()).put("tokens", tokens);
+        req.set("inputs", Replies.inputs(inputs));
+        return req;
+    }
+
+    public String describe() {
+        return entry.shortName() + " builds " + moduleType + " (" + String.format("%,d", parameters) + " parameters), forward" + forward
+                + " -> " + outputs + "; " + (blocks > 0 ? blocks + " repeated " + blockType + " blocks" : "no repeated blocks (" + blocksError + ")");
+    }
+}

@@ -1,0 +1,49 @@
+package gluelab.workflow.model;
+
+import gluelab.model.ModelSpec;
+import gluelab.tensor.TensorSpec;
+import gluelab.torch.InputSpecs;
+import gluelab.torch.ModelCheck;
+import gluelab.torch.ModelEntry;
+import gluelab.torch.TorchBridge;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentPlan;
+import gluelab.workflow.experiment.ModelSubject;
+
+import java.util.List;
+
+/**
+ * Step 00 for the analyst's model: the plan names the model file, its inputs and token counts, and
+ * is written only once the model has been checked (the file imports, build returns an nn.Module, the
+ * inputs match its forward) at the smallest token count, so no later step times a model that cannot run.
+ */
+public final class ModelPlan {
+    private ModelPlan() {}
+
+    /** The plan written (or the same one resumed), and what the check found. */
+    public record Planned(ExperimentPlan plan, ModelCheck check) {}
+
+    /** The subject's inputs at {@code tokens} tokens, with {@code spec}'s symbols; errors name the input. */
+    public static List<TensorSpec> inputs(ModelSubject subject, ModelSpec spec, long tokens) {
+        return InputSpecs.parse(subject.inputs(), InputSpecs.symbols(spec, tokens));
+    }
+
+    public static ModelEntry entry(ModelSubject subject) { return ModelEntry.parse(subject.entry()); }
+
+    /**
+     * Checks the model and writes the plan. {@code subject}'s file and inputs are checked here, in Java,
+     * first (a missing file, an unknown symbol); then the harness builds the model and runs one forward.
+     */
+    public static Planned write(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelSubject subject, List<Long> tokens,
+                                double stopFraction, String device) {
+        ModelEntry entry = entry(subject);
+        ModelSubject stored = new ModelSubject(entry.file().toString(), entry.function(), subject.inputs(), subject.blocks(), subject.regions());
+        tokens = gluelab.bench.Tokens.checkAll(tokens);
+        for (long t : tokens) inputs(stored, spec, t);
+        long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
+        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks());
+        ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored));
+        ex.devlog().note("model check at " + smallest + " tokens: " + check.describe());
+        return new Planned(plan, check);
+    }
+}

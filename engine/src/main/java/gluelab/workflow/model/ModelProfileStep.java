@@ -1,0 +1,98 @@
+package gluelab.workflow.model;
+
+import gluelab.files.AtomicFiles;
+import gluelab.model.ModelSpec;
+import gluelab.progress.Progress;
+import gluelab.torch.ModelProfile;
+import gluelab.torch.ModelTree;
+import gluelab.torch.TorchBridge;
+import gluelab.trace.KernelFamilies;
+import gluelab.trace.TraceDiff;
+import gluelab.trace.TraceReader;
+import gluelab.trace.TraceSummary;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentPlan;
+import gluelab.workflow.experiment.ModelSubject;
+import gluelab.workflow.experiment.Step;
+import gluelab.workflow.experiment.StepResults;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Step 03 for the analyst's model, without a script of theirs: every planned tree profiled at the
+ * plan's largest token count by the harness; the traces ({@code steps/03-profile-diff/TREE.json.gz})
+ * read by the trace import (kernel table, families, symptoms) and each compiled tree diffed against
+ * eager; the ops per source location kept as {@code model-profile.json}, a summary in {@code profile.md}.
+ */
+public final class ModelProfileStep {
+    public static final String FILE = "model-profile", SUMMARY = "profile-summary";
+
+    private ModelProfileStep() {}
+
+    /** The profile and, per tree that ran, the trace import's summary; diffs of each compiled tree against eager. */
+    public record Result(ModelProfile profile, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {}
+
+    /** {@code bandwidth}: bytes per second for the trace import's floors (0: none). */
+    public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, double bandwidth, Progress progress) {
+        ExperimentPlan plan = ex.plan();
+        ModelSubject s = plan.modelSubject();
+        long tokens = plan.largestTokens();
+        Path dir = ex.stepDir(Step.PROFILE_DIFF);
+        ModelProfile profile = ModelProfile.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, tokens), tokens, ModelBaselinesStep.trees(s),
+                s.regions(), s.blocks(), dir, progress);
+        Path file = dir.resolve(FILE + ".json");
+        StepResults.save(file, profile);
+        Map<ModelTree, TraceSummary> summaries = new LinkedHashMap<>();
+        for (ModelProfile.TreeProfile t : profile.trees()) {
+            if (t.failed()) continue;
+            summaries.put(t.tree(), TraceSummary.of(TraceReader.read(Path.of(t.trace())), 0, KernelFamilies.defaults(), bandwidth > 0 ? bandwidth : null));
+        }
+        Map<ModelTree, TraceDiff> diffs = new LinkedHashMap<>();
+        TraceSummary eager = summaries.get(ModelTree.EAGER);
+        if (eager != null) summaries.forEach((tree, sum) -> { if (tree.compiled()) diffs.put(tree, TraceDiff.of(eager, sum)); });
+        Path md = dir.resolve(SUMMARY + ".md");
+        AtomicFiles.write(md, text(profile, summaries, diffs));
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(FILE, ex.dir().relativize(file).toString());
+        files.put(SUMMARY, ex.dir().relativize(md).toString());
+        for (ModelProfile.TreeProfile t : profile.trees()) if (!t.failed()) files.put("trace-" + t.tree().id(), ex.dir().relativize(Path.of(t.trace())).toString());
+        for (ModelProfile.TreeProfile t : profile.trees()) {
+            ex.devlog().measurement("profile of " + t.tree().id() + " @ " + tokens + " tokens: "
+                    + (t.failed() ? "FAILED: " + t.error() : String.format("%.1f us of ops per step, %d source rows", t.stepUs(), t.rows().size())));
+        }
+        ex.done(Step.PROFILE_DIFF, List.of(), files, summaries.size() + " of " + profile.trees().size() + " trees profiled at " + tokens + " tokens");
+        return new Result(profile, summaries, diffs);
+    }
+
+    /** What step 03 kept for the model. */
+    public static ModelProfile load(ExperimentFolder ex) {
+        return StepResults.load(ex.file(Step.PROFILE_DIFF, FILE), ModelProfile.class, ModelProfile.FORMAT);
+    }
+
+    static String text(ModelProfile p, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {
+        StringBuilder sb = new StringBuilder("# Profile of " + p.model() + " at " + p.tokens() + " tokens (fwd+bwd, per step)\n\n");
+        for (ModelProfile.TreeProfile t : p.trees()) {
+            sb.append("## ").append(t.tree().id()).append("\n\n");
+            if (t.failed()) {
+                sb.append("FAILED: ").append(t.error()).append("\n\n");
+                continue;
+            }
+            TraceSummary s = summaries.get(t.tree());
+            sb.append(String.format("trace `%s`: %.1f us of ops per step; kernels %d (%.1f us)%n%n", Path.of(t.trace()).getFileName(), t.stepUs(),
+                    s.kernelCount(), s.kernelTimeUs()));
+            if (diffs.containsKey(t.tree())) {
+                TraceDiff d = diffs.get(t.tree());
+                sb.append(String.format("against eager: kernel time %+.1f us, kernels %+d%n%n", d.kernelTimeDeltaUs(), d.kernelCountDelta()));
+            }
+            s.symptoms().forEach(sym -> sb.append("- [").append(sym.id()).append("] ").append(sym.title()).append('\n'));
+            sb.append("\n| location | op | pass | calls | us |\n|---|---|---|---|---|\n");
+            t.rows().stream().limit(15).forEach(r -> sb.append(String.format("| %s | %s | %s | %d | %.1f |%n",
+                    r.location().isEmpty() ? "(outside the model file)" : r.location(), r.op(), r.pass(), r.calls(), r.us())));
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+}

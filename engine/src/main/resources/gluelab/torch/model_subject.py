@@ -1,0 +1,471 @@
+# The analyst's model as an experiment's subject (gluelab.torch.ModelEntry and friends): a Python file's
+# build(T) (or build()) returning an nn.Module, checked against the plan's inputs before anything is
+# timed, then timed and profiled tree by tree. The harness (harness.py) imports this file and binds
+# itself with bind(): the timing, the compile accounting and the input tensors are the harness's own.
+import gc
+import importlib.util
+import inspect
+import os
+import sys
+import time
+import traceback
+
+H = None  # the harness module
+torch = None
+
+
+def bind(harness):
+    global H, torch
+    H, torch = harness, harness.torch
+
+
+class ModelError(Exception):
+    """Bad input about the analyst's model; the message names the file, the function and the input."""
+
+
+def user_frame(exc, files):
+    """'file.py:LINE in FUNC' of the innermost traceback frame in one of the analyst's files, else ''."""
+    wanted = {os.path.abspath(f) for f in files}
+    found = ""
+    for fr in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(fr.filename) in wanted:
+            found = "%s:%d in %s" % (os.path.basename(fr.filename), fr.lineno, fr.name)
+    return found
+
+
+def first_line(e):
+    return "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+
+
+def load_module(file):
+    """The file as a fresh module (each tree gets its own, so a region compiled in one never leaks into the next)."""
+    if not os.path.isfile(file):
+        raise ModelError("%s: no such file" % file)
+    folder = os.path.dirname(os.path.abspath(file))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # the model's own imports (a helper module beside it)
+    H.LOADED[0] += 1
+    name = "gluelab_model_%d_%s" % (H.LOADED[0], os.path.splitext(os.path.basename(file))[0])
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dynamo imports a compiled function's module by name
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        where = user_frame(e, [file])
+        raise ModelError("%s does not import: %s%s" % (file, first_line(e), " (" + where + ")" if where else ""))
+    return module
+
+
+def build_model(req, tokens, device):
+    """(module, model): build(T) or build() of a fresh module, moved to the device; errors name the file and function."""
+    file, function = req["file"], req["function"]
+    module = load_module(file)
+    build = getattr(module, function, None)
+    if build is None:
+        raise ModelError("%s has no function '%s'" % (file, function))
+    if not callable(build):
+        raise ModelError("%s:%s is a %s, not a function" % (file, function, type(build).__name__))
+    try:
+        takes_tokens = len(inspect.signature(build).parameters) > 0
+    except (TypeError, ValueError):
+        takes_tokens = True
+    try:
+        model = build(tokens) if takes_tokens else build()
+    except Exception as e:
+        where = user_frame(e, [file])
+        raise ModelError("%s:%s(%s) failed: %s%s" % (file, function, tokens if takes_tokens else "", first_line(e), " (" + where + ")" if where else ""))
+    if not isinstance(model, torch.nn.Module):
+        raise ModelError("%s:%s returned %s, not an nn.Module" % (file, function, type(model).__name__))
+    return module, model.to(device)
+
+
+def describe(spec):
+    return "'%s' (%s %s)" % (spec["name"], ",".join(str(d) for d in spec["shape"]), spec["dtype"])
+
+
+def check_signature(req, model):
+    """The inputs against forward's parameters: as many, in order, by name."""
+    where = "%s:%s" % (req["file"], req["function"])
+    try:
+        params = [p for p in inspect.signature(model.forward).parameters.values()]
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    specs = req["inputs"]
+    forward = "%s.forward(%s)" % (type(model).__name__, ", ".join(p.name for p in positional))
+    if len(specs) > len(positional):
+        raise ModelError("%s: input %s has no parameter in %s" % (where, describe(specs[len(positional)]), forward))
+    if len(specs) < len(required):
+        raise ModelError("%s: %s needs '%s', which --inputs does not give" % (where, forward, required[len(specs)].name))
+    for spec, p in zip(specs, positional):
+        if spec["name"] != p.name:
+            raise ModelError("%s: input %s is given where %s takes '%s'" % (where, describe(spec), forward, p.name))
+
+
+def dtype_name(dt):
+    """gluelab's name of a torch dtype (bf16, fp32, ...), as --inputs writes it."""
+    names = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float64": "fp64", "int32": "i32", "int64": "i64"}
+    t = str(dt).replace("torch.", "")
+    return names.get(t, t)
+
+
+def check_dtypes(req, model):
+    """A floating input in another dtype than the model's floating parameters would fail (or silently cast) in the first matmul."""
+    dtypes = {p.dtype for p in model.parameters() if p.is_floating_point()}
+    if len(dtypes) != 1:
+        return
+    (dt,) = dtypes
+    for spec in req["inputs"]:
+        given = H.dtype_of(spec["dtype"])
+        if given.is_floating_point and given != dt:
+            raise ModelError("%s:%s: input %s is %s but the model's parameters are %s" % (req["file"], req["function"], describe(spec), spec["dtype"],
+                                                                                         dtype_name(dt)))
+
+
+def run_forward(req, model, inputs):
+    try:
+        with torch.no_grad():
+            return model(*inputs.values())
+    except Exception as e:
+        if H.is_oom(e):
+            raise
+        where = user_frame(e, [req["file"]])
+        raise ModelError("%s:%s: forward on input%s %s failed: %s%s" % (req["file"], req["function"], "s" if len(req["inputs"]) > 1 else "",
+                                                                        ", ".join(describe(s) for s in req["inputs"]), first_line(e),
+                                                                        " (" + where + ")" if where else ""))
+
+
+def check(req, device):
+    """Everything about the model that can be wrong before timing: the file imports, build returns an nn.Module,
+    the inputs match forward's parameters, dtypes and shapes (one forward without grad)."""
+    tokens = req["tokens"]
+    module, model = build_model(req, tokens, device)
+    check_signature(req, model)
+    check_dtypes(req, model)
+    inputs = H.make_inputs(req["inputs"], device)
+    out = run_forward(req, model, inputs)
+    outs = [y for y in H.as_list(out) if isinstance(y, torch.Tensor)]
+    if not any(y.is_floating_point() for y in outs):
+        raise ModelError("%s:%s: forward returned no floating-point tensor, nothing to differentiate for fwd+bwd" % (req["file"], req["function"]))
+    blocks, blocks_error = [], ""
+    try:
+        blocks = H.repeated_blocks(model, req.get("blocks"))
+    except ValueError as e:
+        blocks_error = str(e)
+    return {"ok": True, "moduleType": type(model).__name__, "parameters": sum(p.numel() for p in model.parameters()),
+            "forward": str(inspect.signature(model.forward)), "blocks": len(blocks), "blockType": type(blocks[0]).__name__ if blocks else "",
+            "blocksError": blocks_error, "outputs": [list(y.shape) for y in outs]}
+
+
+# ---- the trees: the model as it runs eager, compiled block by block, whole, or with regions compiled on their own ----
+
+TREES = ("eager", "per-block", "whole", "regions")
+
+
+def resolve_region(module, path):
+    """(owner, name, function) of 'model.Attention.rope' in the model file's module; errors name the attribute path."""
+    parts = path.split(".")
+    if parts[0] != "model" or len(parts) < 2:
+        raise ModelError("region %s: expected model.NAME[.NAME...] (model is the model file)" % path)
+    owner = module
+    for i, part in enumerate(parts[1:-1], 1):
+        if not hasattr(owner, part):
+            raise ModelError("region %s: %s has no attribute '%s'" % (path, ".".join(parts[:i]), part))
+        owner = getattr(owner, part)
+    name = parts[-1]
+    fn = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+    if fn is None:
+        raise ModelError("region %s: %s has no attribute '%s'" % (path, ".".join(parts[:-1]), name))
+    if not callable(fn):
+        raise ModelError("region %s: is a %s, not a function" % (path, type(fn).__name__))
+    return owner, name, fn
+
+
+def apply_tree(tree, module, model, req):
+    """Compiles the tree's parts in place; returns (blocks, block type) for per-block."""
+    kw = {}
+    if (req.get("compileMode") or "default") != "default":
+        kw["mode"] = req["compileMode"]
+    if tree == "eager":
+        return model, 0, ""
+    if tree == "whole":
+        model.compile(**kw)
+        return model, 1, type(model).__name__
+    if tree == "per-block":
+        blocks = H.repeated_blocks(model, req.get("blocks"))
+        if not blocks:
+            raise ModelError("no repeated blocks found (sibling modules of one class in a ModuleList, Sequential or ModuleDict; name them with --blocks ATTRIBUTE)")
+        for b in blocks:
+            b.compile(**kw)
+        return model, len(blocks), type(blocks[0]).__name__
+    if tree == "regions":
+        regions = req.get("regions") or []
+        if not regions:
+            raise ModelError("no regions in the plan (name them with --regions model.Attention.rope,...)")
+        for path in regions:
+            owner, name, fn = resolve_region(module, path)
+            setattr(owner, name, torch.compile(fn, fullgraph=True, **kw))
+        return model, len(regions), ""
+    raise ModelError("unknown tree '%s'; known: %s" % (tree, ", ".join(TREES)))
+
+
+def train_step(model, inputs):
+    """One fwd+bwd step: gradients of the parameters and the floating inputs from fixed output gradients."""
+    leaves = [t.detach().requires_grad_(t.is_floating_point()) for t in inputs.values()]
+    g = torch.Generator(device="cpu").manual_seed(7)
+    gos = [None]
+
+    def step():
+        for x in leaves:
+            x.grad = None
+        model.zero_grad(set_to_none=True)
+        ys = [y for y in H.as_list(model(*leaves)) if isinstance(y, torch.Tensor) and y.requires_grad]
+        if gos[0] is None:
+            gos[0] = [(torch.rand(y.shape, generator=g) * 2 - 1).to(dtype=y.dtype, device=y.device) for y in ys]
+        torch.autograd.backward(ys, gos[0])
+    return step
+
+
+def kernel_time(step, device, steps=3):
+    """(seconds, kernels) on the GPU per step, from torch.profiler's CUDA activity; on the CPU (None, reason)."""
+    if device != "cuda":
+        return None, 0, "kernel time needs CUDA (the CPU runs no kernels to count)"
+    from torch.profiler import profile, ProfilerActivity
+    step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    total_us, count = 0.0, 0
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            total_us += e.device_time if hasattr(e, "device_time") else e.cuda_time
+            count += 1
+    return total_us * 1e-6 / steps, count // steps, ""
+
+
+def free(device):
+    gc.collect()
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+
+
+def user_error(e, req):
+    """An exception from the model's run as one line, naming the analyst's line that raised."""
+    if isinstance(e, ModelError):
+        return str(e)
+    where = user_frame(e, [req["file"]])
+    return first_line(e) + (" (" + where + ")" if where else "")
+
+
+def one_tree(req, tree, at, device, clock):
+    """One row: the tree built fresh for at["tokens"], compiled, timed fwd+bwd, its kernel time and peak memory."""
+    tokens = at["tokens"]
+    row = {"tree": tree, "tokens": tokens, "error": "", "samples": [], "stop": None, "wall": 0.0, "compileSeconds": 0.0, "graphs": 0,
+           "breaks": 0, "log": "", "blocks": 0, "blockType": "", "kernelSeconds": None, "kernels": 0, "kernelSkip": "", "peakBytes": None,
+           "peakSkip": "" if device == "cuda" else "peak memory needs CUDA's allocator statistics"}
+    H.reset_dynamo()
+    before = H.counters()
+    model = None
+    with H.CompileLogCapture() as cap:
+        t0 = time.perf_counter()
+        try:
+            module, model = build_model(dict(req, inputs=at["inputs"]), tokens, device)
+            model.train()
+            model, row["blocks"], row["blockType"] = apply_tree(tree, module, model, req)
+            step = train_step(model, H.make_inputs(at["inputs"], device))
+            step()  # compiles (a compiled tree), or warms the allocator (eager)
+            clock.sync()
+        except Exception as e:
+            row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
+        first = time.perf_counter() - t0
+    after = H.counters()
+    row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"],
+               compileSeconds=first if tree != "eager" else 0.0)
+    if not row["error"] and H.recompile_limit_hit(cap.text):
+        row["error"] = "recompile limit hit, fell back to eager: " + H.recompile_limit_hit(cap.text)
+    if not row["error"]:
+        try:
+            if device == "cuda":
+                torch.cuda.reset_peak_memory_stats()
+            s = H.Subject(tree, step)
+            H.measure([s], req["timing"], clock)
+            row.update(samples=s.samples, stop=s.stop, wall=s.wall, noise=H.median_noise(s.samples))
+            if device == "cuda":
+                row["peakBytes"] = torch.cuda.max_memory_allocated()
+            row["kernelSeconds"], row["kernels"], row["kernelSkip"] = kernel_time(step, device)
+        except Exception as e:
+            row.update(samples=[], error=("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req))
+    del model
+    free(device)
+    return row
+
+
+def baselines(req, device, clock):
+    """Every planned tree at every planned token count, fwd+bwd; a tree that fails is a row with its reason."""
+    trees = req.get("trees") or list(TREES)
+    jobs = [(at, tree) for at in req["at"] for tree in trees]
+    rows = []
+    for i, (at, tree) in enumerate(jobs):
+        H.send({"progress": "model baselines", "done": i, "total": len(jobs), "detail": "%s @ %d tokens" % (tree, at["tokens"])})
+        rows.append(one_tree(req, tree, at, device, clock))
+    H.send({"progress": "model baselines", "done": len(jobs), "total": len(jobs), "detail": "done"})
+    return {"ok": True, "rows": rows}
+
+
+# ---- profiling a tree: torch.profiler driven here, each op's time given to the line of the analyst's code that ran it ----
+
+DTYPE_BYTES = {"float": 4, "c10::BFloat16": 2, "c10::Half": 2, "double": 8, "long int": 8, "int": 4, "bool": 1, "c10::complex<float>": 8,
+               "signed char": 1, "unsigned char": 1, "short int": 2, "c10::complex<double>": 16}
+
+
+def frame_of(name):
+    """('llama3.py', 70, 'forward') of a python_function event named 'llama3.py(70): forward', else None."""
+    head, sep, func = name.partition("): ")
+    if not sep or "(" not in head:
+        return None
+    path, _, line = head.rpartition("(")
+    return (path, int(line), func) if line.isdigit() else None
+
+
+class Locator:
+    """Names the analyst's code an event ran under: the innermost frame in the model file, with the
+    module class it ran in ('RMSNorm.forward (llama3.py:70)', 'apply_rotary_emb (llama3.py:48)')."""
+
+    def __init__(self, file, model):
+        self.base = os.path.basename(file)
+        self.classes = {type(m).__name__: type(m) for m in model.modules()}
+        self.cache = {}
+
+    def locate(self, e):
+        frame, module = None, None
+        p = e.cpu_parent
+        while p is not None and (frame is None or module is None):
+            if frame is None and p.is_python_function:
+                f = frame_of(p.name)
+                if f and os.path.basename(f[0]) == self.base:
+                    frame = f
+            elif module is None and frame is not None and p.name.startswith("nn.Module: "):
+                module = p.name[len("nn.Module: "):].rsplit("_", 1)[0]
+            p = p.cpu_parent
+        if frame is None:
+            return ""
+        key = (frame, module)
+        if key not in self.cache:
+            _, line, func = frame
+            cls = self.classes.get(module)
+            owner = module + "." if cls is not None and (func == "forward" or func in cls.__dict__) else ""
+            self.cache[key] = "%s%s (%s:%d)" % (owner, func, self.base, line)
+        return self.cache[key]
+
+
+def backward_node(e):
+    """The autograd node an op of the backward pass ran in (its sequence number names the forward op), else None."""
+    p = e.cpu_parent
+    while p is not None:
+        if p.name.startswith("autograd::engine::evaluate_function: "):
+            return p
+        p = p.cpu_parent
+    return None
+
+
+def op_bytes(e):
+    """Bytes the op's tensor inputs hold, from record_shapes (dims and dtypes)."""
+    total = 0
+    for dims, dt in zip(e.input_shapes or [], e.input_dtypes or []):
+        if dims and dt in DTYPE_BYTES:
+            n = 1
+            for d in dims:
+                n *= d
+            total += n * DTYPE_BYTES[dt]
+    return total
+
+
+SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_function: ")
+
+
+def source_rows(prof, locator, steps, cuda):
+    """Per (source location, op, pass, input shapes): calls and self time per step (GPU: its kernels' time), and input bytes."""
+    events = [e for e in prof.events() if not e.is_python_function]
+    where = {}
+    for e in events:
+        if e.sequence_nr >= 0 and backward_node(e) is None and e.name.startswith("aten::"):
+            loc = locator.locate(e)
+            if loc and e.sequence_nr not in where:
+                where[e.sequence_nr] = loc
+    rows = {}
+    for e in events:
+        if e.name.startswith(SKIPPED_EVENTS) or e.device_type != torch.autograd.DeviceType.CPU:
+            continue
+        us = e.self_device_time_total if cuda else e.self_cpu_time_total
+        if us <= 0:
+            continue
+        node = backward_node(e)
+        if node is not None:
+            pass_, loc = "bwd", where.get(node.sequence_nr, "")
+        else:
+            pass_, loc = "fwd", locator.locate(e)
+        key = (loc, e.name, pass_, str(e.input_shapes or []))
+        r = rows.setdefault(key, {"location": loc, "op": e.name, "pass": pass_, "shapes": key[3], "calls": 0, "us": 0.0, "bytes": 0})
+        r["calls"] += 1
+        r["us"] += us
+        r["bytes"] += op_bytes(e)
+    out = []
+    for r in rows.values():
+        r["calls"] = max(1, round(r["calls"] / steps))
+        r["us"] /= steps
+        r["bytes"] = r["bytes"] // steps
+        out.append(r)
+    out.sort(key=lambda r: -r["us"])
+    return out
+
+
+def profile_tree(req, tree, device, trace_path, steps=3):
+    """One tree at req's tokens: built, compiled and warmed up, then `steps` profiled fwd+bwd steps; the trace is written to trace_path."""
+    from torch.profiler import profile, ProfilerActivity
+    tokens = req["tokens"]
+    result = {"tree": tree, "tokens": tokens, "error": "", "trace": "", "rows": [], "stepUs": 0.0}
+    H.reset_dynamo()
+    model = None
+    try:
+        with H.CompileLogCapture():
+            module, model = build_model(req, tokens, device)
+            model.train()
+            model, _, _ = apply_tree(tree, module, model, req)
+            step = train_step(model, H.make_inputs(req["inputs"], device))
+            for _ in range(3):  # compiles, then warms up: the profiled steps load nothing
+                step()
+            if device == "cuda":
+                torch.cuda.synchronize()
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+        with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True) as prof:
+            for _ in range(steps):
+                step()
+                if device == "cuda":
+                    torch.cuda.synchronize()
+                prof.step()
+        prof.export_chrome_trace(trace_path)
+        rows = source_rows(prof, Locator(req["file"], model), steps, device == "cuda")
+        result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows))
+    except Exception as e:
+        result["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
+    del model
+    free(device)
+    return result
+
+
+def profile(req, device):
+    """Each planned tree profiled in turn; traces go to req["traceDir"]/TREE.json.gz."""
+    trees = req.get("trees") or list(TREES)
+    out = []
+    for i, tree in enumerate(trees):
+        H.send({"progress": "model profile", "done": i, "total": len(trees), "detail": "%s @ %d tokens" % (tree, req["tokens"])})
+        out.append(profile_tree(req, tree, device, os.path.join(req["traceDir"], tree + ".json.gz")))
+    H.send({"progress": "model profile", "done": len(trees), "total": len(trees), "detail": "done"})
+    return {"ok": True, "profiles": out}
