@@ -100,8 +100,7 @@ class ChartsTest {
         assertTrue(fused.getYData().stream().anyMatch(y -> y == null));
     }
 
-    // Golden rules per chart kind: noisy points hollow with a legend entry, log axes past a 100x span,
-    // the floor line on % of floor, value labels on bars. Each test also renders the PNG (docs/charts/ holds copies).
+    // The rules on the findings charts; ChartGoldenTest checks every kind whole.
 
     static final double NOISY = 0.2;
 
@@ -160,17 +159,6 @@ class ChartsTest {
         assertEquals("swiglu bwd (92.0%)", labels.getFirst(), "the label carries the share");
         assertTrue(hollow(c.getSeriesMap().get(ChartRules.noisySeries("gap"))));
         render(c, "ranked_noisy_log");
-    }
-
-    @Test
-    void beforeAfterBarsCarryValueLabelsAndAWideSpanGoesLog() throws Exception {
-        CategoryChart bars = Charts.beforeAfter("q-norm-rope (NVIDIA H200)", List.of("4k tokens", "16k tokens"), List.of(410.2, 1497.0), List.of(301.7, 1044.0));
-        assertTrue(bars.getStyler().isLabelsVisible(), "value labels on bars");
-        assertFalse(bars.getStyler().isYAxisLogarithmic());
-        render(bars, "before_after");
-        CategoryChart wide = Charts.beforeAfter("swiglu bwd (NVIDIA H200)", List.of("128 tokens", "4k tokens"), List.of(10400.0, 1379664.1), List.of(941.0, 13332.8));
-        assertTrue(wide.getStyler().isYAxisLogarithmic(), "941 us to 1.4 s: log");
-        render(wide, "before_after_log");
     }
 
     @Test
