@@ -28,7 +28,7 @@ public final class Plot {
     /** The clip markers' colour, used by nothing else. */
     public static final Color CLIPPED = new Color(214, 39, 40);
     /** At most this many clipped values are written out under the chart; the rest are counted. */
-    static final int NOTED = 4;
+    static final int NOTED = 2;
 
     private final String title, categoryTitle, valueTitle, unit;
     private String noteUnit;

@@ -162,6 +162,15 @@ class ChartsTest {
     }
 
     @Test
+    void manyClippedPointsAreCountedAndTheFirstTwoWrittenOut() {
+        List<Point> pts = new ArrayList<>(List.of(Point.sound("a", 100.0), Point.sound("b", 120.0)));
+        for (String c : List.of("c", "d", "e")) pts.add(new Point(c, 50_000.0, true));
+        CategoryChart c = Plot.of("t", "x", "time", "us").series("s", pts).chart();
+        assertNotNull(c.getSeriesMap().get(ChartRules.clippedSeries(ValueAxis.Side.ABOVE, 3)), c.getSeriesMap().keySet().toString());
+        assertEquals("x   |   beyond the axis: c s 50,000 us (noisy); d s 50,000 us (noisy); and 1 more", c.getXAxisTitle());
+    }
+
+    @Test
     void logAxisRule() {
         assertFalse(ChartRules.logAxis(List.of(1.0, 100.0)));
         assertTrue(ChartRules.logAxis(List.of(1.0, 100.5)));
