@@ -35,7 +35,7 @@ public final class Plot {
     private final List<String> categories = new ArrayList<>();
     private final List<PointSeries> series = new ArrayList<>();
     private final Map<String, Double> lines = new LinkedHashMap<>();
-    private boolean bars;
+    private boolean bars, valueLabels;
     private int width = 1200, height = 600, labelRotation = 45;
 
     private Plot(String title, String categoryTitle, String valueTitle, String unit) {
@@ -54,8 +54,11 @@ public final class Plot {
     /** The unit a clipped value is written with under the chart, where the axis title has none ("%"). */
     public Plot noteUnit(String unit) { noteUnit = unit; return this; }
 
-    /** Bars with value labels where the rules allow them (all points sound, linear axis, nothing clipped). */
-    public Plot bars() { bars = true; return this; }
+    /**
+     * Bars with value labels where the rules allow them (all points sound, linear axis, nothing
+     * clipped); where they do not, dots with their values written beside them.
+     */
+    public Plot bars() { bars = true; valueLabels = true; return this; }
 
     public Plot size(int width, int height) { this.width = width; this.height = height; return this; }
 
@@ -147,6 +150,13 @@ public final class Plot {
                 cs.setLineColor(colour);
             }
         }
+        if (valueLabels && !asBars) {
+            List<ValueLabels.Label> labels = new ArrayList<>();
+            for (PointSeries s : series)
+                for (Point p : s.points())
+                    if (axis.side(p.value()) == ValueAxis.Side.ON) labels.add(new ValueLabels.Label(categories.indexOf(p.category()), p.value(), number(p.value())));
+            c.addAnnotation(new ValueLabels(categories.size(), labels));
+        }
         for (ValueAxis.Side side : clippedAt.keySet()) {
             double mark = axis.mark(side);
             Set<String> at = clippedAt.get(side);
@@ -179,9 +189,10 @@ public final class Plot {
         return "   |   beyond the axis: " + shown + (notes.size() > NOTED ? "; and " + (notes.size() - NOTED) + " more" : "");
     }
 
+    private static String number(double v) { return new DecimalFormat("#,##0.##", DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v); }
+
     private String format(double v) {
-        String n = Double.isNaN(v) ? "NaN" : Double.isInfinite(v) ? (v > 0 ? "infinite" : "-infinite")
-                : new DecimalFormat("#,##0.##", DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v);
+        String n = Double.isNaN(v) ? "NaN" : Double.isInfinite(v) ? (v > 0 ? "infinite" : "-infinite") : number(v);
         return noteUnit == null || Double.isInfinite(v) ? n : noteUnit.equals("%") ? n + "%" : n + " " + noteUnit;
     }
 }

@@ -43,7 +43,21 @@ final class ChartDescription {
             }
             out.add(b + "\n    " + String.join("\n    ", points));
         }
+        for (Object a : annotations(c))
+            if (a instanceof ValueLabels v)
+                out.add("value labels beside the dots:\n    " + String.join("\n    ", v.labels().stream().map(l -> "category " + l.category() + ": " + l.text()).toList()));
         return String.join("\n", out) + "\n";
+    }
+
+    /** XChart keeps a chart's annotations to itself; a description must see them too. */
+    static List<?> annotations(CategoryChart c) {
+        try {
+            var f = org.knowm.xchart.internal.chartpart.Chart.class.getDeclaredField("annotations");
+            f.setAccessible(true);
+            return (List<?>) f.get(c);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("XChart's Chart.annotations is gone: " + e, e);
+        }
     }
 
     static String num(double v) { return String.format(Locale.ROOT, "%.4g", v); }
