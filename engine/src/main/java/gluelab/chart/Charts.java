@@ -13,8 +13,9 @@ import java.nio.file.Path;
 import java.util.*;
 
 /**
- * The charts analysts paste into findings docs, as XChart charts; save() writes PNG and SVG. Titles
- * name the device, the model and the token counts, so a chart pasted alone still says what it shows.
+ * The charts analysts paste into findings docs, as XChart charts drawn by {@link Plot} (the
+ * {@link ChartRules}); save() writes PNG and SVG. Titles name the device, the model and the token
+ * counts, so a chart pasted alone still says what it shows.
  */
 public final class Charts {
     private Charts() {}
