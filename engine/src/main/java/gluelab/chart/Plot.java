@@ -152,9 +152,10 @@ public final class Plot {
         }
         if (valueLabels && !asBars) {
             List<ValueLabels.Label> labels = new ArrayList<>();
-            for (PointSeries s : series)
-                for (Point p : s.points())
-                    if (axis.side(p.value()) == ValueAxis.Side.ON) labels.add(new ValueLabels.Label(categories.indexOf(p.category()), p.value(), number(p.value())));
+            for (int k = 0; k < series.size(); k++)
+                for (Point p : series.get(k).points())
+                    if (axis.side(p.value()) == ValueAxis.Side.ON)
+                        labels.add(new ValueLabels.Label(categories.indexOf(p.category()), k, p.value(), label(p.value())));
             c.addAnnotation(new ValueLabels(categories.size(), labels));
         }
         for (ValueAxis.Side side : clippedAt.keySet()) {
@@ -187,6 +188,13 @@ public final class Plot {
         if (notes.isEmpty()) return "";
         String shown = String.join("; ", notes.subList(0, Math.min(NOTED, notes.size())));
         return "   |   beyond the axis: " + shown + (notes.size() > NOTED ? "; and " + (notes.size() - NOTED) + " more" : "");
+    }
+
+    /** A value label: whole units from 1,000, one decimal from 100, two from 10, three below (14,326 not 14,326.34). */
+    static String label(double v) {
+        double a = Math.abs(v);
+        String pattern = a >= 1000 ? "#,##0" : a >= 100 ? "#,##0.#" : a >= 10 ? "#,##0.##" : "#,##0.###";
+        return new DecimalFormat(pattern, DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v);
     }
 
     private static String number(double v) { return new DecimalFormat("#,##0.##", DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v); }

@@ -9,13 +9,14 @@ import java.awt.font.TextLayout;
 import java.util.List;
 
 /**
- * Value labels beside dots (XChart labels only bars): each point's value written just right of
- * its marker. Category positions follow XChart's own layout of a category axis: the plot content
+ * Value labels beside dots (XChart labels only bars): each point's value written beside its
+ * marker, right of it for the first series, left for the second and so on, so the before and
+ * after of one workload never write over each other. Category positions follow XChart's own layout of a category axis: the plot content
  * takes {@code plotContentSize} of the plot's width, centred, one equal step per category.
  */
 final class ValueLabels extends Annotation {
-    /** One label: the category's index, the value where it is drawn, and the text. */
-    record Label(int category, double at, String text) {}
+    /** One label: the category's index, its series' index, the value where it is drawn, and the text. */
+    record Label(int category, int series, double at, String text) {}
 
     private final int categories;
     private final List<Label> labels;
@@ -36,9 +37,11 @@ final class ValueLabels extends Annotation {
         Font font = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
         g.setColor(Color.BLACK);
         for (Label l : labels) {
-            double x = start + l.category() * step + step / 2 + 9, y = getYAxisScreenValue(l.at());
             TextLayout t = new TextLayout(l.text(), font, g.getFontRenderContext());
-            t.draw(g, (float) x, (float) (y + t.getAscent() / 2 - 1));
+            double centre = start + l.category() * step + step / 2, y = getYAxisScreenValue(l.at());
+            double x = l.series() % 2 == 0 ? centre + 9 : centre - 9 - t.getAdvance();
+            g.setFont(font);
+            g.drawString(l.text(), (float) x, (float) (y + t.getAscent() / 2 - 1));
         }
     }
 }
