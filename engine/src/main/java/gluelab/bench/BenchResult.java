@@ -22,6 +22,8 @@ public record BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> s
         skipped = List.copyOf(skipped);
     }
 
+    public BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> skipped) { this(rows, checks, skipped, null); }
+
     public BenchResult(List<Row> rows, List<Correctness> checks) { this(rows, checks, List.of(), null); }
 
     /** The same result with {@code rows} in place of its own (torch's rows joined to gluelab's). */
