@@ -137,6 +137,7 @@ class ChartGoldenTest {
         CategoryChart c = ChartSamples.REGIONS.chart();
         assertTrue(c.getTitle().contains("NVIDIA H200"), c.getTitle());
         series(c, Charts.FLOOR_LINE);
+        assertInstanceOf(HollowCircle.class, series(c, ChartRules.noisySeries("eager")).getMarker());
     }
 
     /**

@@ -84,8 +84,7 @@ public final class Regions {
     public static org.knowm.xchart.CategoryChart chart(String device, List<RegionBench.Row> rows) {
         java.util.Map<String, List<gluelab.chart.Point>> bySeries = new java.util.TreeMap<>();
         for (RegionBench.Row r : rows) {
-            // A region row keeps its % of floor, not its noise: its points are drawn as measured.
-            bySeries.computeIfAbsent(r.lowering(), k -> new ArrayList<>()).add(gluelab.chart.Point.sound(r.name() + " " + r.pass(), r.pctOfFloor()));
+            bySeries.computeIfAbsent(r.lowering(), k -> new ArrayList<>()).add(new gluelab.chart.Point(r.name() + " " + r.pass(), r.pctOfFloor(), !r.noisy().isEmpty()));
         }
         var plot = gluelab.chart.Plot.of("Regions: % of floor, 100 = at the floor (" + device + ")", "region", "% of floor", null).noteUnit("%")
                 .categories(rows.stream().map(r -> r.name() + " " + r.pass()).distinct().toList());
