@@ -11,15 +11,23 @@ import tech.tablesaw.api.Table;
 
 import java.util.List;
 
-/** Rows measured by a bench run, what it skipped and why, with the views a notebook cell asks for. */
-public record BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> skipped) {
+/**
+ * Rows measured by a bench run, what it skipped and why, and the device's name (for chart titles;
+ * null: not known), with the views a notebook cell asks for.
+ */
+public record BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> skipped, String device) {
     public BenchResult {
         rows = List.copyOf(rows);
         checks = List.copyOf(checks);
         skipped = List.copyOf(skipped);
     }
 
-    public BenchResult(List<Row> rows, List<Correctness> checks) { this(rows, checks, List.of()); }
+    public BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> skipped) { this(rows, checks, skipped, null); }
+
+    public BenchResult(List<Row> rows, List<Correctness> checks) { this(rows, checks, List.of(), null); }
+
+    /** The same result with {@code rows} in place of its own (torch's rows joined to gluelab's). */
+    public BenchResult withRows(List<Row> rows) { return new BenchResult(rows, checks, skipped, device); }
 
     public Table table() { return Tables.results(rows); }
 
@@ -37,7 +45,8 @@ public record BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> s
 
     public Table correctness() { return Tables.correctness(checks); }
 
-    public CategoryChart chart() { return Charts.baselines(rows, rows.getFirst().pass().id()); }
+    /** The first row's pass charted: {@link Charts#baselines}, the device in its title. */
+    public CategoryChart chart() { return chart(rows.getFirst().pass().id()); }
 
-    public CategoryChart chart(String pass) { return Charts.baselines(rows, pass); }
+    public CategoryChart chart(String pass) { return Charts.baselines(rows, pass, device); }
 }

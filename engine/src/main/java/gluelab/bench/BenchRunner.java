@@ -95,7 +95,7 @@ public final class BenchRunner {
             done++;
         }
         progress.update("bench", done, groups.size(), "done");
-        return new BenchResult(rows, List.copyOf(checks.values()), skipped);
+        return new BenchResult(rows, List.copyOf(checks.values()), skipped, device.facts().name());
     }
 
     private record Measured(MeasureKey key, Measurement measurement) {}

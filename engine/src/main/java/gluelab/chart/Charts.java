@@ -13,8 +13,9 @@ import java.nio.file.Path;
 import java.util.*;
 
 /**
- * The charts analysts paste into findings docs, as XChart charts; save() writes PNG and SVG. Titles
- * name the device, the model and the token counts, so a chart pasted alone still says what it shows.
+ * The charts analysts paste into findings docs, as XChart charts drawn by {@link Plot} (the
+ * {@link ChartRules}); save() writes PNG and SVG. Titles name the device, the model and the token
+ * counts, so a chart pasted alone still says what it shows.
  */
 public final class Charts {
     private Charts() {}
@@ -25,85 +26,46 @@ public final class Charts {
     /**
      * Each candidate's gap per layer ((measured - ideal) x count, us) in ranking order, each label
      * with its share of the layer: the two factors of the score that orders it. A noisy candidate's
-     * point is hollow; a log axis where the gaps span more than {@link ChartRules#LOG_SPAN}.
-     * {@code device} and {@code model} go into the title (null: left out).
+     * point is hollow. {@code device} and {@code model} go into the title (null: left out).
      */
     public static CategoryChart ranked(Ranking ranking, String device, String model) {
-        CategoryChart c = base("Ranked candidates: gap per layer, ordered by score = gap x share" + context(device, model,
-                ranking.ranked().stream().map(Candidate::tokens).distinct().toList()), "candidate (share of the layer)", "gap per layer (us)");
-        List<String> names = new ArrayList<>();
-        List<Double> sound = new ArrayList<>(), noisy = new ArrayList<>();
+        if (ranking.ranked().isEmpty()) throw new IllegalArgumentException("nothing ranked to chart");
+        List<Point> gaps = new ArrayList<>();
         for (Candidate k : ranking.ranked()) {
-            names.add(k.op() + " " + k.pass().id() + (k.count() > 1 ? " x" + k.count() : "") + String.format(java.util.Locale.ROOT, " (%.1f%%)", 100 * k.share()));
-            double gap = k.gapUs();
-            sound.add(k.caveat().isEmpty() ? gap : null);
-            noisy.add(k.caveat().isEmpty() ? null : gap);
+            String name = k.op() + " " + k.pass().id() + (k.count() > 1 ? " x" + k.count() : "") + String.format(Locale.ROOT, " (%.1f%%)", 100 * k.share());
+            gaps.add(new Point(name, k.gapUs(), !k.caveat().isEmpty()));
         }
-        if (names.isEmpty()) throw new IllegalArgumentException("nothing ranked to chart");
-        List<Double> all = new ArrayList<>(sound);
-        all.addAll(noisy);
-        dots(c, ChartRules.logAxis(all), "gap per layer (us");
-        c.addSeries("gap", names, sound);
-        if (noisy.stream().anyMatch(Objects::nonNull)) c.addSeries(ChartRules.noisySeries("gap"), names, noisy).setMarker(new HollowCircle());
-        return c;
-    }
-
-    /** A dot plot (markers on their ticks), on a log axis when {@code log}; its axis title says so. */
-    private static void dots(CategoryChart c, boolean log, String yTitleOpen) {
-        c.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Scatter);
-        c.getStyler().setMarkerSize(10);
-        c.getStyler().setOverlapped(true);
-        c.getStyler().setYAxisLogarithmic(log);
-        c.setYAxisTitle(yTitleOpen + (log ? ", log scale)" : ")"));
+        return Plot.of("Ranked candidates: gap per layer, ordered by score = gap x share"
+                        + context(device, model, ranking.ranked().stream().map(Candidate::tokens).distinct().toList()),
+                "candidate (share of the layer)", "gap per layer", "us").series("gap", gaps).chart();
     }
 
     /** Each variant's time for every (op, tokens) of one pass, log scale. */
     public static CategoryChart baselines(List<Row> rows, String pass) { return baselines(rows, pass, null); }
 
     /**
-     * Each variant's time for every (op, tokens) of one pass, log scale; the title names the variants
-     * charted ("eager vs fused vs ideal", "fused vs torch-eager vs torch-compile vs ideal") and
-     * {@code device}.
+     * Each variant's time for every (op, tokens) of one pass, beside the ideal; the title names the
+     * variants charted ("eager vs fused vs ideal", "fused vs torch-eager vs torch-compile vs ideal")
+     * and {@code device}. Times usually span decades, so this is a dot plot (XChart cannot draw bars
+     * on a log axis).
      */
     public static CategoryChart baselines(List<Row> rows, String pass, String device) {
         List<Row> these = rows.stream().filter(r -> r.pass().id().equals(pass)).toList();
+        if (these.isEmpty()) throw new IllegalArgumentException("no " + pass + " rows to chart");
         String variants = these.stream().map(Row::variant).distinct().sorted().map(gluelab.ops.Variant::id)
                 .collect(java.util.stream.Collectors.joining(" vs "));
-        CategoryChart c = base("Baselines (" + pass + "): " + (variants.isEmpty() ? "" : variants + " vs ") + "ideal"
-                + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()),
-                "op @ tokens", "median time (us, log scale)");
-        // A dot plot: XChart cannot draw bars on a log axis, and times span four decades here.
-        c.getStyler().setYAxisLogarithmic(true);
-        c.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Scatter);
-        c.getStyler().setMarkerSize(10);
-        // Overlapped: every series' marker sits on its category's tick, not offset into a bar slot.
-        c.getStyler().setOverlapped(true);
-        Map<String, List<Row>> byVariant = new TreeMap<>();
-        List<String> categories = new ArrayList<>();
-        for (Row r : rows) {
-            if (!r.pass().id().equals(pass)) continue;
+        Plot plot = Plot.of("Baselines (" + pass + "): " + variants + " vs ideal"
+                + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()), "op @ tokens", "median time", "us");
+        Map<String, List<Point>> byVariant = new TreeMap<>();
+        Map<String, Point> ideal = new LinkedHashMap<>();
+        for (Row r : these) {
             String cat = r.op() + " @" + r.tokens();
-            if (!categories.contains(cat)) categories.add(cat);
-            byVariant.computeIfAbsent(r.key().series(), k -> new ArrayList<>()).add(r);
+            byVariant.computeIfAbsent(r.key().series(), k -> new ArrayList<>()).add(new Point(cat, r.measuredUs(), r.measurement().noisy().isPresent()));
+            ideal.putIfAbsent(cat, Point.sound(cat, r.idealUs()));
         }
-        if (categories.isEmpty()) throw new IllegalArgumentException("no " + pass + " rows to chart");
-        for (var e : byVariant.entrySet()) {
-            Map<String, Double> sound = new HashMap<>(), noisy = new HashMap<>();
-            for (Row r : e.getValue()) (r.measurement().noisy().isPresent() ? noisy : sound).put(r.op() + " @" + r.tokens(), r.measuredUs());
-            List<Double> ys = new ArrayList<>(), hollow = new ArrayList<>();
-            for (String cat : categories) {
-                ys.add(sound.get(cat)); // null: no marker (0 has no place on a log axis)
-                hollow.add(noisy.get(cat));
-            }
-            c.addSeries(e.getKey(), categories, ys);
-            if (!noisy.isEmpty()) c.addSeries(ChartRules.noisySeries(e.getKey()), categories, hollow).setMarker(new HollowCircle());
-        }
-        List<Double> ideal = new ArrayList<>();
-        Map<String, Double> idealBy = new HashMap<>();
-        for (Row r : rows) if (r.pass().id().equals(pass)) idealBy.put(r.op() + " @" + r.tokens(), r.idealUs());
-        for (String cat : categories) ideal.add(idealBy.get(cat));
-        c.addSeries("ideal", categories, ideal);
-        return c;
+        plot.categories(List.copyOf(ideal.keySet()));
+        byVariant.forEach(plot::series);
+        return plot.series("ideal", List.copyOf(ideal.values())).chart();
     }
 
     /** The legend entry of the 100% line on a % of floor chart. */
@@ -112,65 +74,43 @@ public final class Charts {
     /** Percent of the bandwidth floor per op and variant at one token count. */
     public static CategoryChart percentOfFloor(List<Row> rows, long tokens) { return percentOfFloor(rows, tokens, null); }
 
-    /** Percent of the bandwidth floor per op and variant at one token count; {@code device} goes into the title. */
+    /**
+     * Percent of the bandwidth floor per op and variant at one token count; {@code device} goes
+     * into the title. The 100% line is drawn whatever the data: points that all stop below it
+     * still show how far off they are.
+     */
     public static CategoryChart percentOfFloor(List<Row> rows, long tokens, String device) {
-        CategoryChart c = base("% of floor, 100 = at the floor" + context(device, model(rows.stream().filter(r -> r.tokens() == tokens).toList()), List.of(tokens)),
-                "op", "% of floor");
-        Map<String, Map<String, Double>> byVariant = new TreeMap<>();
-        List<String> categories = new ArrayList<>();
-        for (Row r : rows) {
-            if (r.tokens() != tokens) continue;
-            String cat = r.op() + " " + r.pass().id();
-            if (!categories.contains(cat)) categories.add(cat);
-            byVariant.computeIfAbsent(r.key().series(), k -> new HashMap<>()).put(cat, r.percentOfFloor());
+        List<Row> these = rows.stream().filter(r -> r.tokens() == tokens).toList();
+        if (these.isEmpty()) throw new IllegalArgumentException("no rows at " + tokens + " tokens to chart");
+        Map<String, List<Point>> byVariant = new TreeMap<>();
+        for (Row r : these) {
+            byVariant.computeIfAbsent(r.key().series(), k -> new ArrayList<>())
+                    .add(new Point(r.op() + " " + r.pass().id(), r.percentOfFloor(), r.measurement().noisy().isPresent()));
         }
-        if (categories.isEmpty()) throw new IllegalArgumentException("no rows at " + tokens + " tokens to chart");
-        Set<String> noisyPoints = new HashSet<>();
-        for (Row r : rows) if (r.tokens() == tokens && r.measurement().noisy().isPresent()) noisyPoints.add(r.key().series() + "|" + r.op() + " " + r.pass().id());
-        List<Double> all = byVariant.values().stream().flatMap(m -> m.values().stream()).toList();
-        dots(c, ChartRules.logAxis(all), "% of floor");
-        for (var e : byVariant.entrySet()) {
-            List<Double> ys = new ArrayList<>(), hollow = new ArrayList<>();
-            for (String cat : categories) {
-                Double v = e.getValue().get(cat);
-                boolean noisy = noisyPoints.contains(e.getKey() + "|" + cat);
-                ys.add(noisy ? null : v); // null: no marker
-                hollow.add(noisy ? v : null);
-            }
-            c.addSeries(e.getKey(), categories, ys);
-            if (hollow.stream().anyMatch(Objects::nonNull)) c.addSeries(ChartRules.noisySeries(e.getKey()), categories, hollow).setMarker(new HollowCircle());
-        }
-        // The floor is drawn whatever the data: points that all stop below it still show how far off they are.
-        CategorySeries floor = c.addSeries(FLOOR_LINE, categories, categories.stream().map(x -> 100.0).toList());
-        floor.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
-        floor.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
-        floor.setLineColor(java.awt.Color.DARK_GRAY);
-        return c;
+        Plot plot = Plot.of("% of floor, 100 = at the floor" + context(device, model(these), List.of(tokens)), "op", "% of floor", null).noteUnit("%")
+                .categories(these.stream().map(r -> r.op() + " " + r.pass().id()).distinct().toList());
+        byVariant.forEach(plot::series);
+        return plot.line(FLOOR_LINE, 100).chart();
+    }
+
+    /** One workload's time before and after a change; noisy when either measurement's caveat says so. */
+    public record Workload(String name, double beforeUs, double afterUs, boolean noisy) {
+        public static Workload sound(String name, double beforeUs, double afterUs) { return new Workload(name, beforeUs, afterUs, false); }
     }
 
     /**
-     * One change's before and after time per workload (a PR's chart): {@code workloads} name the
-     * categories ("16k tokens", "16k tokens, graph replay"), times in us.
+     * One change's before and after time per workload (a PR's chart): bars with value labels, or
+     * dots where the rules call for a log axis, a noisy workload or a clipped point.
      */
-    public static CategoryChart beforeAfter(String title, List<String> workloads, List<Double> beforeUs, List<Double> afterUs) {
-        if (workloads.isEmpty() || workloads.size() != beforeUs.size() || workloads.size() != afterUs.size())
-            throw new IllegalArgumentException("before/after chart needs one before and one after per workload, got "
-                    + workloads.size() + " workloads, " + beforeUs.size() + " before, " + afterUs.size() + " after");
-        List<Double> all = new ArrayList<>(beforeUs);
-        all.addAll(afterUs);
-        CategoryChart c = base(title, "workload", "time (us)");
-        c.getStyler().setXAxisLabelRotation(0);
-        if (ChartRules.logAxis(all)) {
-            dots(c, true, "time (us");
-        } else {
-            c.getStyler().setLabelsVisible(true);
-            c.getStyler().setLabelsFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN, 12));
-            c.getStyler().setLabelsFontColorAutomaticEnabled(false);
-            c.getStyler().setLabelsFontColor(java.awt.Color.BLACK);
-        }
-        c.addSeries("before", workloads, beforeUs);
-        c.addSeries("after", workloads, afterUs);
-        return c;
+    public static CategoryChart beforeAfter(String title, List<Workload> workloads) { return beforeAfter(title, workloads, 0); }
+
+    /** {@link #beforeAfter(String, List)} with the workload labels rotated by {@code labelRotation} degrees (long names). */
+    public static CategoryChart beforeAfter(String title, List<Workload> workloads, int labelRotation) {
+        if (workloads.isEmpty()) throw new IllegalArgumentException("before/after chart needs at least one workload: " + title);
+        return Plot.of(title, "workload", "time", "us").bars().labelRotation(labelRotation)
+                .series("before", workloads.stream().map(w -> new Point(w.name(), w.beforeUs(), w.noisy())).toList())
+                .series("after", workloads.stream().map(w -> new Point(w.name(), w.afterUs(), w.noisy())).toList())
+                .chart();
     }
 
     /** " (NVIDIA H200, llama-3-8b, 32,768 tokens)": what a chart shows, for its title. */
@@ -187,16 +127,6 @@ public final class Charts {
     private static String model(List<Row> rows) {
         List<String> models = rows.stream().map(Row::model).filter(Objects::nonNull).distinct().toList();
         return String.join(", ", models);
-    }
-
-    private static CategoryChart base(String title, String x, String y) {
-        CategoryChart c = new CategoryChartBuilder().width(1200).height(600).title(title).xAxisTitle(x).yAxisTitle(y).build();
-        style(c);
-        c.getStyler().setXAxisLabelRotation(45);
-        // A rotated label ends at its tick; centred, its end sat one tick to the right.
-        c.getStyler().setXAxisLabelAlignment(org.knowm.xchart.style.AxesChartStyler.TextAlignment.Right);
-        c.getStyler().setOverlapped(false);
-        return c;
     }
 
     /**

@@ -81,7 +81,7 @@ public final class BenchCommand implements Callable<Integer> {
                             .run(plan);
                 }
                 // With --json, stdout is the rows alone.
-                chartOptions.draw(result.rows(), json ? System.err : System.out);
+                chartOptions.draw(result.rows(), lab.facts().name(), json ? System.err : System.out);
                 if (json) {
                     System.out.println(Json.write(result.rows()));
                 } else {

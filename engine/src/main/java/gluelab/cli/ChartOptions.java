@@ -22,12 +22,16 @@ public final class ChartOptions {
         if (!Files.isWritable(folder)) throw new IllegalArgumentException("--chart " + chart + ": folder " + folder + " is not writable");
     }
 
-    /** Draws one chart per pass of {@code rows}, saying where each went (or why it could not be drawn) on {@code out}. */
-    void draw(List<Row> rows, PrintStream out) {
+    /**
+     * Draws one chart per pass of {@code rows}, {@code device} in each title, saying where each went
+     * and its title (or why it could not be drawn) on {@code out}.
+     */
+    void draw(List<Row> rows, String device, PrintStream out) {
         if (chart == null) return;
         for (String pass : rows.stream().map(r -> r.pass().id()).distinct().toList()) {
             try {
-                out.println("chart: " + Charts.save(Charts.baselines(rows, pass), Path.of(chart + "-" + pass)));
+                var c = Charts.baselines(rows, pass, device);
+                out.println("chart: " + Charts.save(c, Path.of(chart + "-" + pass)) + ": " + c.getTitle());
             } catch (RuntimeException | Error e) {
                 // A host without fonts (a bare GPU host) cannot draw charts; the rows must still come out.
                 if (e instanceof VirtualMachineError vm) throw vm;

@@ -9,7 +9,7 @@ import gluelab.model.SpecRegistry;
 import gluelab.progress.ConsoleProgress;
 import gluelab.progress.Progress;
 import gluelab.files.Json;
-import gluelab.tune.TuneChart;
+import gluelab.chart.TuneChart;
 import gluelab.tune.TuneResult;
 import gluelab.tune.Tuner;
 import gluelab.tune.Tuning;
@@ -86,7 +86,7 @@ public final class TuneCommand implements Callable<Integer> {
             if (charts != null) {
                 // Charts come last: the picks are stored and the table printed even where charts cannot be drawn (a host without fonts).
                 try {
-                    for (TuneResult r : results) Charts.save(TuneChart.landscape(r), charts.resolve("tune-" + r.op() + "-" + r.pass() + "-" + r.tokens()));
+                    for (TuneResult r : results) Charts.save(TuneChart.landscape(r, device.facts().name()), charts.resolve("tune-" + r.op() + "-" + r.pass() + "-" + r.tokens()));
                 } catch (RuntimeException | Error e) {
                     if (e instanceof VirtualMachineError v) throw v;
                     System.err.println("gluelab tune: charts not written to " + charts + ": " + e.getMessage());

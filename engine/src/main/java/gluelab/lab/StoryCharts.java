@@ -24,15 +24,9 @@ final class StoryCharts {
             if (b == null || a.variantUs() < b.variantUs()) best.put(key, a);
         }
         if (best.isEmpty()) throw new IllegalArgumentException("no fix was measured (" + fix.summary() + "): nothing to chart");
-        List<String> workloads = new ArrayList<>();
-        List<Double> before = new ArrayList<>(), after = new ArrayList<>();
-        best.forEach((key, a) -> {
-            workloads.add(key + ": " + a.name());
-            before.add(a.baselineUs());
-            after.add(a.variantUs());
-        });
-        CategoryChart c = Charts.beforeAfter("Step 05: each candidate today (before) and with its fastest fix (after)", workloads, before, after);
-        c.getStyler().setXAxisLabelRotation(20);
-        return c;
+        List<Charts.Workload> workloads = new ArrayList<>();
+        // An attempt carries no noise verdict of its own: its points are drawn as measured.
+        best.forEach((key, a) -> workloads.add(Charts.Workload.sound(key + ": " + a.name(), a.baselineUs(), a.variantUs())));
+        return Charts.beforeAfter("Step 05: each candidate today (before) and with its fastest fix (after)", workloads, 20);
     }
 }

@@ -64,7 +64,7 @@ public final class TorchSide implements AutoCloseable {
         TorchResult t = new TorchBench(bridge, cal, flushBytes()).run(plan, variants, checkMode(mode), progress);
         List<Row> all = new ArrayList<>(gluelab.rows());
         all.addAll(t.rows());
-        return new Combined(new BenchResult(all, gluelab.checks()), t);
+        return new Combined(gluelab.withRows(all), t);
     }
 
     /** gluelab's and torch's rows in one result, with torch's compile accounting. */

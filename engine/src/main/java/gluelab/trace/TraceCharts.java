@@ -1,31 +1,26 @@
 package gluelab.trace;
 
+import gluelab.chart.Plot;
+import gluelab.chart.Point;
 import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
 
-import java.util.ArrayList;
+import java.nio.file.Path;
 import java.util.List;
 
 /** Charts of trace diffs. */
 public final class TraceCharts {
     private TraceCharts() {}
 
-    /** GPU time per family, A next to B. */
+    /** GPU time per family, A next to B: bars with value labels, dots where the times need a log axis. */
     public static CategoryChart families(TraceDiff d) {
         String device = d.a().device().equals(d.b().device()) ? d.a().device() : d.a().device() + " vs " + d.b().device();
-        CategoryChart c = new CategoryChartBuilder().width(1100).height(550)
-                .title("GPU time by kernel family: A vs B" + (device.isBlank() ? "" : " (" + device + ")"))
-                .xAxisTitle("family").yAxisTitle("time (us)").build();
-        gluelab.chart.Charts.style(c);
-        List<String> names = new ArrayList<>();
-        List<Double> a = new ArrayList<>(), b = new ArrayList<>();
-        for (TraceDiff.FamilyDelta f : d.families()) {
-            names.add(f.family());
-            a.add(f.aUs());
-            b.add(f.bUs());
-        }
-        c.addSeries("A: " + java.nio.file.Path.of(d.a().file()).getFileName(), names, a);
-        c.addSeries("B: " + java.nio.file.Path.of(d.b().file()).getFileName(), names, b);
-        return c;
+        // A trace's kernel times are what ran, not a timed median: no point is noisy.
+        List<Point> a = d.families().stream().map(f -> Point.sound(f.family(), f.aUs())).toList();
+        List<Point> b = d.families().stream().map(f -> Point.sound(f.family(), f.bUs())).toList();
+        return Plot.of("GPU time by kernel family: A vs B" + (device.isBlank() ? "" : " (" + device + ")"), "family", "time", "us")
+                .size(1100, 550).bars()
+                .series("A: " + Path.of(d.a().file()).getFileName(), a)
+                .series("B: " + Path.of(d.b().file()).getFileName(), b)
+                .chart();
     }
 }

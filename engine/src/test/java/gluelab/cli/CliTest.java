@@ -150,6 +150,10 @@ class CliTest {
                 "--chart", dir.resolve("c").toString());
         assertEquals(0, r.code(), r.toString());
         assertTrue(r.out().contains("chart: " + dir.resolve("c-fwd.png")), r.out());
+        var named = java.util.regex.Pattern.compile("device: \\S+ \\((.+)\\), floor bandwidth").matcher(r.out());
+        assertTrue(named.find(), r.out());
+        String device = named.group(1);
+        assertTrue(r.out().contains("chart: " + dir.resolve("c-fwd.png") + ": Baselines (fwd): eager vs fused vs ideal (" + device + ", "), "the device in the title: " + r.out());
         assertTrue(java.nio.file.Files.size(dir.resolve("c-fwd.png")) > 0 && java.nio.file.Files.exists(dir.resolve("c-fwd.svg")));
     }
 

@@ -1,5 +1,6 @@
 package gluelab.tune;
 
+import gluelab.chart.TuneChart;
 import gluelab.device.OpInstance;
 import gluelab.device.Tunable;
 import gluelab.backend.cpu.CpuDevice;

@@ -77,19 +77,19 @@ public final class Regions {
     /** The last {@link #bench}, sizing or rewrites as a chart: % of floor per region and lowering. */
     public org.knowm.xchart.CategoryChart chart() {
         if (last.isEmpty()) throw new IllegalStateException("nothing measured yet: run bench, sizing or rewrites first");
-        var c = new org.knowm.xchart.CategoryChartBuilder().width(1200).height(600).title("% of floor on " + device.id() + " (100 = at the floor)")
-                .xAxisTitle("region").yAxisTitle("% of floor").build();
-        c.getStyler().setXAxisLabelRotation(45);
-        c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        java.util.Map<String, java.util.Map<String, Double>> bySeries = new java.util.TreeMap<>();
-        List<String> categories = new ArrayList<>();
-        for (RegionBench.Row r : last) {
-            String cat = r.name() + " " + r.pass();
-            if (!categories.contains(cat)) categories.add(cat);
-            bySeries.computeIfAbsent(r.lowering(), k -> new java.util.HashMap<>()).put(cat, r.pctOfFloor());
+        return chart(device.id() + ", " + device.facts().name(), last);
+    }
+
+    /** % of floor per region and lowering on {@code device} (for the title), the 100% line drawn whatever the data. */
+    public static org.knowm.xchart.CategoryChart chart(String device, List<RegionBench.Row> rows) {
+        java.util.Map<String, List<gluelab.chart.Point>> bySeries = new java.util.TreeMap<>();
+        for (RegionBench.Row r : rows) {
+            bySeries.computeIfAbsent(r.lowering(), k -> new ArrayList<>()).add(new gluelab.chart.Point(r.name() + " " + r.pass(), r.pctOfFloor(), !r.noisy().isEmpty()));
         }
-        bySeries.forEach((series, byCat) -> c.addSeries(series, categories, categories.stream().map(k -> byCat.getOrDefault(k, 0.0)).toList()));
-        return c;
+        var plot = gluelab.chart.Plot.of("Regions: % of floor, 100 = at the floor (" + device + ")", "region", "% of floor", null).noteUnit("%")
+                .categories(rows.stream().map(r -> r.name() + " " + r.pass()).distinct().toList());
+        bySeries.forEach(plot::series);
+        return plot.line(gluelab.chart.Charts.FLOOR_LINE, 100).chart();
     }
 
     /** region(A) + eager B, region(A) + region(B), region(C), fwd and bwd. */

@@ -104,8 +104,7 @@ public final class PrText {
         String caveat = deltas.stream().filter(Delta::caveated).map(Delta::caveat).distinct().collect(java.util.stream.Collectors.joining("; "));
         var c = Charts.beforeAfter(change.title() + Charts.context(stack.conditions().device(), stack.conditions().model(),
                         deltas.stream().map(Delta::tokens).distinct().toList()) + (caveat.isEmpty() ? "" : " [" + Delta.CAVEAT + caveat + "]"),
-                deltas.stream().map(Delta::workload).toList(), deltas.stream().map(d -> d.before().us()).toList(),
-                deltas.stream().map(d -> d.after().us()).toList());
+                deltas.stream().map(d -> new Charts.Workload(d.workload(), d.before().us(), d.after().us(), d.caveated())).toList());
         return Charts.save(c, base);
     }
 
