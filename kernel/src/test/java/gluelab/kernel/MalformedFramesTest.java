@@ -87,4 +87,41 @@ class MalformedFramesTest {
             log.removeHandler(h);
         }
     }
+
+    @Test
+    void aSignedRequestWithBadContentGetsAnErrorReply() throws Exception {
+        GluelabConnection connection = TestPorts.serve(KEY).connection();
+        try (ZContext ctx = new ZContext()) {
+            ZMQ.Socket client = ctx.createSocket(SocketType.DEALER);
+            client.connect("tcp://127.0.0.1:" + connection.properties().getShellPort());
+            client.setReceiveTimeOut(60_000);
+            SignatureTest.send(client, SignatureTest.message("execute_request", "{}", KEY));
+            String empty = content(client, "execute_reply");
+            assertTrue(empty.contains("\"status\":\"error\"") && empty.contains("the field code must be a string, not missing"), empty);
+            SignatureTest.send(client, SignatureTest.message("execute_request", "{\"code\": null, \"silent\": false}", KEY));
+            String nul = content(client, "execute_reply");
+            assertTrue(nul.contains("\"status\":\"error\"") && nul.contains("not null"), nul);
+            SignatureTest.send(client, SignatureTest.message("history_request", "{\"hist_access_type\": \"bogus\", \"output\": false, \"raw\": true}", KEY));
+            String history = content(client, "history_reply");
+            assertTrue(history.contains("\"status\":\"error\"") && history.contains("tail, range or search"), history);
+            SignatureTest.send(client, SignatureTest.message("execute_request", SignatureTest.execute("1 + 1", false), KEY));
+            assertEquals("ok", SignatureTest.replyStatus(client), "the kernel runs the next request");
+        } finally {
+            connection.close();
+        }
+    }
+
+    /** The content of the next reply of {@code type} on the socket. */
+    static String content(ZMQ.Socket shell, String type) {
+        while (true) {
+            byte[] frame = shell.recv();
+            assertNotNull(frame, "no " + type);
+            if (!new String(frame, StandardCharsets.UTF_8).contains("\"" + type + "\"")) continue;
+            shell.recv(); // parent header
+            shell.recv(); // metadata
+            String content = new String(shell.recv(), StandardCharsets.UTF_8);
+            while (shell.hasReceiveMore()) shell.recv();
+            return content;
+        }
+    }
 }

@@ -71,6 +71,8 @@ public sealed interface WireMessage {
         }
         List<byte[]> blobs = new ArrayList<>(frames.subList(delimiter + 6, frames.size()));
         try {
+            String refused = refusedContent(h.getType().getName(), JsonParser.parseString(utf8(content)));
+            if (refused != null) throw new IllegalArgumentException(refused);
             Object body = GSON.fromJson(utf8(content), h.getType().getContentType());
             if (body == null) throw new IllegalArgumentException("the content is null");
             @SuppressWarnings({"unchecked", "rawtypes"})
@@ -81,8 +83,25 @@ public sealed interface WireMessage {
             Message<?> context = new Message(new ArrayList<>(identities), h, parentHeader, meta, null, blobs);
             String name = h.getType().getName();
             MessageType<?> reply = name.endsWith("_request") ? MessageType.getType(name.substring(0, name.length() - "_request".length()) + "_reply") : MessageType.UNKNOWN;
-            return new BadContent(context, reply == MessageType.UNKNOWN ? null : reply, name + ": unreadable content (" + oneLine(e) + ")");
+            return new BadContent(context, reply == MessageType.UNKNOWN ? null : reply, name + ": " + (e instanceof IllegalArgumentException ? e.getMessage() : "unreadable content (" + oneLine(e) + ")"));
         }
+    }
+
+    /** Why a request's content cannot be served (a field jjava would read as null and fail on later), or null. */
+    static String refusedContent(String type, JsonElement content) {
+        if (!content.isJsonObject()) return "the content is not a JSON object";
+        var o = content.getAsJsonObject();
+        return switch (type) {
+            case "execute_request" -> o.has("code") && o.get("code").isJsonPrimitive() && o.get("code").getAsJsonPrimitive().isString() ? null
+                    : "the field code must be a string, not " + (o.has("code") ? o.get("code").toString() : "missing");
+            case "history_request" -> {
+                JsonElement a = o.get("hist_access_type");
+                String v = a != null && a.isJsonPrimitive() ? a.getAsString() : null;
+                yield v != null && List.of("tail", "range", "search").contains(v) ? null
+                        : "the field hist_access_type must be tail, range or search, not " + (a == null ? "missing" : a.toString());
+            }
+            default -> null;
+        };
     }
 
     private static String utf8(byte[] b) { return new String(b, StandardCharsets.UTF_8); }
