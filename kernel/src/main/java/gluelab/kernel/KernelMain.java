@@ -24,6 +24,7 @@ public final class KernelMain {
             System.exit(2);
             return;
         }
+        ConnectionFile.unsignedWarning(file, props).ifPresent(w -> System.err.println("gluelab kernel: " + w));
         Served served;
         try {
             served = serve(props);
