@@ -2,6 +2,7 @@ package gluelab.kernel;
 
 import gluelab.kernel.channel.GluelabConnection;
 import gluelab.kernel.channel.SafeShellChannel;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * Over real ZeroMQ sockets: malformed shell traffic from one client (missing frames, no delimiter,
  * random bytes) is dropped with a log line and never costs another client's request its reply.
  */
+@Tag("slow")
 class MalformedFramesTest {
     static final String KEY = SignatureTest.KEY;
 
