@@ -33,7 +33,10 @@ class KernelProcessTest {
     void everyPortZeroIsRefusedInOneLine(@TempDir Path dir) throws Exception {
         Path f = Files.writeString(dir.resolve("kernel-zero.json"), file(new int[5], "\"key\": \"k\", "));
         Process p = start(f);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the kernel did not exit");
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("a kernel on port 0 did not exit");
+        }
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(2, p.exitValue(), err);
         assertTrue(err.contains("kernel-zero.json") && err.contains("shell_port, iopub_port, stdin_port, control_port, hb_port are 0"), err);
@@ -44,12 +47,20 @@ class KernelProcessTest {
         for (String key : List.of("\"key\": \"\", ", "")) {
             Path f = Files.writeString(dir.resolve("kernel-nokey.json"), file(TestPorts.distinct(5), key));
             Process p = start(f);
-            try (BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
-                String line;
-                String warning = null;
-                while (warning == null && (line = err.readLine()) != null) if (line.contains("has no key")) warning = line;
-                assertNotNull(warning, "no warning for " + key);
-                assertTrue(warning.contains("WARNING") && warning.contains("kernel-nokey.json") && warning.contains("not signed"), warning);
+            try {
+                // stderr is read on a thread of its own: a kernel that never warns must fail the test, not hang it.
+                var warning = new java.util.concurrent.CompletableFuture<String>();
+                Thread.ofVirtual().start(() -> {
+                    try (BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+                        for (String line; (line = err.readLine()) != null; ) if (line.contains("has no key")) warning.complete(line);
+                    } catch (java.io.IOException ignored) {
+                        // the process ended
+                    }
+                    warning.complete(null);
+                });
+                String line = warning.get(120, TimeUnit.SECONDS);
+                assertNotNull(line, "no warning for " + key);
+                assertTrue(line.contains("WARNING") && line.contains("kernel-nokey.json") && line.contains("not signed"), line);
                 assertTrue(p.isAlive(), "an unsigned kernel still starts (Jupyter allows it), with the warning");
             } finally {
                 p.destroy();
