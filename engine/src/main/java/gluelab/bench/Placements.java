@@ -97,6 +97,8 @@ public final class Placements implements AutoCloseable {
                 }
             }
             while (done.size() < count) {
+                // Each placement zeroes its buffers (seconds at 16k tokens on a CPU): an interrupt must not wait for them all.
+                if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("bench interrupted");
                 try {
                     done.add(place(device, op, shape, pass, variants, host));
                 } catch (RuntimeException e) {

@@ -153,6 +153,19 @@ class PlacementsTest {
     }
 
     @Test
+    void anInterruptStopsAllocatingPlacementsAndClosesThem() {
+        Thread.currentThread().interrupt();
+        try {
+            assertThrows(java.util.concurrent.CancellationException.class,
+                    () -> Placements.allocate(device, RMSNORM, SHAPE, Pass.FORWARD, BOTH, 4, 42, n -> {}));
+        } finally {
+            Thread.interrupted();
+        }
+        assertEquals(tensors(), device.buffers.size(), "only the first placement was allocated");
+        assertEquals(0, device.open(device.buffers));
+    }
+
+    @Test
     void aFailureInTheFirstPlacementClosesWhatItAllocated() {
         device.failAt = tensors();  // the last output of the first placement
         var e = assertThrows(IllegalArgumentException.class,

@@ -22,6 +22,12 @@ import org.dflib.jjava.jupyter.messages.reply.KernelInfoReply;
 import org.dflib.jjava.jupyter.messages.request.ExecuteRequest;
 import org.dflib.jjava.jupyter.messages.request.KernelInfoRequest;
 
+import gluelab.kernel.channel.GluelabConnection;
+import gluelab.kernel.stream.CellInput;
+import gluelab.kernel.stream.CellOutput;
+
+import java.io.InputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +49,7 @@ public final class GluelabKernel extends BaseKernel {
     private volatile Thread executing;
     private volatile boolean interrupted;
     private volatile boolean failed;
+    private volatile boolean shuttingDown;
     private volatile UserCodeError lastUserError;
 
     public GluelabKernel() {
@@ -56,7 +63,10 @@ public final class GluelabKernel extends BaseKernel {
                 List.of(), history, io, new CommManager(), renderer, new MagicParser("(?<=(?:^|=))\\s*%", "%%", null), magics, false,
                 new StringStyler.Builder().build());
         this.history = history;
-        this.session = new Session(o -> io.display.display(renderSafely(o)));
+        this.session = new Session(o -> {
+            drainStreams();
+            io.display.display(renderSafely(o));
+        });
         this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(Evaluator::new);
         this.cells = evaluator.thenApply(ev -> new CellRunner(ev, session, magics));
         Renderers.install(renderer);
@@ -64,11 +74,73 @@ public final class GluelabKernel extends BaseKernel {
         gluelab.device.Devices.notices(note -> {});
         // Which Python the torch rows use is said once, as an ordinary output line (stderr reads as an error in a notebook).
         gluelab.torch.PythonChoice.notices(System.out::println);
-        Progress.DEFAULT.set(new NotebookProgress(d -> io.display.display(d), (id, d) -> io.display.updateDisplay(id, d)));
+        Progress.DEFAULT.set(new NotebookProgress(d -> {
+            drainStreams();
+            io.display.display(d);
+        }, (id, d) -> io.display.updateDisplay(id, d)));
+        Thread.ofPlatform().daemon().name("gluelab-stream-flush").start(this::flushStreamsForever);
     }
 
     @Override public String getBanner() {
         return "gluelab " + VERSION + ": Java " + Runtime.version() + " with the gluelab engine; `var lab = Gluelab.open();` to start";
+    }
+
+    /** A cell's stdout and stderr, coalesced and bounded (see CellOutput); its stdin (see CellInput). */
+    private final CellOutput stdout = new CellOutput(CellOutput.limitFromEnvironment()), stderr = new CellOutput(CellOutput.limitFromEnvironment());
+    private final PrintStream stdoutPrint = new PrintStream(stdout, true, StandardCharsets.UTF_8), stderrPrint = new PrintStream(stderr, true, StandardCharsets.UTF_8);
+    private final CellInput stdin = new CellInput();
+    private volatile GluelabConnection connection;
+    private volatile boolean allowStdin;
+
+    @Override public void becomeHandlerForConnection(org.dflib.jjava.jupyter.channels.JupyterConnection connection) {
+        super.becomeHandlerForConnection(connection);
+        if (connection instanceof GluelabConnection g) this.connection = g;
+    }
+
+    /** jjava's streams send one message per println; a cell's go through CellOutput and CellInput instead. */
+    @Override protected void replaceOutputStreams(ShellReplyEnvironment env) {
+        PrintStream oldOut = System.out, oldErr = System.err;
+        InputStream oldIn = System.in;
+        stdout.start(env::writeToStdOut);
+        stderr.start(env::writeToStdErr);
+        GluelabConnection c = connection;
+        stdin.start(allowStdin && c != null
+                ? () -> c.input().read(env.getContext(), "", false, () -> interrupted || shuttingDown)
+                : null);
+        System.setOut(stdoutPrint);
+        System.setErr(stderrPrint);
+        System.setIn(stdin);
+        env.defer(() -> {
+            endStreams();
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+            System.setIn(oldIn);
+        });
+    }
+
+    /** Sends what the cell printed, before a display or its result, so they arrive in order. */
+    private void drainStreams() {
+        stdout.drain();
+        stderr.drain();
+    }
+
+    private void endStreams() {
+        stdout.finish();
+        stderr.finish();
+        stdin.finish();
+    }
+
+    private void flushStreamsForever() {
+        while (true) {
+            try {
+                Thread.sleep(CellOutput.FLUSH_INTERVAL_MS);
+                drainStreams();
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                // a send that failed (the connection closing) is not the flusher's to report
+            }
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -110,6 +182,8 @@ public final class GluelabKernel extends BaseKernel {
             failed = true;
             throw new IllegalStateException(e.getMessage(), e);
         } finally {
+            // The cell's last output goes before its result, error or reply.
+            endStreams();
             synchronized (interruptLock) {
                 executing = null;
                 Thread.interrupted();
@@ -177,12 +251,29 @@ public final class GluelabKernel extends BaseKernel {
     }
 
     static final long INTERRUPT_RETRY_MS = 5_000;
+    static final long SHUTDOWN_GRACE_MS = 2_000;
     /** Held while interrupting and while a cell starts or ends, so no interrupt outlives its cell. */
     private final Object interruptLock = new Object();
     /** Counts cells, guarded by interruptLock: an interrupt's retries stop when their cell has ended. */
     private long cell;
 
+    /**
+     * A shutdown_request arrives on the control channel while a cell may still run on the shell
+     * thread: the cell is stopped first (as an interrupt), and given {@link #SHUTDOWN_GRACE_MS} to
+     * end, so the kernel exits promptly even when the cell sleeps or waits.
+     */
     @Override public void onShutdown(boolean restarting) {
+        shuttingDown = true;
+        interrupt();
+        long until = System.nanoTime() + SHUTDOWN_GRACE_MS * 1_000_000L;
+        while (executing != null && System.nanoTime() < until) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         session.close();
         evaluator().close();
         super.onShutdown(restarting);
@@ -196,6 +287,7 @@ public final class GluelabKernel extends BaseKernel {
     /** After a failed execute request that asked to stop on error, the queued ones are aborted. */
     @Override protected synchronized void handleExecuteRequest(ShellReplyEnvironment env, Message<ExecuteRequest> message) {
         failed = false;
+        allowStdin = message.getContent().isStdinEnabled();
         super.handleExecuteRequest(env, message);
         if (failed && message.getContent().shouldStopOnError()) abortQueued = true;
     }

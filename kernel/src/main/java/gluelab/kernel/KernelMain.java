@@ -10,6 +10,8 @@ import java.nio.file.Path;
 public final class KernelMain {
     private KernelMain() {}
 
+    static final long EXIT_GRACE_MS = 5_000;
+
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
             System.err.println("usage: KernelMain CONNECTION_FILE");
@@ -24,6 +26,7 @@ public final class KernelMain {
             System.exit(2);
             return;
         }
+        ConnectionFile.unsignedWarning(file, props).ifPresent(w -> System.err.println("gluelab kernel: " + w));
         Served served;
         try {
             served = serve(props);
@@ -33,7 +36,19 @@ public final class KernelMain {
             return;
         }
         served.kernel().onStartup(); // registers this JVM's one notebook kernel (jjava allows one)
-        served.connection().waitUntilClose();
+        // A cell that ignores the interrupt keeps the shell thread busy: after a shutdown_request the
+        // process ends anyway, and a shutdown hook that hangs cannot keep it alive past EXIT_GRACE_MS.
+        served.connection().awaitClosed();
+        Thread halt = new Thread(() -> {
+            try {
+                Thread.sleep(EXIT_GRACE_MS);
+            } catch (InterruptedException ignored) {
+                return;
+            }
+            Runtime.getRuntime().halt(0);
+        }, "gluelab-exit");
+        halt.setDaemon(true);
+        halt.start();
         System.exit(0);
     }
 

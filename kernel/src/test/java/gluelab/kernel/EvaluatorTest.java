@@ -179,6 +179,27 @@ class EvaluatorTest {
     }
 
     @Test
+    void exitThroughReflectionOrAMethodHandleIsContainedAndOtherReflectionStillWorks() {
+        String mt = "java.lang.invoke.MethodType.methodType(void.class, int.class)";
+        for (String call : List.of(
+                "System.class.getMethod(\"exit\", int.class).invoke(null, 0);",
+                "Class.forName(\"java.lang.Runtime\").getMethod(\"halt\", int.class).invoke(Runtime.getRuntime(), 0);",
+                "java.lang.reflect.Method.class.getMethod(\"invoke\", Object.class, Object[].class).invoke(System.class.getMethod(\"exit\", int.class), null, new Object[]{0});",
+                "java.lang.invoke.MethodHandles.lookup().findVirtual(Runtime.class, \"halt\", " + mt + ").invoke(Runtime.getRuntime(), 0);",
+                "java.lang.invoke.MethodHandles.publicLookup().findStatic(System.class, \"exit\", " + mt + ").invokeExact(0);",
+                "java.lang.invoke.MethodHandles.lookup().unreflect(System.class.getMethod(\"exit\", int.class)).invoke(0);",
+                "java.lang.invoke.MethodHandles.lookup().bind(Runtime.getRuntime(), \"halt\", " + mt + ").invoke(0);")) {
+            var err = assertThrows(UserCodeError.class, () -> e.eval(call), call);
+            assertInstanceOf(ExitGuard.ExitNotAllowed.class, err.getCause(), call);
+            assertTrue(err.getMessage().contains(ExitGuard.MESSAGE), err.getMessage());
+        }
+        assertEquals(3, e.eval("String.class.getMethod(\"length\").invoke(\"abc\")"));
+        assertEquals(4, e.eval("(int) java.lang.invoke.MethodHandles.lookup().findVirtual(String.class, \"length\", java.lang.invoke.MethodType.methodType(int.class)).invoke(\"abcd\")"));
+        e.eval("class Secret { private static int answer() { return 42; } }");
+        assertEquals(42, e.eval("var m = Secret.class.getDeclaredMethod(\"answer\"); m.setAccessible(true); m.invoke(null)"));
+    }
+
+    @Test
     void exitInAClassAddedToTheClasspathIsGuardedToo(@TempDir Path dir) throws Exception {
         Path src = Files.writeString(dir.resolve("Bye.java"), "package ext; public class Bye { public static void now() { System.exit(5); } }");
         Path classes = Files.createDirectories(dir.resolve("classes"));

@@ -34,4 +34,44 @@ class KernelSpecsTest {
         assertFalse(KernelSpecs.uninstall(kernels));
         assertEquals(dir.resolve("jp/kernels"), KernelSpecs.kernelsDir(null, null, dir.resolve("jp")));
     }
+
+    /** `gluelab kernel install --user` in a process of its own, with {@code home} as $HOME and no Jupyter data variables. */
+    static Process installUser(Path home) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
+                "gluelab.cli.Main", "kernel", "install", "--user");
+        pb.environment().remove("JUPYTER_DATA_DIR");
+        pb.environment().remove("XDG_DATA_HOME");
+        pb.environment().put("HOME", home.toString());
+        pb.redirectErrorStream(true);
+        return pb.start();
+    }
+
+    @org.junit.jupiter.api.Tag("slow")
+    @Test
+    void installUserWritesUnderHomeAndAnUnwritableHomeFails(@TempDir Path dir) throws Exception {
+        Process p = installUser(dir);
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        Path spec = dir.resolve(".local/share/jupyter/kernels/gluelab/kernel.json");
+        assertTrue(Files.isRegularFile(spec), "no kernelspec under $HOME: " + out);
+        assertTrue(out.contains(spec.getParent().toString()), out);
+
+        // /proc refuses new folders even to root, as a read-only home does.
+        Path readOnly = Path.of("/proc/self");
+        Process q = installUser(readOnly);
+        String err = new String(q.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(q.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+        assertNotEquals(0, q.exitValue(), "an install that wrote nothing reported success: " + err);
+        assertTrue(err.contains("cannot write") && err.contains("/proc/self/.local/share/jupyter/kernels/gluelab"), err);
+        assertFalse(err.contains("\tat "), "a stack trace: " + err);
+    }
+
+    @Test
+    void theUserDataFolderFollowsJupyterCore() {
+        assertEquals(Path.of("/j/kernels"), gluelab.kernel.install.KernelSpecs.userDataDir(java.util.Map.of("JUPYTER_DATA_DIR", "/j", "HOME", "/h")).resolve("kernels"));
+        assertEquals(Path.of("/x/jupyter"), gluelab.kernel.install.KernelSpecs.userDataDir(java.util.Map.of("XDG_DATA_HOME", "/x", "HOME", "/h")));
+        assertEquals(Path.of("/h/.local/share/jupyter"), gluelab.kernel.install.KernelSpecs.userDataDir(java.util.Map.of("HOME", "/h")));
+    }
 }

@@ -37,6 +37,12 @@ public final class ConnectionFile {
             }
             ports[i] = p.asInt();
         }
+        List<String> zero = new java.util.ArrayList<>();
+        for (int i = 0; i < PORTS.size(); i++) if (ports[i] == 0) zero.add(PORTS.get(i));
+        if (!zero.isEmpty() && !"ipc".equals(n.path("transport").asText("tcp"))) {
+            throw new IllegalArgumentException("connection file " + file + ": " + String.join(", ", zero) + (zero.size() == 1 ? " is" : " are")
+                    + " 0: the kernel would listen on a port no client is told about; give every port (Jupyter writes the ports it chose)");
+        }
         String transport = text(n, "transport", "tcp", file);
         if (!TRANSPORTS.contains(transport)) throw bad(file, "transport", "must be one of " + TRANSPORTS + ", not '" + transport + "'");
         String ip = text(n, "ip", null, file);
@@ -45,6 +51,16 @@ public final class ConnectionFile {
         String key = text(n, "key", "", file);
         // jjava's constructor takes the ports as control, shell, stdin, hb, iopub.
         return new KernelConnectionProperties(ip, ports[3], ports[0], ports[2], ports[4], ports[1], transport, scheme, key);
+    }
+
+    /**
+     * The loud warning for a connection file without a key (missing or ""): then nothing is signed,
+     * and anyone who can reach the ports can run code as this user. Empty when there is a key.
+     */
+    public static java.util.Optional<String> unsignedWarning(Path file, KernelConnectionProperties props) {
+        if (props.getKey() != null && !props.getKey().isEmpty()) return java.util.Optional.empty();
+        return java.util.Optional.of("WARNING: connection file " + file + " has no key: messages are not signed, so anyone who can reach its ports on "
+                + props.getIp() + " can run code as this user. Start the kernel from Jupyter (it writes a random key), or put a key in the file.");
     }
 
     private static String text(JsonNode n, String field, String fallback, Path file) {

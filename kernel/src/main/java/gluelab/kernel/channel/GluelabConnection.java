@@ -25,7 +25,13 @@ public final class GluelabConnection extends JupyterConnection {
         SeenMessages seen = new SeenMessages(SeenMessages.DEFAULT_CAPACITY);
         safeShell = new SafeShellChannel(ctx, hmac, false, this, seen);
         safeControl = new SafeShellChannel(ctx, hmac, true, this, seen);
+        input = new FrontEndInput(ctx, stdin, hmac);
     }
+
+    private final FrontEndInput input;
+
+    /** Lines from the front end over the stdin channel, for a cell that reads System.in. */
+    public FrontEndInput input() { return input; }
 
     private ZMQ.Context context() throws ReflectiveOperationException {
         Field f = JupyterConnection.class.getDeclaredField("ctx");
@@ -62,11 +68,20 @@ public final class GluelabConnection extends JupyterConnection {
         }
     }
 
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+
     @Override public void close() {
-        safeShell.close();
-        safeControl.close();
-        super.close();
+        try {
+            safeShell.close();
+            safeControl.close();
+            super.close();
+        } finally {
+            closed.countDown();
+        }
     }
+
+    /** Waits until the connection is closed (a shutdown_request on either channel closes it). */
+    public void awaitClosed() throws InterruptedException { closed.await(); }
 
     @Override public void waitUntilClose() {
         safeShell.waitUntilClose();

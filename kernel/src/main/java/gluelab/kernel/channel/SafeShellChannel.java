@@ -10,15 +10,19 @@ import org.dflib.jjava.jupyter.messages.ContentType;
 import org.dflib.jjava.jupyter.messages.Message;
 import org.dflib.jjava.jupyter.messages.MessageType;
 import org.dflib.jjava.jupyter.messages.ReplyType;
+import org.dflib.jjava.jupyter.messages.reply.ErrorReply;
 import org.dflib.jjava.jupyter.messages.request.ExecuteRequest;
 import org.zeromq.ZMQ;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A shell (or control) channel that blocks on its socket instead of sleeping between polls (jjava's
+ * A shell (or control) channel that reads each multipart message whole ({@link WireMessage}: a
+ * malformed one is dropped with a log line and never takes frames of the next), that blocks on its socket instead of sleeping between polls (jjava's
  * loop sleeps 50 ms), and that drops and logs a message with a missing or wrong HMAC signature
  * instead of letting the exception end the channel's thread. Nothing unsigned is ever executed,
  * and nothing signed twice: a replayed message (one whose signed header was seen before) is
@@ -37,8 +41,11 @@ public final class SafeShellChannel extends ShellChannel {
     private final SeenMessages seen;
     private volatile BooleanSupplier abortQueued = () -> false;
 
+    private final HMACGenerator hmac;
+
     public SafeShellChannel(ZMQ.Context ctx, HMACGenerator hmac, boolean control, JupyterConnection connection, SeenMessages seen) {
         super(ctx, hmac, control, connection);
+        this.hmac = hmac;
         this.control = control;
         this.connection = connection;
         this.seen = seen;
@@ -63,18 +70,21 @@ public final class SafeShellChannel extends ShellChannel {
         thread = new Thread(() -> {
             while (running) {
                 if (poller.poll(200) <= 0) continue;
-                Message<?> message;
-                try {
-                    message = readMessage();
-                } catch (SecurityException e) {
-                    rejected++;
-                    LOG.warning("dropped a message with a missing or invalid signature on the " + (control ? "control" : "shell") + " channel");
-                    continue;
-                } catch (RuntimeException e) {
-                    if (!running) break;
-                    LOG.log(Level.WARNING, "dropped an unreadable message", e);
-                    continue;
-                }
+                Message<?> message = switch (next()) {
+                    case WireMessage.Request r -> r.message();
+                    case WireMessage.Malformed m -> {
+                        rejected++;
+                        LOG.warning("dropped a malformed message on the " + name() + " channel: " + m.why());
+                        yield null;
+                    }
+                    case WireMessage.BadContent b -> {
+                        rejected++;
+                        LOG.warning("answered a bad request on the " + name() + " channel with an error: " + b.why());
+                        answerBadContent(b);
+                        yield null;
+                    }
+                    case null -> null;
+                };
                 if (message == null) continue;
                 if (!seen.firstTime(message.getHeader())) {
                     replayed++;
@@ -110,16 +120,55 @@ public final class SafeShellChannel extends ShellChannel {
         thread.start();
     }
 
+    /**
+     * The next message: every frame of one multipart message is read before it is judged, so a
+     * malformed one never takes frames of the next. Null when the socket is closed or has nothing.
+     */
+    private WireMessage next() {
+        List<byte[]> frames = new ArrayList<>();
+        try {
+            byte[] first = recv(ZMQ.DONTWAIT);
+            if (first == null) return null;
+            frames.add(first);
+            while (hasReceiveMore()) frames.add(recv());
+        } catch (RuntimeException e) {
+            if (!running) return null;
+            return new WireMessage.Malformed("the socket failed while reading (" + e.getMessage() + ")");
+        }
+        return WireMessage.parse(frames, hmac);
+    }
+
+    /** jjava's reader would take frames across message boundaries; the shell and control channels read through {@link #next()}. */
+    @Override public synchronized Message<?> readMessage() {
+        return next() instanceof WireMessage.Request r ? r.message() : null;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void answerBadContent(WireMessage.BadContent b) {
+        if (b.replyType() == null) return;
+        ShellReplyEnvironment env = connection.prepareReplyEnv(this, b.context());
+        try {
+            env.setBusyDeferIdle();
+            env.replyError(b.replyType().error(), new ErrorReply("BadRequest", b.why(), List.of()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "answering a bad request failed", e);
+        } finally {
+            env.resolveDeferrals();
+        }
+    }
+
+    private String name() { return control ? "control" : "shell"; }
+
     /** The requests already waiting on the socket, read to the end of the queue. */
     private java.util.List<Message<?>> queued(ZMQ.Poller poller) {
         java.util.List<Message<?>> queued = new java.util.ArrayList<>();
         while (running && poller.poll(0) > 0) {
-            try {
-                Message<?> message = readMessage();
-                if (message != null && seen.firstTime(message.getHeader())) queued.add(message);
-            } catch (RuntimeException e) {
+            WireMessage w = next();
+            if (w instanceof WireMessage.Request r && seen.firstTime(r.message().getHeader())) queued.add(r.message());
+            else if (w instanceof WireMessage.BadContent b) answerBadContent(b);
+            else if (w instanceof WireMessage.Malformed m) {
                 rejected++;
-                LOG.warning("dropped an unreadable or badly signed message while aborting: " + e.getMessage());
+                LOG.warning("dropped a malformed message on the " + name() + " channel while aborting: " + m.why());
             }
         }
         return queued;

@@ -26,9 +26,21 @@ public final class KernelSpecs {
     public static Path kernelsDir(String user, Path prefix, Path jupyterPath) {
         if (jupyterPath != null) return jupyterPath.resolve("kernels");
         if (prefix != null) return prefix.resolve("share/jupyter/kernels");
-        String data = System.getenv("JUPYTER_DATA_DIR");
-        if (data != null && !data.isBlank()) return Path.of(data, "kernels");
-        return Path.of(System.getProperty("user.home"), ".local/share/jupyter/kernels");
+        return userDataDir(System.getenv()).resolve("kernels");
+    }
+
+    /**
+     * The user's Jupyter data folder as jupyter_core finds it on Linux: $JUPYTER_DATA_DIR, else
+     * $XDG_DATA_HOME/jupyter, else $HOME/.local/share/jupyter. $HOME, not Java's user.home (which
+     * comes from the password database), so a shell with another HOME installs where its Jupyter looks.
+     */
+    public static Path userDataDir(Map<String, String> env) {
+        String data = env.get("JUPYTER_DATA_DIR");
+        if (data != null && !data.isBlank()) return Path.of(data);
+        String xdg = env.get("XDG_DATA_HOME");
+        if (xdg != null && !xdg.isBlank()) return Path.of(xdg, "jupyter");
+        String home = env.get("HOME");
+        return Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"), ".local/share/jupyter");
     }
 
     /**
