@@ -96,7 +96,7 @@ public class CompileLogTest {
         e = assertThrows(CompileLogException.class, () -> CompileLogParser.read(bin));
         assertTrue(e.getMessage().contains(bin + ":2: not UTF-8 text at byte 3"), e.getMessage());
         e = assertThrows(CompileLogException.class, () -> CompileLogParser.read(dir.resolve("missing.log")));
-        assertTrue(e.getMessage().endsWith("missing.log: no such file"), e.getMessage());
+        assertTrue(e.getMessage().contains("missing.log: no such file"), e.getMessage());
     }
 
     @Test void aBrokenRecompileLineIsNamedWithItsLine() {
