@@ -42,7 +42,7 @@ class GraphBudgetMagicTest {
 
     @Test void aMissingFileIsNamedAndTheSessionGoesOn() throws Exception {
         var ex = assertThrows(IllegalArgumentException.class, () -> cells.run("%graphbudget /no/such.log"));
-        assertEquals("/no/such.log: no such file", ex.getMessage());
+        assertTrue(ex.getMessage().contains("/no/such.log: no such file"), ex.getMessage());
         assertEquals(3, cells.run("1 + 2"));
     }
 }
