@@ -60,7 +60,7 @@ public final class ShardMain {
             throw e;
         }
         try (Device dev = opened) {
-            Calibration cal = ShardRunner.calibrate(dev, Locations.calibrationCache());
+            Calibration cal = ShardRunner.calibrate(dev, Locations.calibrationCache(), dir);
             System.err.println("gluelab: shard " + s + " on " + dev.id() + " (" + dev.facts().name() + "), " + cal.describe());
             new ShardRunner(dir, dev, cal).run(s, new ConsoleProgress(System.err));
             System.err.println("gluelab: shard " + s.name() + " done: " + dir.shardDir(s));

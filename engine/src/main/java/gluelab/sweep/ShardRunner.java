@@ -55,6 +55,28 @@ public final class ShardRunner {
         }
     }
 
+    /**
+     * The sweep's calibration of this kind of device: the first worker on it calibrates ({@link
+     * #calibrate(Device, Path)}) and keeps the result in the sweep folder, and every later worker on
+     * a device of the same fingerprint uses that one, so the shards of one sweep divide by one
+     * calibration and merge. A busy calibration is shared too, and its flag travels with every shard
+     * (a busy one is not cached as the device's figure, so without this each worker measured its own
+     * and the shards could not be merged).
+     */
+    public static Calibration calibrate(Device device, Path cacheDir, SweepDir dir) {
+        String fp = device.facts().fingerprint();
+        Path shared = dir.root().resolve("calibration-" + fp + ".json");
+        try (FileChannel ch = FileChannel.open(dir.root().resolve(".calibration-" + fp + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             var lock = ch.lock()) {
+            if (Files.isRegularFile(shared)) return gluelab.files.Json.MAPPER.readValue(shared.toFile(), Calibration.class);
+            Calibration c = calibrate(device, cacheDir);
+            gluelab.files.AtomicFiles.write(shared, gluelab.files.Json.write(c));
+            return c;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot share the sweep's calibration in " + shared + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Runs one shard (unless already published) and returns its record. */
     public ExperimentRecord run(Shard s, Progress progress) {
         if (dir.fileStatus(s).state() == ShardState.DONE) return RecordStore.load(dir.shardDir(s));

@@ -30,7 +30,7 @@ public final class ShardWorker {
         Calibration cal;
         try {
             device = Devices.open(deviceSelector, msg -> System.err.println("gluelab worker: " + msg));
-            cal = ShardRunner.calibrate(device, calibrationCache);
+            cal = ShardRunner.calibrate(device, calibrationCache, dir);
         } catch (RuntimeException | Error e) {
             send(out, new WorkerMessage(WorkerMessage.Type.UNUSABLE, "-", deviceSelector + ": " + e));
             return EXIT_UNUSABLE;
