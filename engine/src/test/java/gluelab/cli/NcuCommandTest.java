@@ -30,6 +30,6 @@ class NcuCommandTest {
     void aPeakThatIsNotPositiveIsRefusedFirst() throws Exception {
         for (String peak : new String[]{"0", "-4800", "NaN", "Infinity"})
             assertBadInput(run("ncu", csv("h200_raw_metrics.csv"), "--peak", peak), "--peak must be a positive number of GB/s");
-        assertBadInput(run("ncu", "/no/such.csv"), "cannot read ncu CSV /no/such.csv");
+        assertBadInput(run("ncu", "/no/such.csv"), "ncu CSV /no/such.csv: no such file");
     }
 }

@@ -26,8 +26,13 @@ class LocalSweepTest {
     /** One calibration cache for the class: the CPU is measured once, by the first worker. */
     @TempDir static Path cache;
 
+    /**
+     * Each measurement samples for 2 s, so a shard takes several seconds and the first worker cannot
+     * drain the queue before the second one is up, however slowly a loaded machine starts its JVM
+     * (at 0.25 s a shard, worker cpu/0 once finished all six before cpu/1 took one).
+     */
     static final String PLAN = "{\"ops\": \"rmsnorm,swiglu,cat\", \"tokens\": \"8,16\", \"passes\": \"fwd,bwd\", \"check\": 0,"
-            + " \"timing\": {\"minSamples\": 3, \"minSeconds\": 0.25, \"timeoutSeconds\": 0.3, \"warmupSeconds\": 0}}";
+            + " \"timing\": {\"minSamples\": 3, \"minSeconds\": 2, \"timeoutSeconds\": 2.5, \"warmupSeconds\": 0}}";
 
     @Test
     void twoWorkersShareTheQueueAndAKilledOneFailsOnlyItsShard(@TempDir Path tmp) throws Exception {
