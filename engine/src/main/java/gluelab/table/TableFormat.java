@@ -122,24 +122,20 @@ public final class TableFormat {
             case TEXT, CAVEAT -> StringColumn.create(c.name(), values.stream().map(v -> v == null ? "" : (String) v).toList());
             case TIMESTAMP -> StringColumn.create(c.name(), values.stream().map(TableFormat::timestamp).toList());
             case COUNT -> counts(c.name(), values);
-            case TIME -> {
-                TimeScale s = TimeScale.of(doubles(values));
-                DoubleColumn out = DoubleColumn.create(s.header(c.name()));
-                for (double v : doubles(values)) out.append(s.cell(v));
-                yield out;
-            }
-            case BYTES -> {
-                ByteScale s = ByteScale.of(doubles(values));
-                DoubleColumn out = DoubleColumn.create(s.header(c.name()));
-                for (double v : doubles(values)) out.append(s.cell(v));
-                yield out;
-            }
+            case TIME -> scaled(c.name(), TimeScale.of(doubles(values)), values);
+            case BYTES -> scaled(c.name(), ByteScale.of(doubles(values)), values);
             default -> {
                 DoubleColumn out = DoubleColumn.create(c.name());
                 for (double v : doubles(values)) out.append(Double.isFinite(v) ? c.rounding().apply(v) : Double.NaN);
                 yield out;
             }
         };
+    }
+
+    private static DoubleColumn scaled(String name, gluelab.units.ColumnScale scale, List<Object> values) {
+        DoubleColumn out = DoubleColumn.create(scale.header(name));
+        for (double v : doubles(values)) out.append(scale.cell(v));
+        return out;
     }
 
     private static Column<?> raw(gluelab.table.Column c, List<Object> values) {

@@ -7,7 +7,7 @@ import java.util.Locale;
  * (a table column) from its largest value, as {@link TimeScale} does for times, so a column reads
  * {@code 64}, {@code 32}, {@code 1.50} MiB, never {@code 67108864}.
  */
-public enum ByteScale {
+public enum ByteScale implements ColumnScale {
     B("B", 1), KIB("KiB", 1L << 10), MIB("MiB", 1L << 20), GIB("GiB", 1L << 30), TIB("TiB", 1L << 40);
 
     private final String symbol;

@@ -6,7 +6,7 @@ package gluelab.units;
  * so the numbers beside each other share one unit: never {@code 157.2 -> 12.4 ms} beside
  * {@code 9745 -> 1216 us}, never {@code 1379664.1 us}.
  */
-public enum TimeScale {
+public enum TimeScale implements ColumnScale {
     US("us", 1), MS("ms", 1e3), S("s", 1e6);
 
     private final String symbol;
