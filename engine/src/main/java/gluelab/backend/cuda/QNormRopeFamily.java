@@ -22,6 +22,8 @@ final class QNormRopeFamily implements FusedFamily {
 
     @Override public String source() { return "qnorm_rope.cu"; }
 
+    @Override public boolean usesBase() { return true; }
+
     @Override public Set<OpId> ops() { return Set.of(OpId.of("qnorm_rope_complex"), OpId.of("qnorm_rope_real")); }
 
     @Override public List<String> kernels() { return List.of(FWD, BWD); }
