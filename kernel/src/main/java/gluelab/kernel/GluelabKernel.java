@@ -67,7 +67,11 @@ public final class GluelabKernel extends BaseKernel {
             drainStreams();
             io.display.display(renderSafely(o));
         });
-        this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(Evaluator::new);
+        this.evaluator = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            Evaluator e = new Evaluator();
+            e.warmUpCompletion();
+            return e;
+        });
         this.cells = evaluator.thenApply(ev -> new CellRunner(ev, session, magics));
         Renderers.install(renderer);
         // "device auto: using the CPU (...)" is shown on the lab's and device's cards, not as a stderr block in cells.

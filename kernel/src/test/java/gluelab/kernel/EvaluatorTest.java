@@ -213,6 +213,27 @@ class EvaluatorTest {
         }
     }
 
+    /** javac's index of the class path is kept between cells (IndexKeepingFileManager): a jar added later must still be seen. */
+    @Test
+    void aJarAddedAfterCellsRanIsSeenByTheNextCell(@TempDir Path dir) throws Exception {
+        Path src = Files.writeString(dir.resolve("Later.java"), "package later; public class Later { public static int answer() { return 42; } }");
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        assertEquals(0, javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(), src.toString()));
+        Path jar = dir.resolve("later.jar");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new java.util.jar.JarEntry("later/Later.class"));
+            out.write(Files.readAllBytes(classes.resolve("later/Later.class")));
+            out.closeEntry();
+        }
+        try (Evaluator ev = new Evaluator()) {
+            for (int i = 0; i < 3; i++) assertEquals(i + 1, ev.eval((i + 1) + ""));
+            assertThrows(CompileError.class, () -> ev.eval("later.Later.answer()"));
+            ev.addToClasspath(jar.toString());
+            assertEquals(42, ev.eval("later.Later.answer()"));
+            assertEquals(43, ev.eval("import later.*;\nLater.answer() + 1"));
+        }
+    }
+
     @Test
     void inspectionGivesSignaturesAndJavadocSummariesForJdkUserAndGluelabNames() {
         String max = e.inspect("Math.max", 6);
