@@ -1,16 +1,19 @@
 """Kernel benchmarks, side by side with ipykernel (see docs/benchmarks.md).
 
-usage: JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py [cells]
-       JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py --latency [cells]   (ready and round trip only)
+usage: JUPYTER_PATH=... python3 bench_kernel.py [cells]
+       JUPYTER_PATH=... python3 bench_kernel.py --latency [cells]   (ready and round trip only)
        JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py --rss [cells]   (resident memory only)
 
 Ready: start until the kernel_info reply (median of 3 starts). Round trip: median over [cells]
-trivial cells (`1`) after 50 warm-up cells. Heap (gluelab only): the live bytes after a full GC
+trivial cells (`1`) after 50 warm-up cells, with its 10th and 90th percentiles; the load average is
+printed before and after. BENCH_KERNELS=a,b,... names the kernelspecs (default gluelab,python3; e.g. a
+second gluelab kernelspec on another build, to compare builds in one run). Heap (gluelab only): the live bytes after a full GC
 (the JVM's class histogram), read every 250 cells of a notebook-like mix (expressions, statements,
 lambdas and streams, a table display, a compile error, a runtime error), up to [cells] cells after
 100 warm-up cells and a 30 s pause (JShell indexes the platform's classes for completion in the
 background after start; the pause keeps that one-off growth out of the per-cell figure).
 """
+import os
 import statistics
 import sys
 import time
@@ -69,7 +72,8 @@ def round_trip_ms(name, cells):
             t = time.perf_counter()
             run(kc, "1")
             times.append(time.perf_counter() - t)
-        return statistics.median(times) * 1000
+        times.sort()
+        return tuple(1000 * t for t in (statistics.median(times), times[len(times) // 10], times[len(times) * 9 // 10]))
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -134,9 +138,13 @@ if __name__ == "__main__":
     latency_only = len(sys.argv) > 1 and sys.argv[1] == "--latency"
     args = sys.argv[2:] if latency_only else sys.argv[1:]
     cells = int(args[0]) if args else 1000
-    for name in ("gluelab", "python3"):
-        print(f"{name}: ready (kernel_info reply after start) median {ready_seconds(name):.2f} s; "
-              f"trivial cell round trip median {round_trip_ms(name, cells):.1f} ms over {cells} cells", flush=True)
+    load = lambda: " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average (1, 5, 15 min) before: {load()}", flush=True)
+    for name in os.environ.get("BENCH_KERNELS", "gluelab,python3").split(","):
+        ready = ready_seconds(name)
+        median, p10, p90 = round_trip_ms(name, cells)
+        print(f"{name}: ready (kernel_info reply after start) median {ready:.2f} s; "
+              f"trivial cell round trip median {median:.1f} ms (p10 {p10:.1f}, p90 {p90:.1f}) over {cells} cells; load {load()}", flush=True)
     if latency_only:
         sys.exit(0)
     points = heap_profile("gluelab", cells)
