@@ -5,7 +5,8 @@ usage: JUPYTER_PATH=... python3 bench_kernel.py [cells]
        JUPYTER_PATH=... /usr/bin/python3 bench_kernel.py --rss [cells]   (resident memory only)
 
 Ready: start until the kernel_info reply (median of 3 starts). Round trip: median over [cells]
-trivial cells (`1`) after 50 warm-up cells, with its 10th and 90th percentiles; the load average is
+trivial cells (`1`) after 50 warm-up cells, with its 10th and 90th percentiles, and the kernel process's CPU time a cell over them
+(all its threads; less swayed than wall time by other work on the machine); the load average is
 printed before and after. BENCH_KERNELS=a,b,... names the kernelspecs (default gluelab,python3; e.g. a
 second gluelab kernelspec on another build, to compare builds in one run). Heap (gluelab only): the live bytes after a full GC
 (the JVM's class histogram), read every 250 cells of a notebook-like mix (expressions, statements,
@@ -68,15 +69,24 @@ def round_trip_ms(name, cells):
         for _ in range(50):
             run(kc, "1")
         times = []
+        cpu = cpu_seconds(km)
         for _ in range(cells):
             t = time.perf_counter()
             run(kc, "1")
             times.append(time.perf_counter() - t)
+        cpu = cpu_seconds(km) - cpu
         times.sort()
-        return tuple(1000 * t for t in (statistics.median(times), times[len(times) // 10], times[len(times) * 9 // 10]))
+        return tuple(1000 * t for t in (statistics.median(times), times[len(times) // 10], times[len(times) * 9 // 10], cpu / cells))
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def cpu_seconds(km):
+    """CPU time the kernel process has used (user + system, all its threads: JIT and GC included), s."""
+    with open(f"/proc/{km.provisioner.process.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def heap_profile(name, cells, every=250):
@@ -142,9 +152,10 @@ if __name__ == "__main__":
     print(f"load average (1, 5, 15 min) before: {load()}", flush=True)
     for name in os.environ.get("BENCH_KERNELS", "gluelab,python3").split(","):
         ready = ready_seconds(name)
-        median, p10, p90 = round_trip_ms(name, cells)
+        median, p10, p90, cpu = round_trip_ms(name, cells)
         print(f"{name}: ready (kernel_info reply after start) median {ready:.2f} s; "
-              f"trivial cell round trip median {median:.1f} ms (p10 {p10:.1f}, p90 {p90:.1f}) over {cells} cells; load {load()}", flush=True)
+              f"trivial cell round trip median {median:.1f} ms (p10 {p10:.1f}, p90 {p90:.1f}) over {cells} cells; "
+              f"kernel CPU {cpu:.1f} ms a cell; load {load()}", flush=True)
     if latency_only:
         sys.exit(0)
     points = heap_profile("gluelab", cells)
