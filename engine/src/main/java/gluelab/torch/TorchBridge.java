@@ -128,6 +128,9 @@ public final class TorchBridge implements AutoCloseable {
 
     public boolean alive() { return process.isAlive(); }
 
+    /** The Python process's id (a confirmation records it, and its test kills one). */
+    public long pid() { return process.pid(); }
+
     /** The Python process (for tests and for waiting on it). */
     Process process() { return process; }
 
@@ -217,7 +220,7 @@ public final class TorchBridge implements AutoCloseable {
     }
 
     /** The harness and the Python files it imports, written side by side into one temp folder. */
-    private static final java.util.List<String> HARNESS_FILES = java.util.List.of("harness.py", "model_subject.py");
+    private static final java.util.List<String> HARNESS_FILES = java.util.List.of("harness.py", "model_subject.py", "model_variants.py");
 
     private static Path extractHarness() {
         try {
