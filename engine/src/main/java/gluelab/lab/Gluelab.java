@@ -312,6 +312,16 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.workflow.model.ModelRankStep.run(ex, gluelab.torch.ModelTree.EAGER, calibration().bandwidth());
     }
 
+    /** Step 06 on a model-subject experiment: graphs per region x call site x token count x grad mode from dynamo, against the recompile limit. */
+    public gluelab.workflow.model.ModelGraphsStep.Result modelGraphs(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return modelGraphs(ex, gluelab.workflow.model.ModelGraphsStep.defaults(ex.plan().modelSubject()));
+    }
+
+    /** Step 06 with its options: the trees, dynamic shapes, backend, the no_grad pass, the recompile limit. */
+    public gluelab.workflow.model.ModelGraphsStep.Result modelGraphs(gluelab.workflow.experiment.ExperimentFolder ex, gluelab.torch.ModelGraphs.Options options) {
+        return gluelab.workflow.model.ModelGraphsStep.run(ex, torch().bridge(), planSpec(ex), options, progress);
+    }
+
     /**
      * Step 04 on an experiment: ranks the record step 01 published (its rows, the plan's stop rule
      * as recorded), draws the charts into the experiment's charts folder (04-*.png) with a summary in
