@@ -322,6 +322,17 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.workflow.model.ModelGraphsStep.run(ex, torch().bridge(), planSpec(ex), options, progress);
     }
 
+    /** Step 08 on a model-subject experiment: each fix ({@code NAME=SPEC}, as {@code --fix} takes it) vs eager and fp64, in bf16 and fp32. */
+    public gluelab.workflow.correctness.CorrectnessResult modelCheck(gluelab.workflow.experiment.ExperimentFolder ex, String... fixes) {
+        return modelCheck(ex, java.util.Arrays.stream(fixes).map(gluelab.torch.ModelFix::parse).toList(), gluelab.workflow.model.ModelCheckStep.DTYPES);
+    }
+
+    /** Step 08 with the fixes and dtypes given, at the plan's smallest token count. */
+    public gluelab.workflow.correctness.CorrectnessResult modelCheck(gluelab.workflow.experiment.ExperimentFolder ex, List<gluelab.torch.ModelFix> fixes,
+                                                                    List<gluelab.tensor.DType> dtypes) {
+        return gluelab.workflow.model.ModelCheckStep.run(ex, torch().bridge(), planSpec(ex), fixes, dtypes, 0, progress);
+    }
+
     /**
      * Step 04 on an experiment: ranks the record step 01 published (its rows, the plan's stop rule
      * as recorded), draws the charts into the experiment's charts folder (04-*.png) with a summary in

@@ -189,3 +189,140 @@ def graphs(req, device):
         set_recompile_limit(saved)
         H.reset_dynamo()
     return {"ok": True, "limit": limit, "trees": trees}
+
+
+# ---- step 08: every output and gradient of a fixed model vs eager and vs an fp64 copy ----
+
+DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+
+
+def cast_model(model, dtype):
+    """The model's floating parameters and buffers in `dtype`; complex buffers (freqs_cis) in complex128 for an fp64 model,
+    as built otherwise (Module.to(dtype) would drop their imaginary part)."""
+    for m in model.modules():
+        for name, p in list(m._parameters.items()):
+            if p is not None and p.is_floating_point():
+                m._parameters[name] = torch.nn.Parameter(p.detach().to(dtype), requires_grad=p.requires_grad)
+        for name, b in list(m._buffers.items()):
+            if b is None:
+                continue
+            if b.is_floating_point():
+                m._buffers[name] = b.to(dtype)
+            elif b.is_complex() and dtype == torch.float64:
+                m._buffers[name] = b.to(torch.complex128)
+    return model
+
+
+def as_bytes(t):
+    """The tensor as base64 of its float64 values in memory order (little-endian), without numpy (torch does not require it)."""
+    import base64
+    import ctypes
+    t = t.detach().to("cpu", torch.float64).contiguous()
+    return base64.b64encode(ctypes.string_at(t.data_ptr(), t.numel() * 8)).decode("ascii")
+
+
+def run_step(model, inputs, gos, dtype, rounded=None):
+    """One fwd+bwd step on `inputs` (cast to dtype) with output gradients `gos` (rounded to `rounded`, default dtype, then
+    cast to each output's dtype, so an fp64 copy sees the values a bf16 run saw): {name: tensor} of every floating
+    output (out0, out1, ...), input gradient (grad x) and parameter gradient (grad NAME); a gradient that is None is left out."""
+    leaves = {}
+    for name, t in inputs.items():
+        t = t.to(dtype) if t.is_floating_point() else t
+        leaves[name] = t.detach().clone().requires_grad_(t.is_floating_point())
+    model.zero_grad(set_to_none=True)
+    ys = [y for y in H.as_list(model(*leaves.values())) if isinstance(y, torch.Tensor) and y.is_floating_point()]
+    if gos[0] is None:
+        g = torch.Generator(device="cpu").manual_seed(7)
+        gos[0] = [torch.rand(y.shape, generator=g) * 2 - 1 for y in ys]
+    out = {"out%d" % i: y.detach() for i, y in enumerate(ys)}
+    grads = [(y, go.to(rounded or dtype).to(device=y.device, dtype=y.dtype)) for y, go in zip(ys, gos[0]) if y.requires_grad]
+    if grads:
+        torch.autograd.backward([y for y, _ in grads], [go for _, go in grads])
+    for name, x in leaves.items():
+        if x.grad is not None:
+            out["grad " + name] = x.grad.detach()
+    for name, p in model.named_parameters():
+        if p.grad is not None:
+            out["grad " + name] = p.grad.detach().clone()
+    return out
+
+
+def encoded(tensors):
+    return {k: as_bytes(v) for k, v in tensors.items()}
+
+
+def variant_model(req, fix, tokens, device, dtype, state):
+    """A fresh copy of the model (with `fix` applied when given) in `dtype`, holding `state`'s weights."""
+    import model_variants
+    _, model = model_variants.build(req, fix, tokens, device)
+    model = cast_model(model, dtype)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    model.train()
+    return model, list(missing), list(unexpected)
+
+
+def fix_error(e, req, fix):
+    """An exception from a fixed model as one line, naming the line of the model file or of the fix's rewrite that raised."""
+    if isinstance(e, MS.ModelError):
+        return str(e)
+    files = [req["file"]] + [p["file"] for p in fix["parts"] if p.get("file")]
+    where = MS.user_frame(e, files)
+    return MS.first_line(e) + (" (" + where + ")" if where else "")
+
+
+def correctness(req, device):
+    """For each dtype: the model as written (eager) and an fp64 copy of it with the same (rounded) weights and inputs, then each
+    fix in that dtype, run twice; the tensors come back as float64 bytes and are compared on the Java side."""
+    import model_variants
+    fixes = req.get("variants") or []
+    for fix in fixes:
+        model_variants.check(fix, req["file"])
+    tokens = req["tokens"]
+    out = {"ok": True, "dtypes": []}
+    total = len(req["dtypes"]) * (2 + len(fixes))
+    done = 0
+    for dt_name in req["dtypes"]:
+        dtype = getattr(torch, DTYPES[dt_name])
+        row = {"dtype": dt_name, "error": "", "eager": {}, "fp64": {}, "fixes": []}
+        out["dtypes"].append(row)
+        H.reset_dynamo()
+        inputs = H.make_inputs(req["inputs"], device, seed=1234)
+        gos = [None]
+        try:
+            H.send({"progress": "correctness", "done": done, "total": total, "detail": "eager %s" % dt_name})
+            _, base = MS.build_model(req, tokens, device)
+            base = cast_model(base, dtype)
+            base.train()
+            state = {k: v.detach().clone() for k, v in base.state_dict().items()}
+            eager = run_step(base, inputs, gos, dtype)
+            done += 1
+            H.send({"progress": "correctness", "done": done, "total": total, "detail": "fp64 copy for %s" % dt_name})
+            ref, _, _ = variant_model(req, None, tokens, device, torch.float64, state)
+            # the same inputs the dtype run saw: rounded to dtype, then widened
+            fp64 = run_step(ref, {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in inputs.items()}, gos, torch.float64, dtype)
+            done += 1
+            row.update(eager=encoded(eager), fp64=encoded(fp64))
+            del base, ref
+        except Exception as e:
+            row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+            done += 2 + len(fixes)
+            continue
+        for fix in fixes:
+            H.send({"progress": "correctness", "done": done, "total": total, "detail": "%s %s" % (fix["name"], dt_name)})
+            done += 1
+            f = {"name": fix["name"], "error": "", "missing": [], "unexpected": [], "first": {}, "second": {}}
+            row["fixes"].append(f)
+            model = None
+            try:
+                with H.CompileLogCapture():
+                    model, f["missing"], f["unexpected"] = variant_model(req, fix, tokens, device, dtype, state)
+                    first = run_step(model, inputs, gos, dtype)
+                    f["first"] = encoded(first)
+                    second = run_step(model, inputs, gos, dtype)
+                    f["second"] = encoded(second)
+            except Exception as e:
+                f["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + fix_error(e, req, fix)
+            del model
+            MS.free(device)
+    H.send({"progress": "correctness", "done": total, "total": total, "detail": "done"})
+    return out
