@@ -23,7 +23,7 @@ final class ModelCheckCommand implements Callable<Integer> {
     @Mixin ModelCommand.Common common;
 
     @Option(names = "--fix", required = true, paramLabel = "NAME=SPEC",
-            description = "a fix, as gluelab model fixes takes it: NAME=regions:model.F,...|swap:model.F=FILE.py:FN|options:model.F:KEY=V,...|autograd:model.F=FILE.py:Class.apply, "
+            description = "a fix of your model: NAME=regions:model.F,...|swap:model.F=FILE.py:FN|options:model.F:KEY=V,...|autograd:model.F=FILE.py:Class.apply, "
                     + "parts joined with '+' (repeatable)")
     List<String> fixes;
 
