@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Step 08 on the shipped Llama-3 example at tiny dims with the real torch 2.13 CPU: the true rewrite of its RoPE passes
- * against fp64 in bf16 and fp32; a rewrite whose angle is 0.1% off fails in fp32 with its limit beside it; a rewrite that
+ * against fp64 in bf16 and fp32, and so does its autograd.Function with a hand-written backward; a rewrite whose angle is 0.1% off fails in fp32 with its limit beside it; a rewrite that
  * adds fresh noise each step fails the repeat; a rewrite that raises names its file and line, and the rows before it stay.
  */
 @Tag("slow")
@@ -92,7 +92,8 @@ class ModelCheckTest {
         List<ModelFix> fixes = List.of(ModelFix.parse("real=swap:model.apply_rotary_emb=" + REWRITES + ":apply_rotary_emb_real"),
                 ModelFix.parse("off=swap:model.apply_rotary_emb=" + wrong + ":apply_rotary_emb_off"),
                 ModelFix.parse("raises=swap:model.apply_rotary_emb=" + wrong + ":apply_rotary_emb_raises"),
-                ModelFix.parse("noisy=swap:model.apply_rotary_emb=" + wrong + ":apply_rotary_emb_noisy"));
+                ModelFix.parse("noisy=swap:model.apply_rotary_emb=" + wrong + ":apply_rotary_emb_noisy"),
+                ModelFix.parse("handbwd=autograd:model.apply_rotary_emb=" + REWRITES + ":apply_rotary_emb_autograd"));
         CorrectnessResult r = ModelCheckStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, fixes, ModelCheckStep.DTYPES, 0, Progress.NONE);
         String table = r.table().printAll();
 
@@ -105,6 +106,8 @@ class ModelCheckTest {
             assertTrue(real.stream().anyMatch(x -> x.tensor().equals("grad layers.1.attention.wq.weight")), table);
             assertEquals(18, real.stream().filter(x -> x.tensor().startsWith("grad layers.")).count(), table);
             assertTrue(real.stream().anyMatch(x -> x.pass().equals("fwd+bwd x2") && x.ok()), table);
+            assertTrue(of(r, "handbwd", dt).stream().allMatch(CheckRow::ok), dt + ": the hand-written backward of rewrites.RotaryReal passes\n" + table);
+            assertEquals(real.size(), of(r, "handbwd", dt).size());
             CheckRow raises = of(r, "raises", dt).getFirst();
             assertFalse(raises.ok());
             assertTrue(raises.note().contains("ValueError: not written yet") && raises.note().contains("wrong.py:12"), "names the rewrite's line: " + raises.note());
