@@ -35,6 +35,7 @@ final class ModelCheckCommand implements Callable<Integer> {
     @Override public Integer call() {
         List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
         List<DType> ds = dtypes.stream().map(DType::parse).toList();
+        gluelab.torch.ModelCorrectness.checkDtypes(ds);
         ExperimentFolder ex = common.experiment();
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());

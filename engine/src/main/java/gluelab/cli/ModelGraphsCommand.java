@@ -34,11 +34,13 @@ final class ModelGraphsCommand implements Callable<Integer> {
     @Option(names = "--recompile-limit", defaultValue = "0", description = "torch._dynamo.config.recompile_limit for the run (default: torch's own, 8)") int limit;
 
     @Override public Integer call() {
+        List<ModelTree> given = trees == null ? null : trees.stream().map(ModelTree::parse).toList();
+        // bad input named before the experiment is read (the plan's trees stand in for none given)
+        new ModelGraphs.Options(given == null ? List.of(ModelTree.PER_BLOCK) : given, dynamic, backend, !withoutNoGrad, limit);
         ExperimentFolder ex = common.experiment();
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-        List<ModelTree> chosen = trees == null ? ModelGraphsStep.trees(plan.modelSubject()) : trees.stream().map(ModelTree::parse).toList();
-        var options = new ModelGraphs.Options(chosen, dynamic, backend, !withoutNoGrad, limit);
+        var options = new ModelGraphs.Options(given == null ? ModelGraphsStep.trees(plan.modelSubject()) : given, dynamic, backend, !withoutNoGrad, limit);
         try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {
             var r = ModelGraphsStep.run(ex, torch.bridge(), spec, options, new ConsoleProgress(System.err));
             System.out.println(common.json ? Json.write(r.graphs()) : r.text());

@@ -49,13 +49,10 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
     public static ModelCorrectness run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelFix> fixes, List<DType> dtypes,
                                        String blocks, Progress progress) {
         if (fixes.isEmpty()) throw new IllegalArgumentException("correctness: no fix to check (give --fix NAME=SPEC)");
-        if (dtypes.isEmpty()) throw new IllegalArgumentException("correctness: no dtype to check in");
+        checkDtypes(dtypes);
         ObjectNode req = ModelCheck.request("model_correctness", entry, inputs, tokens).put("blocks", blocks == null ? "" : blocks);
         ArrayNode ds = req.putArray("dtypes");
-        for (DType d : dtypes) {
-            if (d != DType.BF16 && d != DType.FP16 && d != DType.FP32) throw new IllegalArgumentException("correctness dtype " + d.id() + ": use bf16, fp16 or fp32 (fp64 is the reference)");
-            ds.add(d.id());
-        }
+        dtypes.forEach(d -> ds.add(d.id()));
         ArrayNode vs = req.putArray("variants");
         fixes.forEach(f -> vs.add(Json.MAPPER.valueToTree(f)));
         JsonNode reply = bridge.call(req, "correctness of " + entry.shortName(), progress);
@@ -69,6 +66,14 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
             out.add(new AtDtype(DType.parse(d.path("dtype").asText()), d.path("error").asText(), tensors(d.path("eager")), tensors(d.path("fp64")), runs));
         }
         return new ModelCorrectness(entry.toString(), out);
+    }
+
+    /** The dtypes a fix can be checked in: bf16, fp16, fp32 (fp64 is the reference), at least one. */
+    public static void checkDtypes(List<DType> dtypes) {
+        if (dtypes.isEmpty()) throw new IllegalArgumentException("--dtypes: none given; use bf16, fp16 or fp32");
+        for (DType d : dtypes) {
+            if (d != DType.BF16 && d != DType.FP16 && d != DType.FP32) throw new IllegalArgumentException("--dtypes " + d.id() + ": use bf16, fp16 or fp32 (fp64 is the reference)");
+        }
     }
 
     private static List<String> texts(JsonNode array) {
