@@ -182,7 +182,8 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
 #ifndef CFG_PF
 #define CFG_PF 0
 #endif
-// Backward: rotate dy back, then the norm's backward. Group g handles rows [g*rpg, ...) and writes
+// Backward: rotate dy back, then the norm's backward. Group g handles rows [g*rpg, ...) (CFG_ILEAVE:
+// rows g, g + groups, ..., rpg of them either way) and writes
 // its dw partial (fp32, [groups, hd]); column_sum finishes dw. CFG_PF: the next row's q, dy and
 // table are loaded before this row's reductions.
 extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const void* w, const float* freqs, const float* cosv,
@@ -191,8 +192,15 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
                                                                           void* dwo, unsigned* bar) {
     const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
     const i64 group = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) / QL;
-#if !CFG_STAGES
-    const i64 r0 = group * rpg;
+#ifndef CFG_ILEAVE
+#define CFG_ILEAVE 0
+#endif
+#if !CFG_STAGES && CFG_ILEAVE
+    // Interleaved: group g takes rows g, g + groups, ...: the grid sweeps the rows front to back
+    // together (the generated regions' order).
+    const i64 r0 = group, step = (i64)gridDim.x * (CFG_THREADS / QL);
+#elif !CFG_STAGES
+    const i64 r0 = group * rpg, step = 1;
 #endif
     float wv[QV], dw[QV];
     ldv<QV>(w, sub * QV, wv);
@@ -208,7 +216,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
     for (int st = 0; st < S - 1; st++) q_issue<2>(ring, st, src, span.row(st), span.has(st), hd, sub);
     i64 tok = -1;
     int slot = 0;
-#else
+#elif !CFG_PF
     auto load = [&](i64 row, float (&ad)[QV], float (&dd)[QV], float (&cd)[QP], float (&sd)[QP]) {
         ldv<QV>(q, row * hd + sub * QV, ad);
         ldv<QV>(dy, row * hd + sub * QV, dd);
@@ -216,8 +224,17 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
     };
 #endif
 #if CFG_PF && !CFG_STAGES
-    float an[QV], dn[QV], cn[QP], sn[QP];
-    if (r0 < rows) load(r0, a, d, c, s);
+    // The next row's q and dy kept as raw words until its turn (the generated regions' prefetch): half
+    // the registers of floats, so a 256-thread block fits in 64 registers a thread (4 blocks an SM)
+    // where converted floats took 104 (2 blocks).
+    unsigned qn[Words<QV>::N], dn[Words<QV>::N];
+    float cn[QP], sn[QP];
+    auto fetch = [&](i64 row) {
+        ldw<QV>(q, row * hd + sub * QV, qn);
+        ldw<QV>(dy, row * hd + sub * QV, dn);
+        rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, cn, sn);
+    };
+    if (r0 < rows) fetch(r0);
 #endif
     for (i64 i = 0; i < rpg; i++) {
 #if CFG_STAGES
@@ -236,10 +253,14 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
             if (t != tok) { rope_table(freqs, cosv, sinv, t, half, p0, c, s); tok = t; }
         }
 #else
-        const i64 row = r0 + i;
+        const i64 row = r0 + i * step;
         const bool live = row < rows;
 #if CFG_PF
-        if (i + 1 < rpg && row + 1 < rows) load(row + 1, an, dn, cn, sn);
+        cvt<QV>(qn, a);
+        cvt<QV>(dn, d);
+        #pragma unroll
+        for (int k = 0; k < QP; k++) { c[k] = cn[k]; s[k] = sn[k]; }
+        if (i + 1 < rpg && row + step < rows) fetch(row + step);
 #else
         if (live) load(row, a, d, c, s);
 #endif
@@ -266,12 +287,6 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
             }
             stv<QV>(dq, row * hd + sub * QV, o);
         }
-#if CFG_PF && !CFG_STAGES
-        #pragma unroll
-        for (int k = 0; k < QV; k++) { a[k] = an[k]; d[k] = dn[k]; }
-        #pragma unroll
-        for (int k = 0; k < QP; k++) { c[k] = cn[k]; s[k] = sn[k]; }
-#endif
     }
     // The block's row groups' dw in a fixed order (deterministic): across the warp's groups by
     // shuffles (lanes of one sub position), then across the warps through shared memory. One partial

@@ -43,6 +43,14 @@ public record BenchResult(List<Row> rows, List<Correctness> checks, List<Skip> s
 
     public Table baselines() { return Tables.baselines(rows); }
 
+    /** Per instance with a fused row, gluelab's best known kernel: the catalogue's, or the generated region where that is faster beyond the noise ({@link gluelab.report.BestKnown}). */
+    public Table bestKnown() { return gluelab.report.BestKnown.table(rows); }
+
+    /** Whether a region was measured beside a fused kernel (the best known table then has something to say). */
+    public boolean hasRegionBesideFused() {
+        return rows.stream().anyMatch(r -> r.variant() == gluelab.ops.Variant.REGION) && rows.stream().anyMatch(r -> r.variant() == gluelab.ops.Variant.FUSED);
+    }
+
     public Table correctness() { return Tables.correctness(checks); }
 
     /** The first row's pass charted: {@link Charts#baselines}, the device in its title. */

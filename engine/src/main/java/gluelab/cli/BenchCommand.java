@@ -88,6 +88,7 @@ public final class BenchCommand implements Callable<Integer> {
                     System.out.println("device: " + lab.device().id() + " (" + lab.facts().name() + "), floor bandwidth "
                             + new gluelab.units.Bandwidth(lab.calibration().bandwidth()));
                     System.out.println(result.table().printAll());
+                    if (result.hasRegionBesideFused()) System.out.println(result.bestKnown().printAll());
                     if (!result.skipped().isEmpty()) System.out.println(result.notMeasured().printAll());
                     if (!result.checks().isEmpty()) System.out.println(result.correctness().printAll());
                 }

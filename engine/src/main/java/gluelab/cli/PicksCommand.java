@@ -18,9 +18,10 @@ public final class PicksCommand implements Callable<Integer> {
     String arch;
 
     @Override public Integer call() {
-        String hash = KernelsHash.current();
-        ShippedPicks shipped = ShippedPicks.forKernels(arch, hash);
-        System.out.println("kernels@" + hash + ": " + shipped.status());
+        var hashes = KernelsHash.byOp();
+        ShippedPicks shipped = ShippedPicks.forKernels(arch, hashes);
+        System.out.println(shipped.status());
+        hashes.forEach((op, h) -> System.out.println("  " + op + " kernels@" + h));
         shipped.file().ifPresent(f -> {
             System.out.println("  compiler " + f.compiler());
             System.out.println("  regenerate: " + f.command());
@@ -44,9 +45,21 @@ public final class PicksCommand implements Callable<Integer> {
                 description = "how to make the file again (default: ${DEFAULT-VALUE})")
         String command;
 
+        @Option(names = "--merge", paramLabel = "FILE", description = "a shipped-picks file to merge into (usually the one --out names): its picks of"
+                + " shapes not tuned here are kept where their kernels' sources are unchanged, so one changed family can be re-tuned alone")
+        Path merge;
+
         @Override public Integer call() {
             PathOptions.fileInExistingFolder(out, "--out");
-            PicksExport.Result r = PicksExport.gather(Locations.cacheDir().resolve("tune"), parent.arch, KernelsHash.current(), tunedOn, command);
+            java.util.Optional<ShippedPicks.File> into = java.util.Optional.empty();
+            if (merge != null) {
+                try {
+                    into = java.util.Optional.of(ShippedPicks.read(java.nio.file.Files.readAllBytes(merge), merge.toString()));
+                } catch (java.io.IOException e) {
+                    throw new IllegalArgumentException("--merge " + merge + ": cannot read: " + e.getMessage());
+                }
+            }
+            PicksExport.Result r = PicksExport.gather(Locations.cacheDir().resolve("tune"), parent.arch, KernelsHash.byOp(), tunedOn, command, into);
             AtomicFiles.write(out, Json.write(r.file()) + "\n");
             System.out.println(out + ": " + r.summary());
             return 0;

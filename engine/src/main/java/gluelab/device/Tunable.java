@@ -74,8 +74,11 @@ public interface Tunable {
     /** The fused launch of the instance in the given configuration; ConfigRejected when it cannot run here. */
     Launch prepare(OpInstance instance, Map<String, Buffer> args, KernelConfig config);
 
-    /** What the kernels are (device arch, kernel source hash, compiler): part of every tuning key. */
+    /** What the kernels are (device arch, kernel source hash, compiler). */
     String codeId();
+
+    /** What the instance's kernel is: part of its tuning key. By default {@link #codeId()}; narrower where one source change need not void every pick. */
+    default String codeId(OpInstance instance) { return codeId(); }
 
     /** Where picks are kept (beside the compile cache). */
     ConfigPicks picks();
@@ -91,7 +94,7 @@ public interface Tunable {
         List<KernelConfig> all = configs(instance);
         if (all.isEmpty()) return Optional.empty();
         java.util.function.Function<String, Optional<KernelConfig>> byId = id -> all.stream().filter(c -> c.id().equals(id)).findFirst();
-        return picks().pick(ConfigPicks.Key.of(instance, codeId())).flatMap(byId)
+        return picks().pick(ConfigPicks.Key.of(instance, codeId(instance))).flatMap(byId)
                 .or(() -> shipped().pick(instance, all).flatMap(m -> byId.apply(m.pick().config())))
                 .or(() -> Optional.of(all.getFirst()));
     }

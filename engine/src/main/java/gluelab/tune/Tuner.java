@@ -80,7 +80,7 @@ public final class Tuner {
 
     /** The stored tuning of the instance, if any (nothing is compiled or run). */
     public Optional<TuneResult> cached(OpInstance in) {
-        return tunable.picks().record(ConfigPicks.Key.of(in, tunable.codeId())).map(Tuner::read).map(TuneResult::asCached);
+        return tunable.picks().record(ConfigPicks.Key.of(in, tunable.codeId(in))).map(Tuner::read).map(TuneResult::asCached);
     }
 
     /**
@@ -91,7 +91,7 @@ public final class Tuner {
         if (!options.shipped() || options.force()) return Optional.empty();
         List<KernelConfig> configs = tunable.configs(in);
         return tunable.shipped().pick(in, configs).filter(ShippedPicks.Match::exact).map(m -> {
-            ConfigPicks.Key key = ConfigPicks.Key.of(in, tunable.codeId());
+            ConfigPicks.Key key = ConfigPicks.Key.of(in, tunable.codeId(in));
             ShippedPicks.Pick p = m.pick();
             String kernel = configs.stream().filter(c -> c.id().equals(p.config())).findFirst().map(KernelConfig::kernel).orElse("");
             return new TuneResult(in.op().name(), in.pass().id(), in.shape().dtype().id(), in.shape().tokens(), key.shape(), key.code(), kernel,
@@ -149,7 +149,7 @@ public final class Tuner {
             throw new IllegalArgumentException(in.label() + " has " + (configs.isEmpty() ? "no kernel configurations" : "one kernel configuration")
                     + " on " + device.id() + ": nothing to tune");
         }
-        ConfigPicks.Key key = ConfigPicks.Key.of(in, tunable.codeId());
+        ConfigPicks.Key key = ConfigPicks.Key.of(in, tunable.codeId(in));
         if (!options.force()) {
             Optional<TuneResult> c = cached(in);
             if (c.isPresent()) return c.get();

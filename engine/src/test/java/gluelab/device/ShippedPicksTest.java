@@ -1,8 +1,10 @@
 package gluelab.device;
 
+import gluelab.files.Json;
 import gluelab.model.Presets;
 import gluelab.ops.Catalogue;
 import gluelab.ops.GlueOp;
+import gluelab.ops.OpId;
 import gluelab.ops.Pass;
 import gluelab.ops.Variant;
 import gluelab.tensor.DType;
@@ -19,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 class ShippedPicksTest {
     static ShippedPicks.Pick pick(long d, long t, String config) {
-        return new ShippedPicks.Pick("rmsnorm", "fwd", "bf16", Map.of("D", d, "T", t), config, 10, "other", 11);
+        return new ShippedPicks.Pick("rmsnorm", "fwd", "bf16", Map.of("D", d, "T", t), "n1", config, 10, "other", 11);
     }
 
     static final List<ShippedPicks.Pick> TUNED = List.of(pick(4096, 2048, "a"), pick(4096, 8192, "b"), pick(4096, 32768, "c"), pick(8192, 8192, "d"));
@@ -51,27 +53,44 @@ class ShippedPicksTest {
                 "other dim names");
     }
 
-    static ShippedPicks.File file(String kernels) {
-        return new ShippedPicks.File(1, "sm_90", kernels, "nvrtc 13.0", "NVIDIA H200", "2026-12-02", "cmd", TUNED);
+    static final Map<OpId, String> SOURCES = Map.of(OpId.of("rmsnorm"), "n1", OpId.of("qnorm_rope_real"), "q1");
+
+    static ShippedPicks.File file(List<ShippedPicks.Pick> picks) {
+        return new ShippedPicks.File(2, "sm_90", "nvrtc 13.0", "NVIDIA H200", "2026-12-02", "cmd", picks);
+    }
+
+    static ShippedPicks.Pick qnorm(String kernels) {
+        return new ShippedPicks.Pick("qnorm_rope_real", "fwd", "bf16", Map.of("H", 32L, "HD", 128L, "T", 8192L), kernels, "q", 10, null, Double.NaN);
     }
 
     @Test
-    void picksTunedOnOtherKernelSourcesAreNotUsedAndSaySo() {
-        ShippedPicks other = ShippedPicks.of(file("0123456789abcdef"), "fedcba9876543210");
-        assertTrue(other.file().isEmpty());
-        assertTrue(other.status().contains("not used") && other.status().contains("kernels@0123456789abcdef"), other.status());
-        assertTrue(ShippedPicks.of(file("fedcba9876543210"), "fedcba9876543210").file().isPresent());
+    void aFamilysPicksTunedOnOtherSourcesAreNotUsedTheOtherFamiliesStillAre() {
+        List<ShippedPicks.Pick> picks = new java.util.ArrayList<>(TUNED);
+        picks.add(qnorm("q0"));
+        ShippedPicks s = ShippedPicks.of(file(picks), SOURCES);
+        assertEquals(TUNED, s.file().orElseThrow().picks(), "the norm picks are still used");
+        assertTrue(s.status().startsWith("4 shipped picks") && s.status().contains("1 picks of qnorm_rope_real not used")
+                && s.status().contains("qnorm_rope_real kernels@q1"), s.status());
+        assertEquals(Optional.empty(), ShippedPicks.of(file(picks), SOURCES).pick(
+                new OpInstance(Catalogue.parse("qnorm_rope_real"), Catalogue.parse("qnorm_rope_real").shape(Presets.LLAMA_3_8B, 8192, DType.BF16),
+                        Pass.FORWARD, Variant.FUSED), List.of(new KernelConfig("q", Map.of()))), "the changed family's pick is not taken");
+        picks.set(picks.size() - 1, qnorm("q1"));
+        assertEquals(5, ShippedPicks.of(file(picks), SOURCES).file().orElseThrow().picks().size(), "re-tuned: used again");
+        ShippedPicks none = ShippedPicks.of(file(List.of(qnorm("q0"))), SOURCES);
+        assertTrue(none.file().isEmpty() && none.status().contains("not used"), none.status());
     }
 
     @Test
     void aMalformedFileNamesTheFileAndTheField() {
         var e = assertThrows(IllegalArgumentException.class, () -> ShippedPicks.read(
-                "{\"format\":1,\"arch\":\"sm_90\",\"kernels\":\"x\",\"picks\":[{\"op\":\"rmsnorm\",\"pass\":\"fwd\",\"dtype\":\"bf16\",\"dims\":{\"T\":0},\"config\":\"a\"}]}"
+                "{\"format\":2,\"arch\":\"sm_90\",\"picks\":[{\"op\":\"rmsnorm\",\"pass\":\"fwd\",\"dtype\":\"bf16\",\"dims\":{\"T\":0},\"kernels\":\"x\",\"config\":\"a\"}]}"
                         .getBytes(StandardCharsets.UTF_8), "picks/sm_90.json"));
         assertTrue(e.getMessage().startsWith("picks/sm_90.json: picks[0].dims.T"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> ShippedPicks.read("{\"format\":2,\"arch\":\"sm_90\",\"kernels\":\"x\"}".getBytes(StandardCharsets.UTF_8), "f.json"));
-        assertTrue(e.getMessage().contains("format 2"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> ShippedPicks.read("{\"format\":1,\"picks\":\"no\"}".getBytes(StandardCharsets.UTF_8), "f.json"));
+        e = assertThrows(IllegalArgumentException.class, () -> ShippedPicks.read("{\"format\":1,\"arch\":\"sm_90\",\"kernels\":\"x\"}".getBytes(StandardCharsets.UTF_8), "f.json"));
+        assertTrue(e.getMessage().contains("format 1"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ShippedPicks.read(Json.write(file(List.of(qnorm("q1"), qnorm("q2")))).getBytes(StandardCharsets.UTF_8), "f.json"));
+        assertTrue(e.getMessage().startsWith("f.json: picks[1]: a second pick"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ShippedPicks.read("{\"format\":2,\"picks\":\"no\"}".getBytes(StandardCharsets.UTF_8), "f.json"));
         assertTrue(e.getMessage().startsWith("f.json: picks"), e.getMessage());
     }
 
@@ -90,11 +109,11 @@ class ShippedPicksTest {
         GlueOp op = Catalogue.parse("rmsnorm");
         OpInstance in = new OpInstance(op, op.shape(Presets.LLAMA_3_8B, 8192, DType.BF16), Pass.FORWARD, Variant.FUSED);
         String v1 = Space.CONFIGS.get(1).id(), v2 = Space.CONFIGS.get(2).id();
-        var shippedFile = new ShippedPicks.File(1, "sm_90", "h", "c", "t", "d", "cmd",
-                List.of(new ShippedPicks.Pick("rmsnorm", "fwd", "bf16", in.shape().dims(), v1, 1, null, Double.NaN)));
+        var shippedFile = new ShippedPicks.File(2, "sm_90", "c", "t", "d", "cmd",
+                List.of(new ShippedPicks.Pick("rmsnorm", "fwd", "bf16", in.shape().dims(), "n1", v1, 1, null, Double.NaN)));
         ConfigPicks local = new ConfigPicks(dir);
         assertEquals(Space.CONFIGS.get(0), new Space(local, ShippedPicks.none()).chosen(in).orElseThrow(), "nothing tuned: the default");
-        Space space = new Space(local, ShippedPicks.of(shippedFile, "h"));
+        Space space = new Space(local, ShippedPicks.of(shippedFile, SOURCES));
         assertEquals(Space.CONFIGS.get(1), space.chosen(in).orElseThrow(), "the shipped pick");
         local.store(ConfigPicks.Key.of(in, space.codeId()), v2, "{}");
         assertEquals(Space.CONFIGS.get(2), space.chosen(in).orElseThrow(), "this machine's pick first");

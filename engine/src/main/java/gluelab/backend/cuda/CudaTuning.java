@@ -30,6 +30,8 @@ final class CudaTuning implements Tunable, AutoCloseable {
     private final CudaDevice device;
     private final ConfigPicks picks;
     private final String codeId;
+    private final Map<gluelab.ops.OpId, String> familyHashes;
+    private final String compilerId;
     private final ShippedPicks shipped;
     private CompileWorkers workers;
 
@@ -39,14 +41,10 @@ final class CudaTuning implements Tunable, AutoCloseable {
         this.picks = picks;
         this.workers = workers;
         CudaKernels k = device.kernels();
-        String hash = sourceHash(k.sources());
-        this.codeId = k.arch() + " kernels@" + hash + " " + device.cache().compiler().id();
-        this.shipped = ShippedPicks.forKernels(k.arch(), hash);
-    }
-
-    /** The kernel source hash: every family file and header (a pick tuned on other sources is not used). */
-    static String sourceHash(KernelSources sources) {
-        return sources.digestOf(FusedKernels.FAMILIES.stream().map(FusedFamily::source).toList()).substring(0, 16);
+        this.compilerId = device.cache().compiler().id();
+        this.codeId = k.arch() + " kernels@" + KernelsHash.all(k.sources()) + " " + compilerId;
+        this.familyHashes = KernelsHash.byOp(k.sources());
+        this.shipped = ShippedPicks.forKernels(k.arch(), familyHashes);
     }
 
     @Override public List<KernelConfig> configs(OpInstance instance) { return FusedKernels.configs(instance); }
@@ -162,6 +160,12 @@ final class CudaTuning implements Tunable, AutoCloseable {
     }
 
     @Override public String codeId() { return codeId; }
+
+    /** The instance's family's sources only: a change to another family's file keeps this machine's picks of this one. */
+    @Override public String codeId(OpInstance instance) {
+        String h = familyHashes.get(gluelab.ops.OpId.of(instance.op().name()));
+        return h == null ? codeId : device.kernels().arch() + " kernels@" + h + " " + compilerId;
+    }
 
     @Override public ConfigPicks picks() { return picks; }
 

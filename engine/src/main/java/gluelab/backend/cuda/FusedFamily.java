@@ -18,6 +18,9 @@ interface FusedFamily {
     /** The family's file in kernels/src/main/cuda. */
     String source();
 
+    /** Whether a launch of the family runs one of base.cu's kernels too (the column sum that finishes a dw): base.cu is then part of its source hash. */
+    default boolean usesBase() { return false; }
+
     /** The ops whose FUSED variant this family runs. */
     Set<OpId> ops();
 

@@ -30,6 +30,8 @@ final class NormFamily implements FusedFamily {
 
     @Override public String source() { return "rmsnorm.cu"; }
 
+    @Override public boolean usesBase() { return true; }
+
     @Override public Set<OpId> ops() { return Set.of(RMSNORM, ADD_RMSNORM); }
 
     @Override public List<String> kernels() { return List.of(FWD, BWD); }

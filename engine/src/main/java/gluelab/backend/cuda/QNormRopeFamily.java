@@ -14,13 +14,16 @@ import java.util.Set;
 
 /**
  * q RMSNorm + RoPE, forward and backward, complex or real form (qnorm_rope.cu): LANES threads a row
- * of one head, rows prefetched or staged in shared memory, the backward's dw finished by a
- * column-sum launch or in the kernel.
+ * of one head, rows prefetched or staged in shared memory, the backward's rows in a contiguous run
+ * per group or interleaved across the grid (ileave), its dw finished by a column-sum launch or in
+ * the kernel.
  */
 final class QNormRopeFamily implements FusedFamily {
     static final String FWD = "fused_qnorm_rope_fwd", BWD = "fused_qnorm_rope_bwd";
 
     @Override public String source() { return "qnorm_rope.cu"; }
+
+    @Override public boolean usesBase() { return true; }
 
     @Override public Set<OpId> ops() { return Set.of(OpId.of("qnorm_rope_complex"), OpId.of("qnorm_rope_real")); }
 
@@ -97,6 +100,15 @@ final class QNormRopeFamily implements FusedFamily {
                         // Registers capped at about 80 a thread: more groups in flight per SM.
                         if (threads >= 128) out.add(FusedKernels.config(BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "minb", 65536 / (threads * 80)));
                         if (pf == 0 && threads <= 128 && vec * es >= 16) out.add(FusedKernels.config(BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", pf, "l2pf", 1));
+                    }
+                    // The generated region's form: rows interleaved across the grid, the next row prefetched as raw
+                    // words, registers capped at 64 a thread (4 blocks of 256 an SM); dw after the kernel or in it.
+                    // On the H200 the region in this form ran 207.2 us at 32k against the staged pick's 221.8
+                    // (bench/kernel-bench, one process), the catalogue's own form untimed yet.
+                    if (threads >= 128 && vec * es <= 16) {
+                        out.add(FusedKernels.config(BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", 1, "minb", 65536 / (threads * 64), "ileave", 1));
+                        out.add(FusedKernels.config(BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", 1, "minb", 65536 / (threads * 64), "ileave", 1,
+                                "dwfin", 1));
                     }
                     // Rows staged in shared memory (cp.async), stages - 1 rows ahead per group, and dw finished in
                     // the kernel after a grid barrier (no column-sum launches after it): the H200's picks at 8k and

@@ -156,8 +156,8 @@ class FusedKernelsTest {
                 assertTrue(bytes <= 100 * 1024, c + ": " + bytes + " bytes");
             }
         }
-        // rmsnorm bwd: dwfin + ileave, staged and not; per q-norm form: fwd staged, bwd staged + dwfin
-        assertEquals(2 + 2 * 2, firstOfForm.size(), firstOfForm.keySet().toString());
+        // rmsnorm bwd: dwfin + ileave, staged and not; per q-norm form: fwd staged, bwd staged + dwfin, bwd interleaved, with and without dwfin
+        assertEquals(2 + 2 * 4, firstOfForm.size(), firstOfForm.keySet().toString());
         List<KernelConfig> configs = new ArrayList<>();
         Map<KernelConfig, OpInstance> owner = new IdentityHashMap<>();
         for (var e : firstOfForm.values()) {
