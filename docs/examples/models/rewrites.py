@@ -7,6 +7,8 @@
 # - norm_rope_cat_region: deepseek_v3.norm_rope_cat (RoPE on q's and k's RoPE parts, the kv latent's
 #   RMSNorm, the cat of q's parts) in real arithmetic, compiled on its own with fullgraph=True: one
 #   region around norm + RoPE + cat.
+# - RotaryReal / apply_rotary_emb_autograd: the real-arithmetic RoPE as an autograd.Function with a
+#   hand-written backward (the gradient of a rotation is the rotation back), for an "autograd:" fix.
 import torch
 
 
@@ -36,3 +38,22 @@ def norm_rope_cat_real(q_nope, q_pe, kv, k_pe, kv_norm, freqs_cis):
 
 
 norm_rope_cat_region = torch.compile(norm_rope_cat_real, fullgraph=True)
+
+
+class RotaryReal(torch.autograd.Function):
+    """RoPE on interleaved pairs with its backward written out: rotate the gradient by -theta."""
+
+    @staticmethod
+    def forward(ctx, x, cos, sin):
+        ctx.save_for_backward(cos, sin)
+        return rotate_real(x, cos, sin)
+
+    @staticmethod
+    def backward(ctx, g):
+        cos, sin = ctx.saved_tensors
+        return rotate_real(g, cos, -sin), None, None
+
+
+def apply_rotary_emb_autograd(xq, xk, freqs_cis):
+    cos, sin = cos_sin(freqs_cis, xq.shape[1])
+    return RotaryReal.apply(xq, cos, sin), RotaryReal.apply(xk, cos, sin)

@@ -849,6 +849,12 @@ def main():
                 reply = sys.modules["model_subject"].baselines(req, device, clock)
             elif cmd == "model_profile":
                 reply = sys.modules["model_subject"].profile(req, device)
+            elif cmd == "model_fix":
+                import model_variants  # beside this file; a fix of the analyst's model as a variant of it
+                reply = model_variants.fixes(req, device, clock)
+            elif cmd == "model_confirm":
+                import model_variants
+                reply = model_variants.confirm(req, device, clock)
             else:
                 raise ValueError("unknown request '%s'" % cmd)
         except BaseException as e:

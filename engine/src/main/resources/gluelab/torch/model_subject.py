@@ -57,10 +57,13 @@ def load_module(file):
     return module
 
 
-def build_model(req, tokens, device):
-    """(module, model): build(T) or build() of a fresh module, moved to the device; errors name the file and function."""
+def build_model(req, tokens, device, prepare=None):
+    """(module, model): build(T) or build() of a fresh module, moved to the device; errors name the file and function.
+    prepare(module), when given, runs before build (a fix's swaps: model_variants.py)."""
     file, function = req["file"], req["function"]
     module = load_module(file)
+    if prepare is not None:
+        prepare(module)
     build = getattr(module, function, None)
     if build is None:
         raise ModelError("%s has no function '%s'" % (file, function))

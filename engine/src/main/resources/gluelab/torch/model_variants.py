@@ -1,0 +1,226 @@
+# A fix of the analyst's model (gluelab.torch.ModelFix) applied to a fresh copy of it: a named variant
+# made of parts, each of one kind:
+#   regions   functions of the model file compiled on their own with fullgraph=True (as --regions does)
+#   swap      a function, method or module class of the model file replaced by the analyst's rewrite
+#   options   one function compiled on its own with an Inductor config dict for that region only
+#   autograd  a swap whose replacement is an autograd.Function's apply (or a function of a file that
+#             defines one): the analyst's hand-written backward
+# Swaps are made on the freshly loaded module before build() runs (a swapped class is what build
+# instantiates), then regions and options compile what the module then holds (a swapped-in rewrite
+# included). check() finds bad input (a target that does not exist, a replacement that does not
+# import, an Inductor option that does not exist) before anything is built or timed.
+import os
+import time
+
+import model_subject as MS
+
+KINDS = ("regions", "swap", "options", "autograd")
+
+
+def _err(fix, text):
+    return MS.ModelError("fix %s: %s" % (fix["name"], text))
+
+
+def resolve(module, path, fix, what):
+    """(owner, name, value) of 'model.Attention.rope' in the model file's module; errors name the attribute path."""
+    parts = path.split(".")
+    if parts[0] != "model" or len(parts) < 2:
+        raise _err(fix, "%s %s: expected model.NAME[.NAME...] (model is the model file)" % (what, path))
+    owner = module
+    for i, part in enumerate(parts[1:-1], 1):
+        if not hasattr(owner, part):
+            raise _err(fix, "%s %s: %s has no attribute '%s'" % (what, path, ".".join(parts[:i]), part))
+        owner = getattr(owner, part)
+    name = parts[-1]
+    value = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+    if value is None:
+        raise _err(fix, "%s %s: %s has no attribute '%s'" % (what, path, ".".join(parts[:-1]), name))
+    if not callable(value):
+        raise _err(fix, "%s %s: is a %s, not a function or class" % (what, path, type(value).__name__))
+    return owner, name, value
+
+
+def replacement(part, fix):
+    """The analyst's rewrite named by a swap part ('file.py' and 'function' or 'Class.apply'), from a fresh load of its file."""
+    torch = MS.torch
+    file, function = part["file"], part["function"]
+    where = "replacement %s:%s" % (file, function)
+    if not os.path.isfile(file):
+        raise _err(fix, "%s: no such file" % where)
+    try:
+        module = MS.load_module(file)
+    except MS.ModelError as e:
+        raise _err(fix, "%s: %s" % (where, e))
+    obj = module
+    for i, attr in enumerate(function.split(".")):
+        if not hasattr(obj, attr):
+            raise _err(fix, "%s: %s has no attribute '%s'" % (where, ".".join([os.path.basename(file)] + function.split(".")[:i]), attr))
+        obj = getattr(obj, attr)
+    if not callable(obj):
+        raise _err(fix, "%s: is a %s, not a function or class" % (where, type(obj).__name__))
+    if part["kind"] == "autograd":
+        owner = getattr(obj, "__self__", None)
+        is_apply = function.endswith(".apply") and isinstance(owner, type) and issubclass(owner, torch.autograd.Function)
+        defines = any(isinstance(v, type) and issubclass(v, torch.autograd.Function) and v.__module__ == module.__name__ for v in vars(module).values())
+        if not (is_apply or defines):
+            raise _err(fix, "%s: an autograd fix needs an autograd.Function's apply (Class.apply) or a function of a file that defines one; %s defines none"
+                       % (where, os.path.basename(file)))
+    return obj
+
+
+def check_options(part, fix):
+    config = MS.torch._inductor.config
+    for key in part["options"]:
+        if not hasattr(config, key.split(".")[0]):
+            raise _err(fix, "options for %s: Inductor has no option '%s' (torch._inductor.config)" % (part["region"], key))
+
+
+def swaps(fix):
+    return [p for p in fix["parts"] if p["kind"] in ("swap", "autograd")]
+
+
+def compiled_regions(fix):
+    """region path -> Inductor options ({} for a plain region), in the order the parts name them; a region given options keeps them."""
+    out = {}
+    for p in fix["parts"]:
+        if p["kind"] == "regions":
+            for r in p["regions"]:
+                out.setdefault(r, {})
+        elif p["kind"] == "options":
+            out[p["region"]] = dict(out.get(p["region"]) or {}, **p["options"])
+    return out
+
+
+def check(fix, file):
+    """Bad input in the fix, before anything runs: every part's kind, target, replacement and option, on a fresh load of the model file."""
+    for p in fix["parts"]:
+        if p["kind"] not in KINDS:
+            raise _err(fix, "unknown part kind '%s'; known: %s" % (p["kind"], ", ".join(KINDS)))
+    module = MS.load_module(file)
+    for p in swaps(fix):
+        resolve(module, p["target"], fix, "swap target")
+        replacement(p, fix)
+    for p in fix["parts"]:
+        if p["kind"] == "options":
+            check_options(p, fix)
+    for p in swaps(fix):  # a region may name a function the swaps bring in
+        owner, name, _ = resolve(module, p["target"], fix, "swap target")
+        setattr(owner, name, replacement(p, fix))
+    for region in compiled_regions(fix):
+        resolve(module, region, fix, "region")
+
+
+def apply_swaps(module, fix):
+    for p in swaps(fix):
+        owner, name, _ = resolve(module, p["target"], fix, "swap target")
+        setattr(owner, name, replacement(p, fix))
+
+
+def apply_regions(module, fix, req):
+    torch = MS.torch
+    kw = {}
+    if (req.get("compileMode") or "default") != "default":
+        kw["mode"] = req["compileMode"]
+    for region, options in compiled_regions(fix).items():
+        owner, name, fn = resolve(module, region, fix, "region")
+        setattr(owner, name, torch.compile(fn, fullgraph=True, options=options or None, **kw) if options else torch.compile(fn, fullgraph=True, **kw))
+
+
+def build(req, fix, tokens, device):
+    """(module, model) of a fresh load of the model file with `fix` applied (None: the model as written)."""
+    if fix is None:
+        return MS.build_model(req, tokens, device)
+
+    def prepare(module):
+        apply_swaps(module, fix)
+    module, model = MS.build_model(req, tokens, device, prepare)
+    apply_regions(module, fix, req)
+    return module, model
+
+
+# ---- timing variants against the baseline, interleaved in this process ----
+
+BASELINE = "baseline"
+
+
+def prepared_row(req, fix, at, device, clock):
+    """(row, step): a variant built, compiled by its first fwd+bwd step, with its compile accounting; step None when it failed."""
+    H = MS.H
+    name = BASELINE if fix is None else fix["name"]
+    row = {"variant": name, "tokens": at["tokens"], "replay": "direct", "error": "", "samples": [], "stop": None, "wall": 0.0,
+           "compileSeconds": 0.0, "graphs": 0, "breaks": 0, "log": ""}
+    before = H.counters()
+    step = None
+    with H.CompileLogCapture() as cap:
+        t0 = time.perf_counter()
+        try:
+            _, model = build(dict(req, inputs=at["inputs"]), fix, at["tokens"], device)
+            model.train()
+            step = MS.train_step(model, H.make_inputs(at["inputs"], device))
+            step()
+            clock.sync()
+        except Exception as e:
+            row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+            step = None
+        seconds = time.perf_counter() - t0
+    after = H.counters()
+    row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"], compileSeconds=seconds)
+    if step is not None and H.recompile_limit_hit(cap.text):
+        row["error"], step = "recompile limit hit, fell back to eager: " + H.recompile_limit_hit(cap.text), None
+    return row, step
+
+
+def graph_twin(row, step, device):
+    """The whole fwd+bwd step captured as one CUDA graph and replayed; (row, replay) or (row with the reason, None)."""
+    H = MS.H
+    twin = dict(row, replay="graph", samples=[], error="", log="")
+    try:
+        return twin, H.graph_of(lambda: step, H.GRAPH_REPEATS)
+    except Exception as e:
+        return dict(twin, error="graph capture failed: " + MS.first_line(e)), None
+
+
+def time_variants(req, device, clock, graphs=False, task="model fixes"):
+    """The baseline (the model as written) and each of req["variants"] at each of req["at"]'s token counts, fwd+bwd, interleaved
+    in one harness run per token count; with graphs, each also as a CUDA-graph replay of the whole step. A variant that fails
+    is a row with its reason; bad input in any variant is an error before anything is timed."""
+    H = MS.H
+    variants = req.get("variants") or []
+    for fix in variants:
+        check(fix, req["file"])
+    rows, jobs = [], len(req["at"])
+    for i, at in enumerate(req["at"]):
+        H.send({"progress": task, "done": i, "total": jobs, "detail": "compiling %d variants @ %d tokens" % (len(variants) + 1, at["tokens"])})
+        H.reset_dynamo()
+        timed, ok = [], []
+        for fix in [None] + variants:
+            row, step = prepared_row(req, fix, at, device, clock)
+            timed.append(row)
+            if step is not None:
+                ok.append((row, H.Subject(row["variant"], step)))
+                if graphs and device == "cuda":  # the CPU has no graphs: the Java side writes the skipped rows with the reason
+                    twin, replay = graph_twin(row, step, device)
+                    timed.append(twin)
+                    if replay is not None:
+                        ok.append((twin, H.Subject(row["variant"] + " (graph)", replay, H.GRAPH_REPEATS)))
+        H.send({"progress": "measuring", "done": i, "total": jobs, "detail": "%d subjects @ %d tokens" % (len(ok), at["tokens"])})
+        try:
+            H.measure([s for _, s in ok], req["timing"], clock)
+            for row, s in ok:
+                row.update(samples=s.samples, stop=s.stop, wall=s.wall, noise=H.median_noise(s.samples))
+        except Exception as e:
+            for row, _ in ok:
+                row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+        rows.extend(timed)
+        del ok
+        MS.free(device)
+    H.send({"progress": task, "done": jobs, "total": jobs, "detail": "done"})
+    return {"ok": True, "pid": os.getpid(), "rows": rows}
+
+
+def fixes(req, device, clock):
+    return time_variants(req, device, clock, graphs=False, task="model fixes")
+
+
+def confirm(req, device, clock):
+    return time_variants(req, device, clock, graphs=True, task="model confirm")
