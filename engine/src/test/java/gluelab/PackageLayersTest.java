@@ -33,7 +33,8 @@ class PackageLayersTest {
             List.of("bench"),
             List.of("torch", "expr.workbench", "sweep", "workflow.graphbudget"),
             List.of("sweep.slurm", "workflow.correctness", "workflow.fix", "expr.catalogue"),
-            List.of("workflow.confirm", "workflow.model"),
+            List.of("workflow.model"),
+            List.of("workflow.confirm"),
             List.of("lab"),
             List.of("cli"));
 

@@ -128,6 +128,9 @@ public final class TorchBridge implements AutoCloseable {
 
     public boolean alive() { return process.isAlive(); }
 
+    /** The Python process's id (a confirmation records it, and its test kills one). */
+    public long pid() { return process.pid(); }
+
     /** The Python process (for tests and for waiting on it). */
     Process process() { return process; }
 

@@ -261,15 +261,6 @@ def variant_model(req, fix, tokens, device, dtype, state):
     return model, list(missing), list(unexpected)
 
 
-def fix_error(e, req, fix):
-    """An exception from a fixed model as one line, naming the line of the model file or of the fix's rewrite that raised."""
-    if isinstance(e, MS.ModelError):
-        return str(e)
-    files = [req["file"]] + [p["file"] for p in fix["parts"] if p.get("file")]
-    where = MS.user_frame(e, files)
-    return MS.first_line(e) + (" (" + where + ")" if where else "")
-
-
 def correctness(req, device):
     """For each dtype: the model as written (eager) and an fp64 copy of it with the same (rounded) weights and inputs, then each
     fix in that dtype, run twice; the tensors come back as float64 bytes and are compared on the Java side."""
@@ -321,7 +312,7 @@ def correctness(req, device):
                     second = run_step(model, inputs, gos, dtype)
                     f["second"] = encoded(second)
             except Exception as e:
-                f["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + fix_error(e, req, fix)
+                f["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + model_variants.fix_error(e, req, fix)
             del model
             MS.free(device)
     H.send({"progress": "correctness", "done": total, "total": total, "detail": "done"})

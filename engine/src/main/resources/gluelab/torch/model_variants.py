@@ -10,6 +10,7 @@
 # included). check() finds bad input (a target that does not exist, a replacement that does not
 # import, an Inductor option that does not exist) before anything is built or timed.
 import os
+import re
 import time
 
 import model_subject as MS
@@ -138,6 +139,21 @@ def build(req, fix, tokens, device):
     return module, model
 
 
+def fix_error(e, req, fix):
+    """An exception from a variant's run as one line, naming the innermost line of the analyst's code (the model file or a
+    rewrite) that raised, or that dynamo names as the user code it could not compile."""
+    if isinstance(e, MS.ModelError):
+        return str(e)
+    files = [req["file"]] + ([p["file"] for p in swaps(fix)] if fix else [])
+    wanted = {os.path.abspath(f) for f in files}
+    where = ""
+    for m in re.finditer(r'File "([^"]+)", line (\d+), in (\S+)', str(e)):
+        if os.path.abspath(m.group(1)) in wanted:
+            where = "%s:%s in %s" % (os.path.basename(m.group(1)), m.group(2), m.group(3))
+    where = where or MS.user_frame(e, files)
+    return ("CUDA out of memory: " if MS.H.is_oom(e) else "") + MS.first_line(e) + (" (" + where + ")" if where else "")
+
+
 # ---- timing variants against the baseline, interleaved in this process ----
 
 BASELINE = "baseline"
@@ -160,8 +176,7 @@ def prepared_row(req, fix, at, device, clock):
             step()
             clock.sync()
         except Exception as e:
-            row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
-            step = None
+            row["error"], step = fix_error(e, req, fix), None
         seconds = time.perf_counter() - t0
     after = H.counters()
     row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"], compileSeconds=seconds)

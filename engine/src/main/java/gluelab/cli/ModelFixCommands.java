@@ -1,0 +1,99 @@
+package gluelab.cli;
+
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.files.Json;
+import gluelab.files.Locations;
+import gluelab.model.SpecRegistry;
+import gluelab.progress.ConsoleProgress;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import gluelab.torch.ModelFix;
+import gluelab.torch.TorchSide;
+import gluelab.workflow.confirm.ModelConfirmation;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.model.ModelFixStep;
+import picocli.CommandLine.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code gluelab model fix} and {@code gluelab model confirm}: steps 05 and 07 on the analyst's model. */
+final class ModelFixCommands {
+    private ModelFixCommands() {}
+
+    @Command(name = "fix", mixinStandardHelpOptions = true,
+            description = {"Step 05: each fix (a named variant of your model) fwd+bwd against the model as written, in one process, cheapest first,",
+                    "at every planned token count, with the interaction table (each alone, all but one, all together) and region sizing A/B/C.",
+                    "A fix is NAME=PART[+PART...], a part one of:",
+                    "  regions:model.Attention.rope,model.FeedForward.forward",
+                    "  swap:model.apply_rotary_emb=rewrites.py:apply_rotary_emb_real",
+                    "  options:model.RMSNorm.forward:epilogue_fusion=false,coordinate_descent_tuning=true",
+                    "  autograd:model.apply_rotary_emb=rewrites.py:RotaryReal.apply"})
+    static final class Fix implements Callable<Integer> {
+        @Mixin ModelCommand.Common common;
+
+        @Option(names = "--fix", paramLabel = "NAME=SPEC", description = "a fix to try (repeat for several)") List<String> fixes = new ArrayList<>();
+
+        @Option(names = "--sizing", paramLabel = "A,B,C", description = "region sizing: A compiled alone (B eager), A and B as two regions, C (around both) as one")
+        String sizing;
+
+        @Option(names = "--reference", paramLabel = "FIX=OP", description = "add the catalogue's fused kernel for OP as the fix's \"best known kernel\" row (the op alone, not in the model)")
+        java.util.Map<String, String> references = new java.util.LinkedHashMap<>();
+
+        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})") double timeout;
+
+        @Override public Integer call() {
+            references.values().forEach(gluelab.ops.Catalogue::parse);
+            List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
+            ModelFixStep.Sizing sz = sizing == null ? null : ModelFixStep.Sizing.parse(sizing);
+            ExperimentFolder ex = common.experiment();
+            var plan = ex.plan();
+            var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
+            try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+                var r = ModelFixStep.run(ex, torch.bridge(), spec, parsed, sz, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
+                        torch.flushBytes(), new ConsoleProgress(System.err));
+                if (!references.isEmpty()) {
+                    try (gluelab.lab.Gluelab lab = gluelab.lab.Gluelab.open(plan.device())) {
+                        r = lab.modelFixReferences(ex, references);
+                    }
+                }
+                System.out.println(common.json ? Json.write(r) : r.text());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "confirm", mixinStandardHelpOptions = true,
+            description = "Step 07: step 05's fixes against the model as written in 3 fresh Python processes (quiet checks, pids, clocks, raw samples), "
+                    + "launched normally and as a CUDA-graph replay of the whole fwd+bwd step (CUDA only).")
+    static final class Confirm implements Callable<Integer> {
+        @Mixin ModelCommand.Common common;
+
+        @Option(names = "--only", split = ",", paramLabel = "FIX", description = "confirm only these of step 05's fixes (default: all of them)") List<String> only;
+
+        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})") double timeout;
+
+        @Override public Integer call() {
+            ExperimentFolder ex = common.experiment();
+            List<ModelFix> fixes = ModelFixStep.load(ex).fixes();
+            if (only != null) {
+                for (String n : only) {
+                    if (fixes.stream().noneMatch(f -> f.name().equals(n)))
+                        throw new IllegalArgumentException("--only " + n + ": step 05 tried no such fix; it tried " + fixes.stream().map(ModelFix::name).toList());
+                }
+                fixes = fixes.stream().filter(f -> only.contains(f.name())).toList();
+            }
+            var plan = ex.plan();
+            var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
+            try (Device device = Devices.open(plan.device())) {
+                var python = gluelab.torch.PythonFinder.standard().find(common.python, gluelab.torch.PythonSource.FLAG);
+                var r = new ModelConfirmation(device, python).progress(new ConsoleProgress(System.err))
+                        .run(ex, spec, fixes, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)));
+                System.out.println(common.json ? Json.write(r) : r.text());
+            }
+            return 0;
+        }
+    }
+}

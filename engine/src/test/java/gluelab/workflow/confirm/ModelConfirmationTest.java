@@ -1,0 +1,101 @@
+package gluelab.workflow.confirm;
+
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.model.Presets;
+import gluelab.ops.Replay;
+import gluelab.timing.Mode;
+import gluelab.timing.StopRule;
+import gluelab.timing.TimingConfig;
+import gluelab.torch.ModelFix;
+import gluelab.torch.ModelVariantTiming;
+import gluelab.torch.PythonChoice;
+import gluelab.torch.TorchPython;
+import gluelab.torch.TorchSide;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ModelSubject;
+import gluelab.workflow.experiment.Step;
+import gluelab.workflow.model.ModelPlan;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Step 07 on the shipped Llama-3 example at tiny dims with the real torch 2.13 CPU: a fix (the
+ * rewrite file's RoPE with a hand-written backward) against the model as written in three fresh
+ * Python processes, the second really killed while it measures: it is FAILED with no numbers, the
+ * others confirm with their pids, readings and raw samples, and the graph rows are skipped with the reason.
+ */
+@Tag("slow")
+class ModelConfirmationTest {
+    static final Path EXAMPLES = Path.of("..", "docs", "examples", "models").toAbsolutePath().normalize();
+    static final TimingConfig QUICK = new TimingConfig(Mode.COLD, 0.01, new StopRule(3, 0.001, 0.5, 1.0, 50), 1);
+
+    @Test void aProcessKilledMidRunIsFailedWithNoNumbers(@TempDir Path root) throws Exception {
+        TorchPython.useSharedInductorCache();
+        PythonChoice python = TorchPython.withCompile();
+        assumeTrue(python != null, TorchPython::whyNoCompile);
+        ExperimentFolder ex = ExperimentFolder.open("llama-confirm", root);
+        try (Device cpu = Devices.open("cpu")) {
+            try (TorchSide torch = TorchSide.start(python, cpu)) {
+                ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
+                        List.of()), List.of(16L, 32L), 0.05, "cpu");
+            }
+            ModelFix ag = ModelFix.parse("rope-ag=autograd:model.apply_rotary_emb=" + EXAMPLES.resolve("rewrites.py") + ":apply_rotary_emb_autograd");
+            Map<Integer, Long> killed = new ConcurrentHashMap<>();
+            List<Long> measuring = new ArrayList<>();
+            ModelConfirmResult r = new ModelConfirmation(cpu, python).listener((index, pid) -> {
+                measuring.add(pid);
+                if (index == 2 && killed.isEmpty()) {
+                    killed.put(index, pid);
+                    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                }
+            }).run(ex, Presets.LLAMA_3_8B, List.of(ag), QUICK);
+
+            assertEquals(3, r.processes().size(), r.text());
+            var second = r.processes().get(1);
+            assertEquals(killed.get(2), second.pid());
+            assertFalse(second.ok(), r.text());
+            assertNull(second.timing(), "a killed process has no numbers");
+            assertTrue(second.reason().contains("137"), "killed: " + second.reason());
+            for (int i : new int[]{0, 2}) {
+                var p = r.processes().get(i);
+                assertTrue(p.ok(), r.text());
+                assertNotEquals(second.pid(), p.pid());
+                ModelVariantTiming.Row fixed = p.timing().row("rope-ag", 32, Replay.DIRECT).orElseThrow();
+                assertTrue(fixed.run().samples().length >= 1 && fixed.run().wallSeconds() > 0, "raw samples kept: " + fixed);
+                assertEquals(p.pid(), p.timing().pid(), "the Python process that timed it");
+                assertTrue(p.before().containsKey("host.load_average_1m") && p.after().containsKey("host.load_average_1m"), "read before and after: " + p.before());
+            }
+            assertNotEquals(r.processes().get(0).pid(), r.processes().get(2).pid(), "fresh processes");
+
+            assertEquals(4, r.rows().size(), r.text());
+            for (long t : new long[]{16, 32}) {
+                var direct = r.row("rope-ag", t, Replay.DIRECT).orElseThrow();
+                assertTrue(direct.measured() && direct.processesOk() == 2 && direct.fixedN() >= 1 && direct.fixedN() <= 2, r.text());
+                assertTrue(direct.caveat().contains("unconfirmed: "), direct.caveat());
+                var graph = r.row("rope-ag", t, Replay.GRAPH).orElseThrow();
+                assertFalse(graph.measured());
+                assertTrue(graph.skip().contains("no CUDA-graph replay"), graph.skip());
+            }
+            assertTrue(r.flags().stream().anyMatch(f -> f.startsWith("process 2 (pid " + second.pid() + ") FAILED")), r.flags().toString());
+            assertTrue(r.before().readings().containsKey("host.cpus"), "the quiet check before");
+
+            assertTrue(ex.has(Step.CONFIRM));
+            ModelConfirmResult back = ModelConfirmResult.load(ex.file(Step.CONFIRM, ModelConfirmation.FILE));
+            assertEquals(r.rows(), back.rows());
+            assertEquals(second.reason(), back.processes().get(1).reason());
+            assertTrue(Files.readString(ex.devlog().file()).contains("process 2 (pid " + second.pid() + ") FAILED"));
+        }
+    }
+}
