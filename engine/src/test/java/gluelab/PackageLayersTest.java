@@ -32,7 +32,8 @@ class PackageLayersTest {
             List.of("trace", "workflow.experiment", "workflow.writeup"),
             List.of("bench"),
             List.of("torch", "expr.workbench", "sweep", "workflow.graphbudget"),
-            List.of("sweep.slurm", "workflow.correctness", "workflow.fix", "workflow.model", "expr.catalogue"),
+            List.of("sweep.slurm", "workflow.correctness", "workflow.fix", "expr.catalogue"),
+            List.of("workflow.model"),
             List.of("workflow.confirm"),
             List.of("lab"),
             List.of("cli"));

@@ -312,6 +312,57 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.workflow.model.ModelRankStep.run(ex, gluelab.torch.ModelTree.EAGER, calibration().bandwidth());
     }
 
+    /** Step 06 on a model-subject experiment: graphs per region x call site x token count x grad mode from dynamo, against the recompile limit. */
+    public gluelab.workflow.model.ModelGraphsStep.Result modelGraphs(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return modelGraphs(ex, gluelab.workflow.model.ModelGraphsStep.defaults(ex.plan().modelSubject()));
+    }
+
+    /** Step 06 with its options: the trees, dynamic shapes, backend, the no_grad pass, the recompile limit. */
+    public gluelab.workflow.model.ModelGraphsStep.Result modelGraphs(gluelab.workflow.experiment.ExperimentFolder ex, gluelab.torch.ModelGraphs.Options options) {
+        return gluelab.workflow.model.ModelGraphsStep.run(ex, torch().bridge(), planSpec(ex), options, progress);
+    }
+
+    /** Step 08 on a model-subject experiment: each fix ({@code NAME=SPEC}, as {@code --fix} takes it) vs eager and fp64, in bf16 and fp32. */
+    public gluelab.workflow.correctness.CorrectnessResult modelCheck(gluelab.workflow.experiment.ExperimentFolder ex, String... fixes) {
+        return modelCheck(ex, java.util.Arrays.stream(fixes).map(gluelab.torch.ModelFix::parse).toList(), gluelab.workflow.model.ModelCheckStep.DTYPES);
+    }
+
+    /** Step 08 with the fixes and dtypes given, at the plan's smallest token count. */
+    public gluelab.workflow.correctness.CorrectnessResult modelCheck(gluelab.workflow.experiment.ExperimentFolder ex, List<gluelab.torch.ModelFix> fixes,
+                                                                    List<gluelab.tensor.DType> dtypes) {
+        return gluelab.workflow.model.ModelCheckStep.run(ex, torch().bridge(), planSpec(ex), fixes, dtypes, 0, progress);
+    }
+
+    /**
+     * Step 05 on a model-subject experiment: each fix ({@code NAME=KIND:...}, see {@link gluelab.torch.ModelFix}) against the
+     * model as written, fwd+bwd, cheapest first, with the interaction table; {@code sizing} ({@code A,B,C}, or null) adds region sizing.
+     */
+    public gluelab.workflow.model.ModelFixResult modelFix(gluelab.workflow.experiment.ExperimentFolder ex, List<String> fixes, String sizing) {
+        return modelFix(ex, fixes, sizing, java.util.Map.of());
+    }
+
+    /** As {@link #modelFix(gluelab.workflow.experiment.ExperimentFolder, List, String)}, with a "best known kernel" row per fix in {@code references} (fix name -> catalogue op). */
+    public gluelab.workflow.model.ModelFixResult modelFix(gluelab.workflow.experiment.ExperimentFolder ex, List<String> fixes, String sizing,
+                                                          java.util.Map<String, String> references) {
+        List<gluelab.torch.ModelFix> parsed = fixes.stream().map(gluelab.torch.ModelFix::parse).toList();
+        references.values().forEach(gluelab.ops.Catalogue::parse);
+        var sz = sizing == null || sizing.isBlank() ? null : gluelab.workflow.model.ModelFixStep.Sizing.parse(sizing);
+        var r = gluelab.workflow.model.ModelFixStep.run(ex, torch().bridge(), planSpec(ex), parsed, sz, gluelab.timing.TimingConfig.defaults(), torch().flushBytes(), progress);
+        return ModelFixReferences.add(this, ex, r, references);
+    }
+
+    /** Adds "best known kernel" rows (fix name -> catalogue op) to what step 05 kept for the model. */
+    public gluelab.workflow.model.ModelFixResult modelFixReferences(gluelab.workflow.experiment.ExperimentFolder ex, java.util.Map<String, String> references) {
+        references.values().forEach(gluelab.ops.Catalogue::parse);
+        return ModelFixReferences.add(this, ex, gluelab.workflow.model.ModelFixStep.load(ex), references);
+    }
+
+    /** Step 07 on a model-subject experiment: step 05's fixes against the model as written in three fresh Python processes. */
+    public gluelab.workflow.confirm.ModelConfirmResult modelConfirm(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return new gluelab.workflow.confirm.ModelConfirmation(device, torch().python()).progress(progress)
+                .run(ex, planSpec(ex), gluelab.workflow.model.ModelFixStep.load(ex).fixes(), gluelab.timing.TimingConfig.defaults());
+    }
+
     /**
      * Step 05 on a model-subject experiment: each fix ({@code NAME=KIND:...}, see {@link gluelab.torch.ModelFix}) against the
      * model as written, fwd+bwd, cheapest first, with the interaction table; {@code sizing} ({@code A,B,C}, or null) adds region sizing.

@@ -220,7 +220,7 @@ public final class TorchBridge implements AutoCloseable {
     }
 
     /** The harness and the Python files it imports, written side by side into one temp folder. */
-    private static final java.util.List<String> HARNESS_FILES = java.util.List.of("harness.py", "model_subject.py", "model_variants.py");
+    private static final java.util.List<String> HARNESS_FILES = java.util.List.of("harness.py", "model_subject.py", "model_variants.py", "model_checks.py");
 
     private static Path extractHarness() {
         try {

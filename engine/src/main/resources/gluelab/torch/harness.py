@@ -58,6 +58,8 @@ def hello(device):
     torch, F = _torch, _F
     import model_subject  # beside this file; the analyst's model as an experiment's subject
     model_subject.bind(sys.modules[__name__])
+    import model_checks  # steps 06 and 08 on the analyst's model
+    model_checks.bind(sys.modules[__name__], model_subject)
     info["torch"] = torch.__version__
     info["cuda"] = torch.version.cuda or ""
     try:
@@ -849,6 +851,10 @@ def main():
                 reply = sys.modules["model_subject"].baselines(req, device, clock)
             elif cmd == "model_profile":
                 reply = sys.modules["model_subject"].profile(req, device)
+            elif cmd == "model_graphs":
+                reply = sys.modules["model_checks"].graphs(req, device)
+            elif cmd == "model_correctness":
+                reply = sys.modules["model_checks"].correctness(req, device)
             elif cmd == "model_fix":
                 import model_variants  # beside this file; a fix of the analyst's model as a variant of it
                 reply = model_variants.fixes(req, device, clock)

@@ -30,7 +30,7 @@ public record CorrectnessResult(int format, List<CheckRow> rows) {
 
     public String summary() {
         long subjects = rows.stream().map(CheckRow::subject).distinct().count();
-        String limits = String.join(", ", rows.stream().filter(r -> r.vsFp64() != null).map(r -> String.format(java.util.Locale.ROOT, "%.1e", r.tolerance()))
+        String limits = String.join(", ", rows.stream().filter(r -> r.vsFp64() != null && r.vsFp64().against().equals("fp64")).map(r -> String.format(java.util.Locale.ROOT, "%.1e", r.tolerance()))
                 .distinct().toList());
         return rows.size() + " outputs and gradients of " + subjects + " candidates checked"
                 + (passed() ? ", all ok" + (limits.isEmpty() ? "" : " (rel L2 limit " + limits + ")") : "; FAIL: " + failures().stream().map(r -> r.subject() + " " + r.dtype().id() + " " + r.tensor()).distinct().toList());

@@ -1,0 +1,48 @@
+package gluelab.cli;
+
+import gluelab.device.Device;
+import gluelab.device.Devices;
+import gluelab.files.Json;
+import gluelab.files.Locations;
+import gluelab.model.SpecRegistry;
+import gluelab.progress.ConsoleProgress;
+import gluelab.tensor.DType;
+import gluelab.torch.ModelFix;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.model.ModelCheckStep;
+import picocli.CommandLine.*;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+
+@Command(name = "check", mixinStandardHelpOptions = true,
+        description = "Step 08: every output and every parameter and input gradient of each fix vs the model as written and vs an fp64 copy of it "
+                + "(same weights and inputs), in bf16 and fp32: rel L2 with its limit, max ulp, verdict; a step that changes when run twice fails. "
+                + "Exit 1 when any row fails.")
+final class ModelCheckCommand implements Callable<Integer> {
+    @Mixin ModelCommand.Common common;
+
+    @Option(names = "--fix", required = true, paramLabel = "NAME=SPEC",
+            description = "a fix of your model: NAME=regions:model.F,...|swap:model.F=FILE.py:FN|options:model.F:KEY=V,...|autograd:model.F=FILE.py:Class.apply, "
+                    + "parts joined with '+' (repeatable)")
+    List<String> fixes;
+
+    @Option(names = "--dtypes", split = ",", defaultValue = "bf16,fp32", description = "dtypes to check in (default: ${DEFAULT-VALUE}; fp64 is the reference)")
+    List<String> dtypes;
+
+    @Option(names = "--tokens", defaultValue = "0", description = "token count to check at (default: the plan's smallest)") long tokens;
+
+    @Override public Integer call() {
+        List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
+        List<DType> ds = dtypes.stream().map(DType::parse).toList();
+        gluelab.torch.ModelCorrectness.checkDtypes(ds);
+        ExperimentFolder ex = common.experiment();
+        var plan = ex.plan();
+        var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
+        try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {
+            var r = ModelCheckStep.run(ex, torch.bridge(), spec, parsed, ds, tokens, new ConsoleProgress(System.err));
+            System.out.println(common.json ? Json.write(r) : r.table().printAll() + "\n" + r.summary());
+            return r.passed() ? 0 : 1;
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package gluelab.workflow.model;
+
+import gluelab.check.Checker;
+import gluelab.check.ErrorStats;
+import gluelab.files.AtomicFiles;
+import gluelab.model.ModelSpec;
+import gluelab.progress.Progress;
+import gluelab.table.TableFormat;
+import gluelab.tensor.DType;
+import gluelab.torch.ModelCorrectness;
+import gluelab.torch.ModelFix;
+import gluelab.torch.TorchBridge;
+import gluelab.workflow.correctness.CheckRow;
+import gluelab.workflow.correctness.CorrectnessResult;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentPlan;
+import gluelab.workflow.experiment.ModelSubject;
+import gluelab.workflow.experiment.Step;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Step 08 for the analyst's model: every output, input gradient and parameter gradient of each fix (a named variant of the
+ * model, {@link ModelFix}) against an fp64 copy of the model (same weights and inputs, rounded to the dtype checked) and
+ * against the model as written (eager) in the same dtype, in bf16 and fp32 by default. A tensor passes when its rel L2 vs fp64
+ * is within {@code max(the dtype's tolerance, 2 x eager's own rel L2 vs fp64)}: a fix may be as far from fp64 as the model as
+ * written is, with a factor of 2 for rounding in another order (the rule of torch's own accuracy checks against an fp64
+ * reference); the tolerance is in the table beside the verdict. A fix whose step gives other outputs or gradients when it runs
+ * a second time on the same inputs fails (nondeterminism, or state that carries across steps), as does a gradient the fix
+ * does not produce. Kept as {@code steps/08-correctness/correctness.json} (the catalogue's shape) and {@code model-correctness.md}.
+ */
+public final class ModelCheckStep {
+    public static final String FILE = "correctness", SUMMARY = "model-correctness";
+    /** How much farther from fp64 than eager a fix may be. */
+    public static final double EAGER_FACTOR = 2;
+    public static final List<DType> DTYPES = List.of(DType.BF16, DType.FP32);
+
+    private ModelCheckStep() {}
+
+    /** Checks {@code fixes} at {@code tokens} tokens (0: the plan's smallest count) in {@code dtypes}; writes and marks step 08 done. */
+    public static CorrectnessResult run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, List<DType> dtypes, long tokens,
+                                        Progress progress) {
+        ExperimentPlan plan = ex.plan();
+        ModelSubject s = plan.modelSubject();
+        long t = tokens > 0 ? tokens : plan.tokens().stream().mapToLong(Long::longValue).min().orElseThrow();
+        List<String> names = fixes.stream().map(ModelFix::name).toList();
+        if (names.stream().distinct().count() != names.size()) throw new IllegalArgumentException("--fix: two fixes share a name: " + names);
+        ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), progress);
+        CorrectnessResult r = new CorrectnessResult(CorrectnessResult.FORMAT, rows(ModelPlan.entry(s).shortName(), c));
+        Path dir = ex.stepDir(Step.CORRECTNESS);
+        Path file = dir.resolve(FILE + ".json");
+        r.save(file);
+        Path md = dir.resolve(SUMMARY + ".md");
+        AtomicFiles.write(md, "# Correctness of " + c.model() + " at " + t + " tokens: " + String.join(", ", fixes.stream().map(ModelFix::spec).toList()) + "\n\n"
+                + "A tensor passes when its rel L2 vs fp64 is within the limit beside it: max(the dtype's tolerance, " + EAGER_FACTOR
+                + " x eager's own rel L2 vs fp64); a second step on the same inputs must give the same values bit for bit.\n\n"
+                + TableFormat.markdown(r.table()));
+        for (CheckRow row : r.failures()) ex.devlog().deadEnd("correctness: " + row.subject() + " " + row.candidate() + " " + row.dtype().id() + " "
+                + row.pass() + " " + row.tensor() + ": " + row.verdict());
+        ex.devlog().measurement("correctness: " + r.summary());
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(FILE, ex.dir().relativize(file).toString());
+        files.put(SUMMARY, ex.dir().relativize(md).toString());
+        ex.done(Step.CORRECTNESS, List.of(), files, r.summary());
+        return r;
+    }
+
+    /** The rows: per dtype and fix, every tensor vs fp64 and eager, the tensors the fix lacks or adds, and the repeat. */
+    static List<CheckRow> rows(String model, ModelCorrectness c) {
+        List<CheckRow> rows = new ArrayList<>();
+        for (ModelCorrectness.AtDtype d : c.dtypes()) {
+            DType dt = d.dtype();
+            if (!d.error().isEmpty()) {
+                rows.add(new CheckRow(model, "eager", dt, "", "", null, null, 0, false, "the model as written or its fp64 copy failed: " + d.error()));
+                continue;
+            }
+            for (ModelCorrectness.FixRun f : d.fixes()) {
+                if (!f.error().isEmpty()) {
+                    rows.add(new CheckRow(model, f.fix(), dt, "", "", null, null, 0, false, f.error()));
+                    continue;
+                }
+                for (var e : d.fp64().entrySet()) {
+                    String name = e.getKey();
+                    String pass = name.startsWith("grad ") ? "bwd" : "fwd";
+                    double[] mine = f.first().get(name);
+                    if (mine == null) {
+                        rows.add(new CheckRow(model, f.fix(), dt, pass, name, null, null, 0, false, "the fix gives no " + name
+                                + " (a detached input, or a parameter the fix renamed or dropped)"));
+                        continue;
+                    }
+                    if (mine.length != e.getValue().length) {
+                        rows.add(new CheckRow(model, f.fix(), dt, pass, name, null, null, 0, false, name + " has " + mine.length + " values in the fix, "
+                                + e.getValue().length + " in the model as written"));
+                        continue;
+                    }
+                    ErrorStats vsFp64 = ErrorStats.compare(name, "fp64", mine, e.getValue(), dt);
+                    ErrorStats eagerVsFp64 = ErrorStats.compare(name, "fp64", d.eager().get(name), e.getValue(), dt);
+                    ErrorStats vsEager = ErrorStats.compare(name, "eager", mine, d.eager().get(name), dt);
+                    double limit = Math.max(Checker.tolerance(dt), EAGER_FACTOR * eagerVsFp64.relL2());
+                    String note = String.format(Locale.ROOT, "eager: rel L2 %.2e vs fp64", eagerVsFp64.relL2())
+                            + (eagerVsFp64.relL2() > Checker.tolerance(dt) ? " (over " + dt.id() + "'s tolerance itself: a discrete choice such as top-k "
+                            + "routing may differ from the fp64 copy's, so the limit is wide; read the columns vs eager)" : "");
+                    rows.add(new CheckRow(model, f.fix(), dt, pass, name, vsFp64, vsEager, limit, vsFp64.relL2() <= limit, note));
+                }
+                for (String p : f.missing()) rows.add(new CheckRow(model, f.fix(), dt, "", "param " + p, null, null, 0, false,
+                        "the fix's model has no parameter or buffer " + p + " of the model as written: its weights are not the model's"));
+                for (String p : f.unexpected()) rows.add(new CheckRow(model, f.fix(), dt, "", "param " + p, null, null, 0, false,
+                        "the fix's model has a parameter or buffer " + p + " the model as written lacks: it keeps its own initial values"));
+                rows.add(repeat(model, f, dt));
+            }
+        }
+        return rows;
+    }
+
+    /** The fix's second step against its first: any value that differs (bit for bit) fails. */
+    static CheckRow repeat(String model, ModelCorrectness.FixRun f, DType dt) {
+        List<String> changed = new ArrayList<>();
+        ErrorStats worst = null;
+        for (var e : f.first().entrySet()) {
+            double[] again = f.second().get(e.getKey());
+            if (again == null || again.length != e.getValue().length) {
+                changed.add(e.getKey() + " (missing on the second step)");
+                continue;
+            }
+            ErrorStats s = ErrorStats.compare(e.getKey(), "first step", again, e.getValue(), dt);
+            if (worst == null || s.maxAbs() > worst.maxAbs() || !Double.isFinite(s.relL2())) worst = s;
+            if (s.maxAbs() != 0 || s.mismatches() != 0 || !Double.isFinite(s.relL2()))
+                changed.add(e.getKey() + String.format(Locale.ROOT, " (rel L2 %.2e)", s.relL2()));
+        }
+        boolean ok = changed.isEmpty() && worst != null;
+        return new CheckRow(model, f.fix(), dt, "fwd+bwd x2", "all outputs and gradients", worst, null, 0, ok,
+                ok ? "a second step on the same inputs gives the same values bit for bit"
+                        : "a second step on the same inputs changes " + changed.size() + " tensors: " + changed.subList(0, Math.min(4, changed.size()))
+                        + (changed.size() > 4 ? "..." : "") + "; nondeterministic (random numbers, atomics) or state carried across steps");
+    }
+
+    /** The verdicts step 08 left in {@code ex}. */
+    public static CorrectnessResult load(ExperimentFolder ex) { return CorrectnessResult.load(ex.file(Step.CORRECTNESS, FILE)); }
+}

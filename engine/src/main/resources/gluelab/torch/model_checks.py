@@ -1,0 +1,319 @@
+# Steps 06 and 08 on the analyst's model (gluelab.torch.ModelGraphs, gluelab.torch.ModelCorrectness):
+# the graphs dynamo compiles for each region and repeated block, call by call, and every output and
+# gradient of a fixed model against eager and an fp64 copy. Bound by the harness like model_subject.py,
+# whose model loading, trees and error naming it uses.
+import functools
+import os
+import sys
+
+H = None  # the harness module
+MS = None  # model_subject
+torch = None
+COMPILE_IDS = []  # dynamo's compile ids, in order, as its compile-start callback reports them
+
+
+def bind(harness, model_subject):
+    global H, MS, torch
+    H, MS, torch = harness, model_subject, harness.torch
+
+
+def reset_and_watch():
+    """dynamo reset (its caches and callbacks cleared), then its compile-start callback watched for compile ids."""
+    H.reset_dynamo()
+    try:
+        import torch._dynamo.callback as cb
+        cb.on_compile_start(lambda args: COMPILE_IDS.append(str(args.compile_id)) if args.callback_trigger == cb.CallbackTrigger.DYNAMO else None)
+    except Exception:  # an older torch without compile callbacks: calls then carry no compile ids
+        pass
+
+
+# ---- step 06: graphs per region x call site x token count x grad mode ----
+
+def cache_entries(code):
+    """The graphs dynamo holds for a code object: its cache entries, which the recompile limit counts."""
+    from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
+    return len(_debug_get_cache_entry_list(code))
+
+
+def unique_graphs():
+    from torch._dynamo.utils import counters
+    return int(counters["stats"].get("unique_graphs", 0))
+
+
+def recompile_limit():
+    cfg = torch._dynamo.config
+    return int(getattr(cfg, "recompile_limit", None) or cfg.cache_size_limit)
+
+
+def set_recompile_limit(n):
+    cfg = torch._dynamo.config
+    setattr(cfg, "recompile_limit" if hasattr(cfg, "recompile_limit") else "cache_size_limit", n)
+
+
+def call_site(files):
+    """'file.py:LINE in FUNC' of the innermost caller frame in the analyst's files (the line that called the region)."""
+    wanted = {os.path.abspath(f) for f in files}
+    f = sys._getframe(2)
+    while f is not None:
+        if os.path.abspath(f.f_code.co_filename) in wanted:
+            return "%s:%d in %s" % (os.path.basename(f.f_code.co_filename), f.f_lineno, f.f_code.co_name)
+        f = f.f_back
+    return "(outside the model file)"
+
+
+def guard_reason(log):
+    """The first guard dynamo names in a 'Recompiling function ... triggered by' block: the one that failed against the newest graph."""
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if "triggered by the following guard failure(s):" in line:
+            for nxt in lines[i + 1:]:
+                text = nxt.split("]")[-1].strip()
+                if text.startswith("- "):
+                    return text[2:].strip()
+    return ""
+
+
+class Calls:
+    """Every call of a recorded region: its site, token count, grad mode, the graphs it compiled (dynamo's
+    counters and compile ids), the guard that made it recompile, and the error it raised."""
+
+    def __init__(self, req, capture):
+        self.req, self.capture, self.rows = req, capture, []
+        self.tokens, self.mode = 0, "grad"
+
+    def log_since(self, start):
+        sys.stderr.flush()
+        end = os.lseek(2, 0, os.SEEK_CUR)
+        return os.pread(self.capture.file.fileno(), max(0, end - start), start).decode("utf-8", "replace") if end > start else ""
+
+    def wrap(self, region, fn, code):
+        calls = self
+
+        @functools.wraps(fn)
+        def recorded(*args, **kwargs):
+            site = call_site([calls.req["file"]])
+            sys.stderr.flush()
+            start, graphs, ids = os.lseek(2, 0, os.SEEK_CUR), unique_graphs(), len(COMPILE_IDS)
+            row = {"region": region, "site": site, "tokens": calls.tokens, "mode": calls.mode, "compiled": 0, "compileIds": [],
+                   "graphsHeld": 0, "guard": "", "limitHit": "", "error": ""}
+            calls.rows.append(row)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                row["error"] = MS.user_error(e, calls.req)
+                raise
+            finally:
+                log = calls.log_since(start)
+                row.update(compiled=unique_graphs() - graphs, compileIds=COMPILE_IDS[ids:], graphsHeld=cache_entries(code),
+                           guard=guard_reason(log), limitHit=H.recompile_limit_hit(log))
+        return recorded
+
+
+def code_of(fn):
+    f = getattr(fn, "__func__", fn)
+    return getattr(f, "__code__", None)
+
+
+def compile_recorded(tree, module, model, req, calls):
+    """The tree's regions (the plan's functions) or repeated blocks compiled, each call going through `calls`; returns
+    [(region name, where it is defined, code object)]."""
+    kw = {"backend": req.get("backend") or "inductor"}
+    if req.get("dynamic") is not None:
+        kw["dynamic"] = req["dynamic"]
+    out = []
+    if tree == "regions":
+        for path in req.get("regions") or []:
+            owner, name, fn = MS.resolve_region(module, path)
+            code = code_of(fn)
+            if code is None:
+                raise MS.ModelError("region %s: is a %s, which has no Python code for dynamo to compile" % (path, type(fn).__name__))
+            setattr(owner, name, calls.wrap(path, torch.compile(fn, fullgraph=True, **kw), code))
+            out.append((path, "%s:%d" % (os.path.basename(code.co_filename), code.co_firstlineno), code))
+    elif tree == "per-block":
+        blocks = H.repeated_blocks(model, req.get("blocks"))
+        if not blocks:
+            raise MS.ModelError("no repeated blocks found (sibling modules of one class in a ModuleList, Sequential or ModuleDict; name them with --blocks ATTRIBUTE)")
+        code = type(blocks[0]).forward.__code__
+        name = "block %s" % type(blocks[0]).__name__
+        for b in blocks:
+            b.compile(**kw)
+            b._compiled_call_impl = calls.wrap(name, b._compiled_call_impl, code)
+        out.append((name, "%s:%d" % (os.path.basename(code.co_filename), code.co_firstlineno), code))
+    else:
+        raise MS.ModelError("graph budget of tree '%s': only regions and per-block compile regions of their own" % tree)
+    return out
+
+
+def graph_tree(req, tree, device):
+    """One tree: the model built once for the largest token count, compiled, and called at every planned token
+    count in a training pass (fwd+bwd) and then, unless left out, a torch.no_grad pass, in one dynamo cache."""
+    reset_and_watch()
+    result = {"tree": tree, "error": "", "regions": [], "calls": [], "log": ""}
+    model, regions = None, []
+    with H.CompileLogCapture() as cap:
+        calls = Calls(req, cap)
+        try:
+            largest = max(req["at"], key=lambda a: a["tokens"])
+            module, model = MS.build_model(dict(req, inputs=largest["inputs"]), largest["tokens"], device)
+            model.train()
+            regions = compile_recorded(tree, module, model, req, calls)
+            modes = ["grad", "no_grad"] if req.get("noGradPass", True) else ["grad"]
+            passes = [(mode, at) for mode in modes for at in req["at"]]
+            for i, (mode, at) in enumerate(passes):
+                calls.tokens, calls.mode = at["tokens"], mode
+                H.send({"progress": "graph budget " + tree, "done": i, "total": len(passes), "detail": "%s @ %d tokens" % (mode, at["tokens"])})
+                inputs = H.make_inputs(at["inputs"], device)
+                if mode == "grad":
+                    MS.train_step(model, inputs)()
+                else:
+                    with torch.no_grad():
+                        model(*inputs.values())
+        except Exception as e:
+            result["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+        result["regions"] = [{"region": r, "defined": d, "graphs": cache_entries(c)} for r, d, c in regions]
+    result.update(calls=calls.rows, log=cap.text)
+    del model
+    MS.free(device)
+    return result
+
+
+def graphs(req, device):
+    """Step 06 on the model: each tree that compiles regions of its own (the plan's regions, per-block), against the recompile limit."""
+    saved = recompile_limit()
+    if req.get("recompileLimit"):
+        set_recompile_limit(int(req["recompileLimit"]))
+    try:
+        limit = recompile_limit()
+        trees = [graph_tree(req, tree, device) for tree in req["trees"]]
+    finally:
+        set_recompile_limit(saved)
+        H.reset_dynamo()
+    return {"ok": True, "limit": limit, "trees": trees}
+
+
+# ---- step 08: every output and gradient of a fixed model vs eager and vs an fp64 copy ----
+
+DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+
+
+def cast_model(model, dtype):
+    """The model's floating parameters and buffers in `dtype`; complex buffers (freqs_cis) in complex128 for an fp64 model,
+    as built otherwise (Module.to(dtype) would drop their imaginary part)."""
+    for m in model.modules():
+        for name, p in list(m._parameters.items()):
+            if p is not None and p.is_floating_point():
+                m._parameters[name] = torch.nn.Parameter(p.detach().to(dtype), requires_grad=p.requires_grad)
+        for name, b in list(m._buffers.items()):
+            if b is None:
+                continue
+            if b.is_floating_point():
+                m._buffers[name] = b.to(dtype)
+            elif b.is_complex() and dtype == torch.float64:
+                m._buffers[name] = b.to(torch.complex128)
+    return model
+
+
+def as_bytes(t):
+    """The tensor as base64 of its float64 values in memory order (little-endian), without numpy (torch does not require it)."""
+    import base64
+    import ctypes
+    t = t.detach().to("cpu", torch.float64).contiguous()
+    return base64.b64encode(ctypes.string_at(t.data_ptr(), t.numel() * 8)).decode("ascii")
+
+
+def run_step(model, inputs, gos, dtype, rounded=None):
+    """One fwd+bwd step on `inputs` (cast to dtype) with output gradients `gos` (rounded to `rounded`, default dtype, then
+    cast to each output's dtype, so an fp64 copy sees the values a bf16 run saw): {name: tensor} of every floating
+    output (out0, out1, ...), input gradient (grad x) and parameter gradient (grad NAME); a gradient that is None is left out."""
+    leaves = {}
+    for name, t in inputs.items():
+        t = t.to(dtype) if t.is_floating_point() else t
+        leaves[name] = t.detach().clone().requires_grad_(t.is_floating_point())
+    model.zero_grad(set_to_none=True)
+    ys = [y for y in H.as_list(model(*leaves.values())) if isinstance(y, torch.Tensor) and y.is_floating_point()]
+    if gos[0] is None:
+        g = torch.Generator(device="cpu").manual_seed(7)
+        gos[0] = [torch.rand(y.shape, generator=g) * 2 - 1 for y in ys]
+    out = {"out%d" % i: y.detach() for i, y in enumerate(ys)}
+    grads = [(y, go.to(rounded or dtype).to(device=y.device, dtype=y.dtype)) for y, go in zip(ys, gos[0]) if y.requires_grad]
+    if grads:
+        torch.autograd.backward([y for y, _ in grads], [go for _, go in grads])
+    for name, x in leaves.items():
+        if x.grad is not None:
+            out["grad " + name] = x.grad.detach()
+    for name, p in model.named_parameters():
+        if p.grad is not None:
+            out["grad " + name] = p.grad.detach().clone()
+    return out
+
+
+def encoded(tensors):
+    return {k: as_bytes(v) for k, v in tensors.items()}
+
+
+def variant_model(req, fix, tokens, device, dtype, state):
+    """A fresh copy of the model (with `fix` applied when given) in `dtype`, holding `state`'s weights."""
+    import model_variants
+    _, model = model_variants.build(req, fix, tokens, device)
+    model = cast_model(model, dtype)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    model.train()
+    return model, list(missing), list(unexpected)
+
+
+def correctness(req, device):
+    """For each dtype: the model as written (eager) and an fp64 copy of it with the same (rounded) weights and inputs, then each
+    fix in that dtype, run twice; the tensors come back as float64 bytes and are compared on the Java side."""
+    import model_variants
+    fixes = req.get("variants") or []
+    for fix in fixes:
+        model_variants.check(fix, req["file"])
+    tokens = req["tokens"]
+    out = {"ok": True, "dtypes": []}
+    total = len(req["dtypes"]) * (2 + len(fixes))
+    done = 0
+    for dt_name in req["dtypes"]:
+        dtype = getattr(torch, DTYPES[dt_name])
+        row = {"dtype": dt_name, "error": "", "eager": {}, "fp64": {}, "fixes": []}
+        out["dtypes"].append(row)
+        H.reset_dynamo()
+        inputs = H.make_inputs(req["inputs"], device, seed=1234)
+        gos = [None]
+        try:
+            H.send({"progress": "correctness", "done": done, "total": total, "detail": "eager %s" % dt_name})
+            _, base = MS.build_model(req, tokens, device)
+            base = cast_model(base, dtype)
+            base.train()
+            state = {k: v.detach().clone() for k, v in base.state_dict().items()}
+            eager = run_step(base, inputs, gos, dtype)
+            done += 1
+            H.send({"progress": "correctness", "done": done, "total": total, "detail": "fp64 copy for %s" % dt_name})
+            ref, _, _ = variant_model(req, None, tokens, device, torch.float64, state)
+            # the same inputs the dtype run saw: rounded to dtype, then widened
+            fp64 = run_step(ref, {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in inputs.items()}, gos, torch.float64, dtype)
+            done += 1
+            row.update(eager=encoded(eager), fp64=encoded(fp64))
+            del base, ref
+        except Exception as e:
+            row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+            done += 2 + len(fixes)
+            continue
+        for fix in fixes:
+            H.send({"progress": "correctness", "done": done, "total": total, "detail": "%s %s" % (fix["name"], dt_name)})
+            done += 1
+            f = {"name": fix["name"], "error": "", "missing": [], "unexpected": [], "first": {}, "second": {}}
+            row["fixes"].append(f)
+            model = None
+            try:
+                with H.CompileLogCapture():
+                    model, f["missing"], f["unexpected"] = variant_model(req, fix, tokens, device, dtype, state)
+                    first = run_step(model, inputs, gos, dtype)
+                    f["first"] = encoded(first)
+                    second = run_step(model, inputs, gos, dtype)
+                    f["second"] = encoded(second)
+            except Exception as e:
+                f["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + model_variants.fix_error(e, req, fix)
+            del model
+            MS.free(device)
+    H.send({"progress": "correctness", "done": total, "total": total, "detail": "done"})
+    return out

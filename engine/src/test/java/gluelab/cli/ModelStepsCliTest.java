@@ -1,0 +1,28 @@
+package gluelab.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static gluelab.cli.CliBadInputTest.assertOneLine;
+import static gluelab.cli.CliTest.run;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** `gluelab model graphs` and `gluelab model check`: bad input is one line naming it, before an experiment is read or torch started. */
+class ModelStepsCliTest {
+    @Test void badFixesDtypesAndTreesAreNamedFirst(@TempDir Path root) {
+        String r = root.toString();
+        assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--fix", "rope"), "--fix 'rope'", "NAME=KIND");
+        assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--fix", "r=regions:model.Attention.rope", "--dtypes", "fp64"),
+                "--dtypes fp64", "fp64 is the reference");
+        assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--trees", "whole"), "tree whole compiles no regions of its own");
+        assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--recompile-limit", "-1"), "recompile limit");
+        assertOneLine(run("model", "graphs", "nope", "--experiments-root", r), "no experiment 'nope'");
+    }
+
+    @Test void theStepsAreModelSubcommands() {
+        String help = run("model", "--help").out();
+        assertTrue(help.contains("graphs") && help.contains("Step 06") && help.contains("check") && help.contains("Step 08"), help);
+    }
+}
