@@ -20,9 +20,6 @@ import java.util.*;
 public final class Charts {
     private Charts() {}
 
-    /** Each candidate's gap per layer in ranking order, labelled with its share. */
-    public static CategoryChart ranked(Ranking ranking) { return ranked(ranking, null, null); }
-
     /**
      * Each candidate's gap per layer ((measured - ideal) x count, us) in ranking order, each label
      * with its share of the layer: the two factors of the score that orders it. A noisy candidate's
@@ -35,13 +32,10 @@ public final class Charts {
             String name = k.op() + " " + k.pass().id() + (k.count() > 1 ? " x" + k.count() : "") + String.format(Locale.ROOT, " (%.1f%%)", 100 * k.share());
             gaps.add(new Point(name, k.gapUs(), !k.caveat().isEmpty()));
         }
-        return Plot.of("Ranked candidates: gap per layer, ordered by score = gap x share"
+        return Plot.times("Ranked candidates: gap per layer, ordered by score = gap x share"
                         + context(device, model, ranking.ranked().stream().map(Candidate::tokens).distinct().toList()),
-                "candidate (share of the layer)", "gap per layer", "us").series("gap", gaps).chart();
+                "candidate (share of the layer)", "gap per layer").series("gap", gaps).chart();
     }
-
-    /** Each variant's time for every (op, tokens) of one pass, log scale. */
-    public static CategoryChart baselines(List<Row> rows, String pass) { return baselines(rows, pass, null); }
 
     /**
      * Each variant's time for every (op, tokens) of one pass, beside the ideal; the title names the
@@ -54,8 +48,8 @@ public final class Charts {
         if (these.isEmpty()) throw new IllegalArgumentException("no " + pass + " rows to chart");
         String variants = these.stream().map(Row::variant).distinct().sorted().map(gluelab.ops.Variant::id)
                 .collect(java.util.stream.Collectors.joining(" vs "));
-        Plot plot = Plot.of("Baselines (" + pass + "): " + variants + " vs ideal"
-                + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()), "op @ tokens", "median time", "us");
+        Plot plot = Plot.times("Baselines (" + pass + "): " + variants + " vs ideal"
+                + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()), "op @ tokens", "median time");
         Map<String, List<Point>> byVariant = new TreeMap<>();
         Map<String, Point> ideal = new LinkedHashMap<>();
         for (Row r : these) {
@@ -70,9 +64,6 @@ public final class Charts {
 
     /** The legend entry of the 100% line on a % of floor chart. */
     public static final String FLOOR_LINE = "100% = at the floor";
-
-    /** Percent of the bandwidth floor per op and variant at one token count. */
-    public static CategoryChart percentOfFloor(List<Row> rows, long tokens) { return percentOfFloor(rows, tokens, null); }
 
     /**
      * Percent of the bandwidth floor per op and variant at one token count; {@code device} goes
@@ -107,7 +98,7 @@ public final class Charts {
     /** {@link #beforeAfter(String, List)} with the workload labels rotated by {@code labelRotation} degrees (long names). */
     public static CategoryChart beforeAfter(String title, List<Workload> workloads, int labelRotation) {
         if (workloads.isEmpty()) throw new IllegalArgumentException("before/after chart needs at least one workload: " + title);
-        return Plot.of(title, "workload", "time", "us").bars().labelRotation(labelRotation)
+        return Plot.times(title, "workload", "time").bars().labelRotation(labelRotation)
                 .series("before", workloads.stream().map(w -> new Point(w.name(), w.beforeUs(), w.noisy())).toList())
                 .series("after", workloads.stream().map(w -> new Point(w.name(), w.afterUs(), w.noisy())).toList())
                 .chart();
