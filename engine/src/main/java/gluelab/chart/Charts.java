@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.*;
 
 /**
@@ -134,17 +135,32 @@ public final class Charts {
         c.getStyler().setPlotGridLinesColor(new java.awt.Color(225, 225, 225));
     }
 
-    /** Writes {@code base}.png and {@code base}.svg; returns the PNG path. */
+    /**
+     * Writes {@code base}.png and {@code base}.svg, each whole or not at all (drawn to temp files
+     * beside them, then renamed): a full disk leaves no half image. Returns the PNG path.
+     */
     public static Path save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path base) {
+        Path dir = base.toAbsolutePath().getParent();
+        String tmp = dir.resolve("." + base.getFileName() + "." + Long.toUnsignedString(System.nanoTime(), 36) + ".tmp").toString();
+        Path png = Path.of(base + ".png"), svg = Path.of(base + ".svg"), tmpPng = Path.of(tmp + ".png"), tmpSvg = Path.of(tmp + ".svg");
         try {
-            Files.createDirectories(base.toAbsolutePath().getParent());
-            BitmapEncoder.saveBitmapWithDPI(chart, base.toString(), BitmapEncoder.BitmapFormat.PNG, 120);
-            VectorGraphicsEncoder.saveVectorGraphic(chart, base.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-            Path svg = Path.of(base + ".svg");
-            Files.writeString(svg, compactSvg(Files.readString(svg)));
-            return Path.of(base + ".png");
+            try {
+                Files.createDirectories(dir);
+                BitmapEncoder.saveBitmapWithDPI(chart, tmp, BitmapEncoder.BitmapFormat.PNG, 120);
+                var vector = new java.io.ByteArrayOutputStream();
+                VectorGraphicsEncoder.saveVectorGraphic(chart, vector, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+                gluelab.files.AtomicFiles.write(tmpSvg, compactSvg(vector.toString(java.nio.charset.StandardCharsets.UTF_8)));
+                Files.move(tmpPng, png, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(tmpSvg, svg, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                return png;
+            } finally {
+                Files.deleteIfExists(tmpPng);
+                Files.deleteIfExists(tmpSvg);
+            }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot save chart " + base + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot save chart " + base + ": " + gluelab.files.IoErrors.reason(e), e);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("cannot save chart " + base + ": " + gluelab.files.IoErrors.reason(e.getCause()), e.getCause());
         }
     }
 
