@@ -23,6 +23,8 @@ class BenchInterruptTest {
 
     @Test
     void interruptingABenchAt16kTokensStopsItAndTheNextCellAnswers() throws Exception {
+        // The kernel runs in this JVM and swaps System.out while a cell runs: the figure goes to the stream the test started with.
+        java.io.PrintStream report = System.out;
         GluelabConnection connection = TestPorts.serve(KEY).connection();
         try (ZContext ctx = new ZContext()) {
             ZMQ.Socket iopub = ctx.createSocket(SocketType.SUB);
@@ -47,7 +49,7 @@ class BenchInterruptTest {
             SignatureTest.send(control, SignatureTest.message("interrupt_request", "{}", KEY));
             String reply = MalformedFramesTest.content(shell, "execute_reply");
             double stopped = (System.nanoTime() - t0) * 1e-9;
-            System.out.printf("%%bench rmsnorm --tokens 16k on the CPU: stopped %.2f s after the interrupt_request%n", stopped);
+            report.printf("%%bench rmsnorm --tokens 16k on the CPU: stopped %.2f s after the interrupt_request%n", stopped);
             assertTrue(reply.contains("\"status\":\"error\"") && reply.contains("InterruptedCellException"), reply);
             assertTrue(stopped < 60, "stopped " + stopped + " s after the interrupt");
 

@@ -28,6 +28,8 @@ class ShellShutdownTest {
     @ValueSource(strings = {"Thread.sleep(600_000);", "while (true) { try { Thread.sleep(600_000); } catch (InterruptedException e) { } }"})
     void aShutdownRequestOnTheShellWhileACellRunsEndsTheKernel(String cell, @TempDir Path dir) throws Exception {
         Path started = dir.resolve("started");
+        // The kernel runs in this JVM and swaps System.out while a cell runs: the figure goes to the stream the test started with.
+        java.io.PrintStream report = System.out;
         GluelabConnection connection = TestPorts.serve(KEY).connection();
         try (ZContext ctx = new ZContext()) {
             ZMQ.Socket shell = ctx.createSocket(SocketType.DEALER);
@@ -47,7 +49,7 @@ class ShellShutdownTest {
             assertTrue(reply.contains("\"restart\":false"), reply);
             assertTrue(connection.awaitClosed(60, TimeUnit.SECONDS), "the connection is still open 60 s after the shutdown_reply");
             double closed = (System.nanoTime() - t0) * 1e-9;
-            System.out.printf("shutdown_request on the shell while `%s` runs: reply after %.2f s, closed after %.2f s%n", cell, replied, closed);
+            report.printf("shutdown_request on the shell while `%s` runs: reply after %.2f s, closed after %.2f s%n", cell, replied, closed);
             // how fast is a benchmark's business; far past the kernel's grace (2 s) means the request waited for the cell
             assertTrue(closed < 30, "closed after " + closed + " s");
         } finally {
