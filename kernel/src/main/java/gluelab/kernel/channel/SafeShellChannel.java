@@ -106,7 +106,8 @@ public final class SafeShellChannel extends ShellChannel {
                 }
                 ShellReplyEnvironment env = connection.prepareReplyEnv(this, message);
                 java.util.List<Message<?>> toAbort = java.util.List.of();
-                RunningWatch watch = control ? null : RunningWatch.start(this);
+                // Only a cell runs long enough to need the watch; short requests keep their reply path as it was.
+                RunningWatch watch = control || message.getHeader().getType() != ExecuteRequest.MESSAGE_TYPE ? null : RunningWatch.start(this);
                 try {
                     handler.handle(env, message);
                 } catch (Exception e) {
@@ -174,11 +175,9 @@ public final class SafeShellChannel extends ShellChannel {
             while (!done && channel.running) {
                 WireMessage w = channel.next();
                 if (w == null) {
-                    try {
-                        Thread.sleep(WATCH_INTERVAL_MS);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+                    // Parked, not slept: stop() unparks it, so the cell's reply does not wait out the interval
+                    // (and no interrupt reaches the socket's NIO channels, which an interrupt would close).
+                    java.util.concurrent.locks.LockSupport.parkNanos(WATCH_INTERVAL_MS * 1_000_000L);
                 } else if (w instanceof WireMessage.Request r && r.message().getHeader().getType() == ShutdownRequest.MESSAGE_TYPE) {
                     shuttingDown = true;
                     channel.shutDownWhileBusy(r.message());
@@ -195,6 +194,7 @@ public final class SafeShellChannel extends ShellChannel {
          */
         void stop() {
             done = true;
+            java.util.concurrent.locks.LockSupport.unpark(thread);
             if (shuttingDown || thread == Thread.currentThread()) return;
             try {
                 // a shutdown read just now sets shuttingDown after this check: look again while waiting
