@@ -76,6 +76,24 @@ class FullDiskTest {
         }
     }
 
+    @Test
+    void aRecordPublishedToAFullDiskFailsNamingItsFileAndLeavesNoHalfRecord(@TempDir Path dir) throws Exception {
+        gluelab.record.ExperimentRecord record;
+        try (var device = new gluelab.backend.cpu.CpuDevice(1)) {
+            record = gluelab.record.ExperimentRecord.builder("bench-full", gluelab.record.RunKind.BENCH, gluelab.model.Presets.LLAMA_3_8B)
+                    .environment(gluelab.record.Environment.capture(device.facts(), gluelab.calibrate.Calibration.given("test", 50e9, 1e11),
+                            java.time.Instant.now())).build();
+        }
+        try (SmallDisk full = SmallDisk.mount(dir.resolve("full"), 64, true, false)) {
+            var publisher = new gluelab.record.RecordPublisher(new gluelab.record.RecordStore(full.root.resolve("runs")));
+            var e = assertThrows(java.io.UncheckedIOException.class, () -> publisher.publish(record));
+            assertTrue(e.getMessage().contains(full.root.resolve("runs/.bench-full.partial/record.json").toString())
+                    && e.getMessage().contains("No space left on device"), e.getMessage());
+            assertEquals(List.of(), full.leftovers(), "a half-written record or temp file");
+            assertFalse(Files.exists(full.root.resolve("runs/bench-full")), "nothing published");
+        }
+    }
+
     /** gluelab in a process of its own, its cache on {@code cache} (GLUELAB_CACHE is read from the environment). */
     static Process process(Path dir, Path cache, String... args) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
