@@ -64,6 +64,7 @@ public final class BenchRunner {
                 var small = g.op().shape(plan.spec(), plan.checkTokens(), plan.dtype());
                 for (Variant v : plan.variants()) {
                     if (!runs(v, g)) continue;
+                    if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("bench interrupted");
                     progress.update("check", done, total, g.op().name() + " " + g.pass().id() + " " + v.id());
                     checks.put(new CheckKey(g.op().name(), g.pass(), v), checker.check(g.op(), small, g.pass(), v));
                     done++;

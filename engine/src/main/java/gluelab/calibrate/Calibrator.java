@@ -169,6 +169,7 @@ public final class Calibrator {
         int reps = (int) Math.min(Integer.MAX_VALUE, (long) (1e10 / flopsPerRep));
         double best = Double.MAX_VALUE;
         for (int trial = 0; trial < 3; trial++) {
+            if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("calibration interrupted");
             long t0 = System.nanoTime();
             double sink = IntStream.range(0, cores).parallel().mapToDouble(i -> kernel.applyAsDouble(reps)).sum();
             best = Math.min(best, (System.nanoTime() - t0) * 1e-9);

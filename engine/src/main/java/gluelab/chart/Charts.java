@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.*;
 
 /**
@@ -19,9 +20,6 @@ import java.util.*;
  */
 public final class Charts {
     private Charts() {}
-
-    /** Each candidate's gap per layer in ranking order, labelled with its share. */
-    public static CategoryChart ranked(Ranking ranking) { return ranked(ranking, null, null); }
 
     /**
      * Each candidate's gap per layer ((measured - ideal) x count, us) in ranking order, each label
@@ -35,13 +33,10 @@ public final class Charts {
             String name = k.op() + " " + k.pass().id() + (k.count() > 1 ? " x" + k.count() : "") + String.format(Locale.ROOT, " (%.1f%%)", 100 * k.share());
             gaps.add(new Point(name, k.gapUs(), !k.caveat().isEmpty()));
         }
-        return Plot.of("Ranked candidates: gap per layer, ordered by score = gap x share"
+        return Plot.times("Ranked candidates: gap per layer, ordered by score = gap x share"
                         + context(device, model, ranking.ranked().stream().map(Candidate::tokens).distinct().toList()),
-                "candidate (share of the layer)", "gap per layer", "us").series("gap", gaps).chart();
+                "candidate (share of the layer)", "gap per layer").series("gap", gaps).chart();
     }
-
-    /** Each variant's time for every (op, tokens) of one pass, log scale. */
-    public static CategoryChart baselines(List<Row> rows, String pass) { return baselines(rows, pass, null); }
 
     /**
      * Each variant's time for every (op, tokens) of one pass, beside the ideal; the title names the
@@ -54,8 +49,8 @@ public final class Charts {
         if (these.isEmpty()) throw new IllegalArgumentException("no " + pass + " rows to chart");
         String variants = these.stream().map(Row::variant).distinct().sorted().map(gluelab.ops.Variant::id)
                 .collect(java.util.stream.Collectors.joining(" vs "));
-        Plot plot = Plot.of("Baselines (" + pass + "): " + variants + " vs ideal"
-                + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()), "op @ tokens", "median time", "us");
+        Plot plot = Plot.times("Baselines (" + pass + "): " + variants + " vs ideal"
+                + context(device, model(these), these.stream().map(Row::tokens).distinct().toList()), "op @ tokens", "median time");
         Map<String, List<Point>> byVariant = new TreeMap<>();
         Map<String, Point> ideal = new LinkedHashMap<>();
         for (Row r : these) {
@@ -70,9 +65,6 @@ public final class Charts {
 
     /** The legend entry of the 100% line on a % of floor chart. */
     public static final String FLOOR_LINE = "100% = at the floor";
-
-    /** Percent of the bandwidth floor per op and variant at one token count. */
-    public static CategoryChart percentOfFloor(List<Row> rows, long tokens) { return percentOfFloor(rows, tokens, null); }
 
     /**
      * Percent of the bandwidth floor per op and variant at one token count; {@code device} goes
@@ -107,7 +99,7 @@ public final class Charts {
     /** {@link #beforeAfter(String, List)} with the workload labels rotated by {@code labelRotation} degrees (long names). */
     public static CategoryChart beforeAfter(String title, List<Workload> workloads, int labelRotation) {
         if (workloads.isEmpty()) throw new IllegalArgumentException("before/after chart needs at least one workload: " + title);
-        return Plot.of(title, "workload", "time", "us").bars().labelRotation(labelRotation)
+        return Plot.times(title, "workload", "time").bars().labelRotation(labelRotation)
                 .series("before", workloads.stream().map(w -> new Point(w.name(), w.beforeUs(), w.noisy())).toList())
                 .series("after", workloads.stream().map(w -> new Point(w.name(), w.afterUs(), w.noisy())).toList())
                 .chart();
@@ -143,17 +135,32 @@ public final class Charts {
         c.getStyler().setPlotGridLinesColor(new java.awt.Color(225, 225, 225));
     }
 
-    /** Writes {@code base}.png and {@code base}.svg; returns the PNG path. */
+    /**
+     * Writes {@code base}.png and {@code base}.svg, each whole or not at all (drawn to temp files
+     * beside them, then renamed): a full disk leaves no half image. Returns the PNG path.
+     */
     public static Path save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path base) {
+        Path dir = base.toAbsolutePath().getParent();
+        String tmp = dir.resolve("." + base.getFileName() + "." + Long.toUnsignedString(System.nanoTime(), 36) + ".tmp").toString();
+        Path png = Path.of(base + ".png"), svg = Path.of(base + ".svg"), tmpPng = Path.of(tmp + ".png"), tmpSvg = Path.of(tmp + ".svg");
         try {
-            Files.createDirectories(base.toAbsolutePath().getParent());
-            BitmapEncoder.saveBitmapWithDPI(chart, base.toString(), BitmapEncoder.BitmapFormat.PNG, 120);
-            VectorGraphicsEncoder.saveVectorGraphic(chart, base.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-            Path svg = Path.of(base + ".svg");
-            Files.writeString(svg, compactSvg(Files.readString(svg)));
-            return Path.of(base + ".png");
+            try {
+                Files.createDirectories(dir);
+                BitmapEncoder.saveBitmapWithDPI(chart, tmp, BitmapEncoder.BitmapFormat.PNG, 120);
+                var vector = new java.io.ByteArrayOutputStream();
+                VectorGraphicsEncoder.saveVectorGraphic(chart, vector, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+                gluelab.files.AtomicFiles.write(tmpSvg, compactSvg(vector.toString(java.nio.charset.StandardCharsets.UTF_8)));
+                Files.move(tmpPng, png, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(tmpSvg, svg, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                return png;
+            } finally {
+                Files.deleteIfExists(tmpPng);
+                Files.deleteIfExists(tmpSvg);
+            }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot save chart " + base + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot save chart " + base + ": " + gluelab.files.IoErrors.reason(e), e);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("cannot save chart " + base + ": " + gluelab.files.IoErrors.reason(e.getCause()), e.getCause());
         }
     }
 

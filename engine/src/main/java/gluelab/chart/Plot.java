@@ -1,5 +1,6 @@
 package gluelab.chart;
 
+import gluelab.units.TimeScale;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.CategorySeries;
@@ -31,6 +32,8 @@ public final class Plot {
     static final int NOTED = 2;
 
     private final String title, categoryTitle, valueTitle, unit;
+    /** Values are times in us, drawn in the unit {@link TimeScale} picks from the axis (us, ms or s). */
+    private final boolean times;
     private String noteUnit;
     private final List<String> categories = new ArrayList<>();
     private final List<PointSeries> series = new ArrayList<>();
@@ -38,17 +41,45 @@ public final class Plot {
     private boolean bars, valueLabels;
     private int width = 1200, height = 600, labelRotation = 45;
 
-    private Plot(String title, String categoryTitle, String valueTitle, String unit) {
+    private Plot(String title, String categoryTitle, String valueTitle, String unit, boolean times) {
         this.title = title;
         this.categoryTitle = categoryTitle;
         this.valueTitle = valueTitle;
         this.unit = unit;
+        this.times = times;
         this.noteUnit = unit;
     }
 
     /** A chart titled {@code title}; the value axis reads "{@code valueTitle} ({@code unit}[, log scale])" ({@code unit} null: none). */
     public static Plot of(String title, String categoryTitle, String valueTitle, String unit) {
-        return new Plot(title, categoryTitle, valueTitle, unit);
+        return new Plot(title, categoryTitle, valueTitle, unit, false);
+    }
+
+    /**
+     * A chart of times given in us, drawn in us, ms or s as the tables write them: the unit
+     * {@link TimeScale#forMax} picks for the top of the axis (a clipped glitch does not decide it).
+     */
+    public static Plot times(String title, String categoryTitle, String valueTitle) {
+        return new Plot(title, categoryTitle, valueTitle, TimeScale.US.symbol(), true);
+    }
+
+    /** The unit the value axis is drawn in: for a chart of times, the one its data picked. */
+    public String unit() { return times ? scale().symbol() : unit; }
+
+    private TimeScale scale() { return TimeScale.forMax(ValueAxis.fit(points(), lines.values()).to()); }
+
+    /** This plot with its times (points and lines) in {@code scale}, drawn as a plain plot in that unit. */
+    private Plot in(TimeScale scale) {
+        Plot p = new Plot(title, categoryTitle, valueTitle, scale.symbol(), false);
+        p.categories.addAll(categories);
+        for (PointSeries s : series) p.series.add(new PointSeries(s.name(), s.points().stream().map(x -> new Point(x.category(), x.value() == null ? null : scale.scale(x.value()), x.noisy())).toList()));
+        lines.forEach((name, v) -> p.lines.put(name, scale.scale(v)));
+        p.bars = bars;
+        p.valueLabels = valueLabels;
+        p.width = width;
+        p.height = height;
+        p.labelRotation = labelRotation;
+        return p;
     }
 
     /** The unit a clipped value is written with under the chart, where the axis title has none ("%"). */
@@ -82,13 +113,14 @@ public final class Plot {
     /** A horizontal reference line at {@code value}, drawn whatever the data, with its legend entry. */
     public Plot line(String name, double value) { lines.put(name, value); return this; }
 
-    /** The points' axis, as {@link #chart} draws it. */
-    public ValueAxis axis() { return ValueAxis.fit(points(), lines.values()); }
+    /** The points' axis, as {@link #chart} draws it (in {@link #unit()}). */
+    public ValueAxis axis() { return times ? in(scale()).axis() : ValueAxis.fit(points(), lines.values()); }
 
     private List<Point> points() { return series.stream().flatMap(s -> s.points().stream()).toList(); }
 
     public CategoryChart chart() {
         if (categories.isEmpty()) throw new IllegalArgumentException("nothing to chart for " + title);
+        if (times) return in(scale()).chart();
         ValueAxis axis = axis();
         List<Point> all = points();
         boolean asBars = bars && !axis.log() && !axis.clipsAbove() && !axis.clipsBelow() && all.stream().noneMatch(Point::noisy);

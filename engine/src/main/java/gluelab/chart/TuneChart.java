@@ -31,8 +31,8 @@ public final class TuneChart {
         }
         if (configs.isEmpty() && pick.isEmpty()) throw new IllegalArgumentException(r.label() + ": no timed config to chart");
         List<String> order = r.results().stream().filter(ConfigResult::valid).map(ConfigResult::config).toList();
-        return Plot.of(r.label() + " " + r.dtype() + ": time per config (pick: " + r.pick() + ")" + (device == null || device.isBlank() ? "" : " (" + device + ")"),
-                        "config", "median time", "us")
+        return Plot.times(r.label() + " " + r.dtype() + ": time per config (pick: " + r.pick() + ")" + (device == null || device.isBlank() ? "" : " (" + device + ")"),
+                        "config", "median time")
                 .labelRotation(60).categories(order).series("config", configs).series("pick", pick).chart();
     }
 }

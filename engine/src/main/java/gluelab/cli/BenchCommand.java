@@ -80,8 +80,6 @@ public final class BenchCommand implements Callable<Integer> {
                     result = session.tuneEveryDevice(tune).peer(torch == null ? null : (p, cal, own, progress) -> torchOptions.addRows(torch, p, cal, own, progress, json))
                             .run(plan);
                 }
-                // With --json, stdout is the rows alone.
-                chartOptions.draw(result.rows(), lab.facts().name(), json ? System.err : System.out);
                 if (json) {
                     System.out.println(Json.write(result.rows()));
                 } else {
@@ -92,6 +90,8 @@ public final class BenchCommand implements Callable<Integer> {
                     if (!result.skipped().isEmpty()) System.out.println(result.notMeasured().printAll());
                     if (!result.checks().isEmpty()) System.out.println(result.correctness().printAll());
                 }
+                // After the rows, so a chart that cannot be written loses none of them; with --json, stdout is the rows alone.
+                chartOptions.draw(result.rows(), lab.facts().name(), json ? System.err : System.out);
             }
         }
         return 0;

@@ -24,7 +24,8 @@ public final class ChartOptions {
 
     /**
      * Draws one chart per pass of {@code rows}, {@code device} in each title, saying where each went
-     * and its title (or why it could not be drawn) on {@code out}.
+     * and its title (or why it could not be drawn) on {@code out}. A chart that cannot be written
+     * (a full disk) is an error; one that cannot be drawn (no fonts) is said and skipped.
      */
     void draw(List<Row> rows, String device, PrintStream out) {
         if (chart == null) return;
@@ -32,6 +33,8 @@ public final class ChartOptions {
             try {
                 var c = Charts.baselines(rows, pass, device);
                 out.println("chart: " + Charts.save(c, Path.of(chart + "-" + pass)) + ": " + c.getTitle());
+            } catch (java.io.UncheckedIOException e) {
+                throw e; // drawn but not written (a full disk): an error, not a host without fonts
             } catch (RuntimeException | Error e) {
                 // A host without fonts (a bare GPU host) cannot draw charts; the rows must still come out.
                 if (e instanceof VirtualMachineError vm) throw vm;

@@ -152,6 +152,10 @@ public final class TorchCommand implements Runnable {
 
         @Parameters(index = "1", paramLabel = "BASE", description = "charts go to BASE-fwd.png/.svg, BASE-bwd...") java.nio.file.Path base;
 
+        @Option(names = "--device-name", required = true, paramLabel = "NAME",
+                description = "the device the rows were measured on, for the chart titles (saved rows do not carry it), e.g. \"NVIDIA H200\"")
+        String deviceName;
+
         @Override public Integer call() throws Exception {
             List<gluelab.record.Row> all;
             try {
@@ -162,7 +166,8 @@ public final class TorchCommand implements Runnable {
             if (all.isEmpty()) throw new IllegalArgumentException(rows + ": no rows");
             System.out.println(TorchTables.sideBySide(all).printAll());
             for (String pass : all.stream().map(r -> r.pass().id()).distinct().toList()) {
-                System.out.println("chart: " + gluelab.chart.Charts.save(gluelab.chart.Charts.baselines(all, pass), java.nio.file.Path.of(base + "-" + pass)));
+                var c = gluelab.chart.Charts.baselines(all, pass, deviceName);
+                System.out.println("chart: " + gluelab.chart.Charts.save(c, java.nio.file.Path.of(base + "-" + pass)) + ": " + c.getTitle());
             }
             return 0;
         }

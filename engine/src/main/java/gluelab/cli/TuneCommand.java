@@ -92,6 +92,9 @@ public final class TuneCommand implements Callable<Integer> {
                     System.err.println("gluelab tune: charts not written to " + charts + ": " + e.getMessage());
                 }
             }
+            // Saving the picks is what tune is for: a cache that could not take them (full, read-only) fails the command.
+            var notSaved = device.tunable().flatMap(t -> t.picks().notSaved());
+            if (notSaved.isPresent()) throw new IllegalStateException("tuned picks not saved: " + notSaved.get());
         }
         return 0;
     }

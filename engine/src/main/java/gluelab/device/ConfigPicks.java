@@ -85,6 +85,7 @@ public final class ConfigPicks {
             write(dir.resolve(key.hash() + ".pick"), configId + "\n");
             return true;
         } catch (UncheckedIOException e) {
+            if (notSaved == null) notSaved = e.getMessage();
             if (!warned) {
                 warned = true;
                 System.err.println("gluelab: warning: tuned picks are not saved (" + e.getMessage() + "); this run uses them, a later run tunes again"
@@ -95,6 +96,10 @@ public final class ConfigPicks {
     }
 
     private volatile boolean warned;
+    private volatile String notSaved;
+
+    /** Why the first pick that could not be saved was not ("cannot write PATH: No space left on device"); empty when every pick was saved. */
+    public java.util.Optional<String> notSaved() { return java.util.Optional.ofNullable(notSaved); }
 
     private static void write(Path target, String text) {
         try {

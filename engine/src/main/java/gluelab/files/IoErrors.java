@@ -15,6 +15,8 @@ public final class IoErrors {
     private IoErrors() {}
 
     public static String reason(IOException e) {
+        // Encoders wrap the system's error ("I/O error writing PNG file!" around "No space left on device"): the cause says what happened.
+        if (!(e instanceof FileSystemException) && e.getCause() instanceof IOException cause) return reason(cause);
         String file = e instanceof FileSystemException f ? f.getFile() : null;
         String why = e instanceof FileSystemException f ? f.getReason() : e.getMessage();
         if (why != null && !why.isBlank()) return file == null ? why : why + " (" + file + ")";

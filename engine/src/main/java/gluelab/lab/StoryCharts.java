@@ -25,8 +25,9 @@ final class StoryCharts {
         }
         if (best.isEmpty()) throw new IllegalArgumentException("no fix was measured (" + fix.summary() + "): nothing to chart");
         List<Charts.Workload> workloads = new ArrayList<>();
-        // An attempt carries no noise verdict of its own: its points are drawn as measured.
-        best.forEach((key, a) -> workloads.add(Charts.Workload.sound(key + ": " + a.name(), a.baselineUs(), a.variantUs())));
-        return Charts.beforeAfter("Step 05: each candidate today (before) and with its fastest fix (after)", workloads, 20);
+        // A fix whose baseline or own measurement is noisy is drawn hollow (Attempt.noisy).
+        best.forEach((key, a) -> workloads.add(new Charts.Workload(key + ": " + a.name(), a.baselineUs(), a.variantUs(), !a.noisy().isEmpty())));
+        String device = fix.device() == null || fix.device().isBlank() ? "device not recorded" : fix.device();
+        return Charts.beforeAfter("Step 05: each candidate today (before) and with its fastest fix (after) (" + device + ")", workloads, 20);
     }
 }

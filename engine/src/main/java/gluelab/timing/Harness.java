@@ -57,7 +57,10 @@ public final class Harness {
         prime(subjects);
         DeviceTimer timer = device.timer();
         int[] perSample = new int[n];
-        for (int i = 0; i < n; i++) perSample[i] = launchesPerSample(subjects.get(i).launch(), config, timer);
+        for (int i = 0; i < n; i++) {
+            stopIfInterrupted();
+            perSample[i] = launchesPerSample(subjects.get(i).launch(), config, timer);
+        }
         Measurement[] out = new Measurement[n];
         boolean jit = device.capabilities().jitCompiled();
         WarmupRule warmup = WarmupRule.of(config, jit);
@@ -75,7 +78,10 @@ public final class Harness {
     private void prime(List<Subject> subjects) {
         for (int r = 0; r < 2; r++) {
             for (Subject s : subjects) {
-                for (int p = 0; p < s.launch().placements(); p++) s.launch().run();
+                for (int p = 0; p < s.launch().placements(); p++) {
+                    stopIfInterrupted();
+                    s.launch().run();
+                }
             }
             device.synchronize();
         }
@@ -93,7 +99,7 @@ public final class Harness {
         long t0 = System.nanoTime();
         JitWatch jit = jitCompiled ? JitWatch.start() : null;
         for (int round = 0; ; round++) {
-            if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("measurement interrupted");
+            stopIfInterrupted();
             for (int k = 0; k < phase.size(); k++) {
                 int j = (round + k) % phase.size(), i = phase.get(j);
                 double covered = sample(subjects.get(i).launch(), config, timer, perSample[i]);
@@ -114,7 +120,7 @@ public final class Harness {
         int[] discarded = new int[m];
         for (int j = 0; j < m; j++) streams[j] = new SampleStream();
         for (int round = 0, open = m; open > 0; round++) {
-            if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("measurement interrupted");
+            stopIfInterrupted();
             for (int k = 0; k < m; k++) {
                 int j = (round + k) % m, i = phase.get(j);
                 Subject s = subjects.get(i);
@@ -188,6 +194,7 @@ public final class Harness {
         double covered = 0;
         boolean valid = true;
         for (int k = 0; k < cold; k++) {
+            stopIfInterrupted();
             device.flushCache();
             timer.start();
             launch.run();
@@ -196,5 +203,13 @@ public final class Harness {
             valid &= timer.lastSampleValid();
         }
         return valid ? covered : Double.NaN;
+    }
+
+    /**
+     * Every loop of a measurement checks the interrupt (priming, the launch-count probe, warm-up and
+     * sampling rounds, each cold launch): an interrupted bench stops within a launch.
+     */
+    private static void stopIfInterrupted() {
+        if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("measurement interrupted");
     }
 }

@@ -17,7 +17,7 @@ public final class TraceCharts {
         // A trace's kernel times are what ran, not a timed median: no point is noisy.
         List<Point> a = d.families().stream().map(f -> Point.sound(f.family(), f.aUs())).toList();
         List<Point> b = d.families().stream().map(f -> Point.sound(f.family(), f.bUs())).toList();
-        return Plot.of("GPU time by kernel family: A vs B" + (device.isBlank() ? "" : " (" + device + ")"), "family", "time", "us")
+        return Plot.times("GPU time by kernel family: A vs B" + (device.isBlank() ? "" : " (" + device + ")"), "family", "time")
                 .size(1100, 550).bars()
                 .series("A: " + Path.of(d.a().file()).getFileName(), a)
                 .series("B: " + Path.of(d.b().file()).getFileName(), b)

@@ -175,6 +175,7 @@ public final class Tuner {
                         progress.update("tune " + in.op().name() + " " + in.pass().id() + " (serial)", i, configs.size(), c.id());
                         Tunable.CompileOutcome o = tunable.compile(in, List.of(c), 1).getFirst();
                         compileSum += o.seconds();
+                        if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("tuning interrupted");
                         if (o.compiled()) compiledCount++;
                         long b0 = System.nanoTime();
                         Launch l = tryPrepare(in, args, c, o, results);
@@ -197,6 +198,7 @@ public final class Tuner {
                     long b0 = System.nanoTime();
                     for (Tunable.CompileOutcome o : outcomes) {
                         compileSum += o.seconds();
+                        if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("tuning interrupted");
                         if (o.compiled()) compiledCount++;
                         Launch l = tryPrepare(in, args, o.config(), o, results);
                         if (l != null) ready.put(o.config(), l);
@@ -219,6 +221,7 @@ public final class Tuner {
             KernelConfig pick = null;
             Correctness check = null;
             for (KernelConfig c : ranked) {
+                if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("tuning interrupted");
                 Correctness r = new Checker(device, (inst, a) -> tunable.prepare(inst, a, c)).check(in.op(), checkShape(in), in.pass(), in.variant());
                 if (r.passed()) {
                     pick = c;

@@ -87,7 +87,10 @@ public final class Tuning {
             if (!todo.isEmpty()) compiled = tuner.compileTogether(todo, progress);
         }
         List<TuneResult> out = new ArrayList<>();
-        for (OpInstance in : instances) out.add(shipped.containsKey(in) ? shipped.get(in) : tuner.tune(in, progress, compiled.get(in)));
+        for (OpInstance in : instances) {
+            if (Thread.currentThread().isInterrupted()) throw new java.util.concurrent.CancellationException("tuning interrupted");
+            out.add(shipped.containsKey(in) ? shipped.get(in) : tuner.tune(in, progress, compiled.get(in)));
+        }
         return out;
     }
 

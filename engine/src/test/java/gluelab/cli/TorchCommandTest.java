@@ -42,10 +42,11 @@ class TorchCommandTest {
         var variants = Json.MAPPER.readTree(r.out()).findValuesAsText("variant");
         assertTrue(variants.containsAll(java.util.List.of("eager", "fused", "torch-eager")), variants.toString());
         Path rows = Files.writeString(dir.resolve("rows.json"), r.out());
-        var chart = CliTest.run("torch", "chart", rows.toString(), dir.resolve("sbs").toString());
+        var chart = CliTest.run("torch", "chart", rows.toString(), dir.resolve("sbs").toString(), "--device-name", "CPU test host");
         assertEquals(0, chart.code(), chart.toString());
+        assertTrue(chart.out().contains("sbs-fwd.png: Baselines (fwd): ") && chart.out().contains("(CPU test host, "), chart.out());
         assertTrue(chart.out().matches("(?s).*torch-eager \\((us|ms|s)\\).*"), chart.out());
         assertTrue(Files.exists(dir.resolve("sbs-fwd.png")));
-        CliTest.assertBadInput(CliTest.run("torch", "chart", dir.resolve("sbs-fwd.png").toString(), dir.resolve("x").toString()), "not the JSON rows");
+        CliTest.assertBadInput(CliTest.run("torch", "chart", dir.resolve("sbs-fwd.png").toString(), dir.resolve("x").toString(), "--device-name", "x"), "not the JSON rows");
     }
 }

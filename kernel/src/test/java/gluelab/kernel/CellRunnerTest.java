@@ -146,7 +146,7 @@ class CellRunnerTest {
         String html = String.valueOf(d.getData(MIMEType.TEXT_HTML));
         assertTrue(html.contains("<table>") && html.contains("60 more rows"), html.substring(0, 200));
         var ranking = gluelab.rank.Ranking.of(java.util.List.of(new gluelab.rank.Candidate("rmsnorm", "fwd", "eager", 4096, 1, 50, 10, 1000)), 0.01);
-        DisplayData chart = r.render(gluelab.chart.Charts.ranked(ranking));
+        DisplayData chart = r.render(gluelab.chart.Charts.ranked(ranking, "cpu", null));
         byte[] png = java.util.Base64.getDecoder().decode(String.valueOf(chart.getData(MIMEType.IMAGE_PNG)));
         assertEquals((byte) 0x89, png[0]);
         assertTrue(String.valueOf(r.render(ranking).getData(MIMEType.TEXT_HTML)).contains("rmsnorm"));

@@ -104,13 +104,25 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
         return TableFormat.tablesaw(t.build());
     }
 
-    /** One row per process: pid, state (FAILED with its reason), clocks, wall time, and its median per variant and launch. */
+    /**
+     * What weakens one process's medians, "" when nothing does: its noisy measurements (timeout,
+     * too few samples, noise over the bound) and a device not quiet before or after the confirmation.
+     */
+    public String caveat(ProcessRun p) {
+        List<String> why = new ArrayList<>();
+        List<String> noisy = p.timed().stream().map(x -> x.measurement().noisy()).flatMap(Optional::stream).toList();
+        if (!noisy.isEmpty()) why.add("noisy: " + noisy.size() + " of " + p.timed().size() + " measurements (" + noisy.getFirst() + (noisy.size() > 1 ? ", ..." : "") + ")");
+        if (!before.quiet() || !after.quiet()) why.add("device not quiet");
+        return String.join("; ", why);
+    }
+
+    /** One row per process: pid, state (FAILED with its reason), clocks, wall time, its median per variant and launch, and what weakens them ({@link #caveat(ProcessRun)}). */
     public Table processTable() {
-        var t = DataTable.builder("processes", PROCESS, PID, STATE, CLOCKS, SECONDS, MEDIANS);
+        var t = DataTable.builder("processes", PROCESS, PID, STATE, CLOCKS, SECONDS, MEDIANS, Columns.CAVEAT);
         for (ProcessRun p : processes) {
             t.row(p.index(), Long.toString(p.pid()), p.ok() ? "OK" : "FAILED: " + p.reason(), p.clocks(), p.seconds() * 1e6,
                     String.join(", ", p.timed().stream().map(x -> x.op() + " T=" + x.tokens() + " " + x.variant().id() + " " + x.replay().id() + " "
-                            + TimeScale.forMax(x.medianUs()).format(x.medianUs())).toList()));
+                            + TimeScale.forMax(x.medianUs()).format(x.medianUs())).toList()), caveat(p));
         }
         return TableFormat.tablesaw(t.build());
     }

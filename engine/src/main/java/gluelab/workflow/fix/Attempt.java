@@ -8,22 +8,38 @@ import java.util.Optional;
 /**
  * One fix tried for one candidate (an op's pass at a token count): its time against the baseline
  * (the op's eager form, or a rewrite's "before"), the floor, and whether it was measured, skipped
- * (with the reason: no GPU, no torch.compile) or failed (with the error).
+ * (with the reason: no GPU, no torch.compile) or failed (with the error). {@code noisy} says why
+ * the baseline's or the fix's measurement is not to be trusted as it stands; empty when both are sound.
  */
 public record Attempt(String op, String pass, long tokens, FixSource source, String name, double baselineUs, double variantUs, double idealUs,
-                      Status status, String reason) {
+                      Status status, String reason, String noisy) {
     public enum Status { MEASURED, SKIPPED, FAILED }
 
     public Attempt {
         reason = reason == null ? "" : reason;
+        noisy = noisy == null ? "" : noisy; // results saved before the column had none
+    }
+
+    /** A measured fix; {@code baselineNoisy} and {@code fixedNoisy} are each measurement's {@code noisy()}. */
+    static Attempt measured(String op, String pass, long tokens, FixSource source, String name, double baselineUs, double variantUs, double idealUs,
+                            String reason, Optional<String> baselineNoisy, Optional<String> fixedNoisy) {
+        return new Attempt(op, pass, tokens, source, name, baselineUs, variantUs, idealUs, Status.MEASURED, reason, noisy(baselineNoisy, fixedNoisy));
+    }
+
+    /** "baseline: n=3 < 10; fixed: noise 4.1% > 2.0%", naming only the sides that are noisy. */
+    static String noisy(Optional<String> baseline, Optional<String> fixed) {
+        java.util.List<String> why = new java.util.ArrayList<>();
+        baseline.filter(w -> !w.isBlank()).ifPresent(w -> why.add("baseline: " + w));
+        fixed.filter(w -> !w.isBlank()).ifPresent(w -> why.add("fixed: " + w));
+        return String.join("; ", why);
     }
 
     static Attempt skipped(String op, String pass, long tokens, FixSource source, String name, String reason) {
-        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.SKIPPED, reason);
+        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.SKIPPED, reason, "");
     }
 
     static Attempt failed(String op, String pass, long tokens, FixSource source, String name, String reason) {
-        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.FAILED, reason);
+        return new Attempt(op, pass, tokens, source, name, Double.NaN, Double.NaN, Double.NaN, Status.FAILED, reason, "");
     }
 
     public boolean measured() { return status == Status.MEASURED; }

@@ -15,10 +15,11 @@ import java.util.*;
  * Step 05's outcome: every fix tried per candidate (cheapest first), the interaction table (each
  * fix alone, all but one, all together, against the baseline), what the interactions showed, and
  * region sizing A/B/C when asked, and the graph budgets dynamo's logs showed when torch compiled
- * the candidates (for step 06).
+ * the candidates (for step 06). {@code device} is the name of the device it was measured on, for
+ * its chart's title (null in results saved before it was kept).
  */
 public record FixResult(int format, List<String> candidates, List<Attempt> attempts, List<InteractionRow> interactions, List<String> notes,
-                        List<RegionBench.Row> sizing, String benchRecord, List<gluelab.compilelog.GraphBudget> torchBudgets) {
+                        List<RegionBench.Row> sizing, String benchRecord, List<gluelab.compilelog.GraphBudget> torchBudgets, String device) {
     public static final int FORMAT = 1;
 
     public FixResult {
@@ -58,20 +59,21 @@ public record FixResult(int format, List<String> candidates, List<Attempt> attem
             STEP = Column.time("step", "the combination timed as one step"), DELTA = Column.time("delta", "the step minus the baseline step");
 
     public Table table() {
-        var t = DataTable.builder("fixes tried, cheapest first", CANDIDATE, SOURCE, FIX, BASELINE, FIXED, Columns.IDEAL, DELTA_PCT, Columns.VERDICT);
+        var t = DataTable.builder("fixes tried, cheapest first", CANDIDATE, SOURCE, FIX, BASELINE, FIXED, Columns.IDEAL, DELTA_PCT, Columns.VERDICT,
+                Columns.NOISY);
         for (Attempt a : attempts) {
             t.row(a.op() + " " + a.pass() + " T=" + a.tokens(), a.source().label(), a.name(), a.baselineUs(), a.variantUs(), a.idealUs(), a.deltaPercent(),
-                    a.describe());
+                    a.describe(), a.noisy());
         }
-        return TableFormat.tablesaw(t.build());
+        return TableFormat.tablesaw(t.build().withoutEmpty(Columns.NOISY));
     }
 
     /** Each fix alone and together, against the baseline; empty when fewer than two fixes could be combined. */
     public Table interactionTable() {
-        var t = DataTable.builder("interactions: fixes alone and together", COMBINATION, FIXES, STEP, DELTA, DELTA_PCT);
+        var t = DataTable.builder("interactions: fixes alone and together", COMBINATION, FIXES, STEP, DELTA, DELTA_PCT, Columns.NOISY);
         double baseline = interactions.isEmpty() ? Double.NaN : interactions.getFirst().us();
-        for (InteractionRow r : interactions) t.row(r.combination(), r.fixes().size(), r.us(), r.deltaUs(), 100 * r.deltaUs() / baseline);
-        return TableFormat.tablesaw(t.build());
+        for (InteractionRow r : interactions) t.row(r.combination(), r.fixes().size(), r.us(), r.deltaUs(), 100 * r.deltaUs() / baseline, r.noisy());
+        return TableFormat.tablesaw(t.build().withoutEmpty(Columns.NOISY));
     }
 
     public Table sizingTable() { return RegionBench.table("region sizing", sizing); }

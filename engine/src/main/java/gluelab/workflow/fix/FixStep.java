@@ -222,7 +222,7 @@ public final class FixStep {
                     .stopFraction(ex.hasPlan() ? ex.plan().stopFraction() : 0.01).build());
         }
         return new FixResult(FixResult.FORMAT, targets.stream().map(Target::label).toList(), attempts, interactions, notes, sizing, recordId,
-                torchBudgets);
+                torchBudgets, device.facts().name());
     }
 
     private List<Attempt> tryTarget(Target t, Map<Target, Double> baselines, List<Row> benchRows) {
@@ -240,7 +240,8 @@ public final class FixStep {
         baselines.put(t, baseUs);
         for (Row r : bench.rows()) {
             if (r.variant() == t.baseline() || r.replay() != Replay.DIRECT) continue;
-            out.add(new Attempt(op, pass, tokens, FixSource.CATALOGUE_VARIANT, r.variant().id(), baseUs, r.measuredUs(), r.idealUs(), Attempt.Status.MEASURED, ""));
+            out.add(Attempt.measured(op, pass, tokens, FixSource.CATALOGUE_VARIANT, r.variant().id(), baseUs, r.measuredUs(), r.idealUs(), "",
+                    base.measurement().noisy(), r.measurement().noisy()));
         }
         // 2. Regions and rewrites from the expression API.
         for (RegionFix f : regions) {
@@ -249,7 +250,8 @@ public final class FixStep {
                 Region r = f.build().apply(Glue.of(spec, tokens));
                 Region timed = t.pass() == Pass.BACKWARD ? r.backward() : r;
                 RegionBench.Row row = RegionBench.bench(device, calibration, timed, t.pass(), Lowering.FUSED, timing);
-                out.add(new Attempt(op, pass, tokens, FixSource.REGION, f.name(), baseUs, row.measuredUs(), row.idealUs(), Attempt.Status.MEASURED, ""));
+                out.add(Attempt.measured(op, pass, tokens, FixSource.REGION, f.name(), baseUs, row.measuredUs(), row.idealUs(), "",
+                        base.measurement().noisy(), Optional.of(row.noisy())));
             } catch (RuntimeException e) {
                 out.add(Attempt.failed(op, pass, tokens, FixSource.REGION, f.name(), String.valueOf(e.getMessage())));
             }
@@ -264,8 +266,8 @@ public final class FixStep {
                 Region after = t.pass() == Pass.BACKWARD ? rw.after().backward() : rw.after();
                 RegionBench.Row b = RegionBench.bench(device, calibration, before, t.pass(), Lowering.FUSED, timing);
                 RegionBench.Row a = RegionBench.bench(device, calibration, after, t.pass(), Lowering.FUSED, timing);
-                out.add(new Attempt(op, pass, tokens, FixSource.REWRITE, name, b.measuredUs(), a.measuredUs(), a.idealUs(), Attempt.Status.MEASURED,
-                        "against its before form, fused"));
+                out.add(Attempt.measured(op, pass, tokens, FixSource.REWRITE, name, b.measuredUs(), a.measuredUs(), a.idealUs(),
+                        "against its before form, fused", Optional.of(b.noisy()), Optional.of(a.noisy())));
             } catch (RuntimeException e) {
                 out.add(Attempt.failed(op, pass, tokens, FixSource.REWRITE, name, String.valueOf(e.getMessage())));
             }
@@ -279,17 +281,19 @@ public final class FixStep {
             }
             try (TimedLaunch.Subject s = f.launch().apply(device)) {
                 KernelBenchmark.Result r = KernelBenchmark.run(device, calibration, s, timing);
-                out.add(new Attempt(op, pass, tokens, FixSource.CUDA_KERNEL, f.name(), baseUs, r.measuredUs(), r.idealUs(), Attempt.Status.MEASURED, ""));
+                out.add(Attempt.measured(op, pass, tokens, FixSource.CUDA_KERNEL, f.name(), baseUs, r.measuredUs(), r.idealUs(), "",
+                        base.measurement().noisy(), r.measurement().noisy()));
             } catch (RuntimeException e) {
                 out.add(Attempt.failed(op, pass, tokens, FixSource.CUDA_KERNEL, f.name(), String.valueOf(e.getMessage())));
             }
         }
         // 4. torch's forms, in the user's Python.
-        if (torch != null) out.addAll(tryTorch(t, tokens, plan, bench, baseUs));
+        if (torch != null) out.addAll(tryTorch(t, tokens, plan, bench, base));
         return out;
     }
 
-    private List<Attempt> tryTorch(Target t, long tokens, BenchPlan plan, BenchResult own, double baseUs) {
+    private List<Attempt> tryTorch(Target t, long tokens, BenchPlan plan, BenchResult own, Row base) {
+        double baseUs = base.measuredUs();
         String op = t.op().name(), pass = t.pass().id();
         List<Attempt> out = new ArrayList<>();
         TorchResult r;
@@ -303,8 +307,8 @@ public final class FixStep {
         r.compiles().stream().map(gluelab.torch.CompileReport::budget).filter(Objects::nonNull).forEach(torchBudgets::add);
         for (Row row : r.rows()) {
             if (row.replay() != Replay.DIRECT) continue;
-            out.add(new Attempt(op, pass, tokens, FixSource.TORCH, row.variant().id(), baseUs, row.measuredUs(), row.idealUs(), Attempt.Status.MEASURED,
-                    "in torch " + r.versions().torch()));
+            out.add(Attempt.measured(op, pass, tokens, FixSource.TORCH, row.variant().id(), baseUs, row.measuredUs(), row.idealUs(),
+                    "in torch " + r.versions().torch(), base.measurement().noisy(), row.measurement().noisy()));
         }
         r.skipped().forEach(s -> out.add(Attempt.skipped(op, pass, tokens, FixSource.TORCH, s.variant(), s.reason())));
         return out;

@@ -57,9 +57,17 @@ final class Interactions {
         List<InteractionRow> rows = new ArrayList<>();
         for (int c = 0; c < combos.size(); c++) {
             List<String> fixes = combos.get(c).stream().sorted().map(names::get).toList();
-            rows.add(new InteractionRow(labels.get(c), fixes, ms.get(c).medianMicros(), ms.get(c).medianMicros() - base));
+            rows.add(new InteractionRow(labels.get(c), fixes, ms.get(c).medianMicros(), ms.get(c).medianMicros() - base, noisy(ms, c)));
         }
         return new Outcome(rows, notes(rows, names, base));
+    }
+
+    /** Why combination {@code c}'s step or its delta (against the baseline, row 0) is not to be trusted as it stands; "" when both are sound. */
+    static String noisy(List<Measurement> ms, int c) {
+        List<String> why = new ArrayList<>();
+        ms.get(c).noisy().ifPresent(w -> why.add(w));
+        if (c > 0) ms.getFirst().noisy().ifPresent(w -> why.add("baseline: " + w));
+        return String.join("; ", why);
     }
 
     /** What the table shows: the interaction term, and fixes whose verdict alone differs from their share in the combination. */

@@ -151,6 +151,23 @@ class ConfirmationTest {
         assertTrue(caveat.endsWith("device not quiet"), caveat);
     }
 
+    @Test
+    void theProcessTableCarriesEachProcesssCaveat() {
+        QuietCheck quiet = new QuietCheck("before", true, List.of(), Map.of());
+        QuietCheck busy = new QuietCheck("after", false, List.of("host load average 9.1 on 2 cores"), Map.of());
+        Comparison c = tinyJob().comparisons().getFirst();
+        ProcessRun noisy = new ProcessRun(1, 101, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(
+                ruled(c, Variant.EAGER, Replay.DIRECT, 100), ruled(c, Variant.FUSED, Replay.DIRECT, 80)));
+        ConfirmResult quietRun = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(noisy, run(2, 100, 80, 50, 50)), null);
+        var table = quietRun.processTable();
+        assertTrue(table.columnNames().contains("caveat"), table.columnNames().toString());
+        assertEquals("noisy: 2 of 2 measurements (timeout, n=3 < 10, ...)", table.stringColumn("caveat").get(0).replaceAll(", noise [^,)]*", ""), table.print());
+        assertEquals("", table.stringColumn("caveat").get(1), "measurements with no rule are not called noisy");
+        ConfirmResult busyRun = Confirmation.aggregate("t", tinyJob(), quiet, busy, List.of(noisy, run(2, 100, 80, 50, 50)), null);
+        assertTrue(busyRun.processTable().stringColumn("caveat").get(0).endsWith("; device not quiet"), busyRun.processTable().print());
+        assertEquals("device not quiet", busyRun.processTable().stringColumn("caveat").get(1));
+    }
+
     /** A measurement under the standard stop rule that stopped on the timeout with 3 samples: noisy. */
     private static Timed ruled(Comparison c, Variant v, Replay r, double us) {
         double[] s = {us * 1e-6, us * 1e-6, us * 1e-6};

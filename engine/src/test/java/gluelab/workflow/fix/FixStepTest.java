@@ -85,12 +85,44 @@ class FixStepTest {
         var log = gluelab.compilelog.GraphBudget.of(gluelab.compilelog.CompileLogParser.read(
                 Path.of(getClass().getResource("/compilelog/llama_block.log").toURI())));
         FixResult r = new FixResult(FixResult.FORMAT, java.util.List.of("rmsnorm fwd T=8"), java.util.List.of(), java.util.List.of(),
-                java.util.List.of(), java.util.List.of(), null, java.util.List.of(log));
+                java.util.List.of(), java.util.List.of(), null, java.util.List.of(log), "cpu-test");
         r.save(dir.resolve("fix.json"));
         FixResult back = FixResult.load(dir.resolve("fix.json"));
         assertEquals(r, back);
         var budget = gluelab.workflow.graphbudget.RegionBudget.of(Presets.LLAMA_3_8B).dynamoLogs(back.torchBudgets()).count();
         assertEquals(log.entries().size(), budget.regions().size());
+    }
+
+    @Test
+    void theFixAndInteractionTablesCarryTheNoisyColumn(@TempDir Path dir) {
+        double[] three = {1e-4, 1e-4, 1e-4};
+        // Stopped on the timeout with 3 samples under the standard rule: noisy; a measurement with no rule is not called noisy.
+        var noisy = new gluelab.timing.Measurement("x", Mode.COLD, three, gluelab.timing.Summary.of(three), StopRule.Reason.TIMEOUT, 1, 0, 0, 0, 0,
+                StopRule.standard());
+        var sound = new gluelab.timing.Measurement("y", Mode.COLD, three, gluelab.timing.Summary.of(three), StopRule.Reason.CONVERGED, 1, 0, 0, 0, 0, null);
+        String why = noisy.noisy().orElseThrow();
+        Attempt fixedNoisy = Attempt.measured("rmsnorm", "fwd", 8, FixSource.CATALOGUE_VARIANT, "fused", 100, 80, 50, "", sound.noisy(), noisy.noisy());
+        Attempt bothSound = Attempt.measured("rmsnorm", "fwd", 8, FixSource.REGION, "region", 100, 90, 50, "", sound.noisy(), sound.noisy());
+        assertEquals("fixed: " + why, fixedNoisy.noisy());
+        assertEquals("baseline: " + why + "; fixed: " + why, Attempt.noisy(noisy.noisy(), noisy.noisy()));
+        var ms = java.util.List.of(noisy, sound, sound);
+        var rows = java.util.List.of(new InteractionRow("baseline (no fix)", java.util.List.of(), 100, 0, Interactions.noisy(ms, 0)),
+                new InteractionRow("alone: fused", java.util.List.of("fused"), 80, -20, Interactions.noisy(ms, 1)));
+        assertEquals(why, rows.get(0).noisy());
+        assertEquals("baseline: " + why, rows.get(1).noisy(), "a delta against a noisy baseline is as noisy");
+        FixResult r = new FixResult(FixResult.FORMAT, java.util.List.of("rmsnorm fwd T=8"), java.util.List.of(fixedNoisy, bothSound), rows,
+                java.util.List.of(), java.util.List.of(), null, java.util.List.of(), "cpu-test");
+        var table = r.table();
+        assertEquals(java.util.List.of("fixed: " + why, ""), table.stringColumn("noisy").asList(), table.print());
+        var interactions = r.interactionTable();
+        assertEquals(java.util.List.of(why, "baseline: " + why), interactions.stringColumn("noisy").asList(), interactions.print());
+        // Sound rows only: the column is left out, as in the other step tables.
+        FixResult quiet = new FixResult(FixResult.FORMAT, java.util.List.of("rmsnorm fwd T=8"), java.util.List.of(bothSound), java.util.List.of(),
+                java.util.List.of(), java.util.List.of(), null, java.util.List.of(), "cpu-test");
+        assertFalse(quiet.table().columnNames().contains("noisy"), quiet.table().print());
+        // The caveats survive the file.
+        r.save(dir.resolve("fix.json"));
+        assertEquals(r, FixResult.load(dir.resolve("fix.json")));
     }
 
     @Test

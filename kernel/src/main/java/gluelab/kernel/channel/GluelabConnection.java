@@ -83,6 +83,9 @@ public final class GluelabConnection extends JupyterConnection {
     /** Waits until the connection is closed (a shutdown_request on either channel closes it). */
     public void awaitClosed() throws InterruptedException { closed.await(); }
 
+    /** Waits at most {@code timeout} for the connection to close; true when it did. */
+    public boolean awaitClosed(long timeout, java.util.concurrent.TimeUnit unit) throws InterruptedException { return closed.await(timeout, unit); }
+
     @Override public void waitUntilClose() {
         safeShell.waitUntilClose();
         safeControl.waitUntilClose();

@@ -12,6 +12,7 @@ import org.dflib.jjava.jupyter.messages.MessageType;
 import org.dflib.jjava.jupyter.messages.ReplyType;
 import org.dflib.jjava.jupyter.messages.reply.ErrorReply;
 import org.dflib.jjava.jupyter.messages.request.ExecuteRequest;
+import org.dflib.jjava.jupyter.messages.request.ShutdownRequest;
 import org.zeromq.ZMQ;
 
 import java.util.ArrayList;
@@ -29,6 +30,10 @@ import java.util.logging.Logger;
  * dropped, as Jupyter's own Session does with its digest history. After a failed execute request
  * that asked to stop on error, the execute requests already queued are answered "aborted"
  * without running, as ipykernel does.
+ *
+ * <p>Cells run on the shell thread, so while one runs nobody reads the shell socket: a
+ * {@link RunningWatch} reads it meanwhile, handles a shutdown_request at once (it stops the cell)
+ * and keeps every other message, in order, for the shell thread once the request ends.
  */
 public final class SafeShellChannel extends ShellChannel {
     private static final Logger LOG = Logger.getLogger(SafeShellChannel.class.getName());
@@ -40,6 +45,8 @@ public final class SafeShellChannel extends ShellChannel {
     private volatile int rejected, replayed, aborted;
     private final SeenMessages seen;
     private volatile BooleanSupplier abortQueued = () -> false;
+    /** Messages the watch read while a request ran, for the shell thread, in arrival order. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<WireMessage> readWhileBusy = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private final HMACGenerator hmac;
 
@@ -69,8 +76,9 @@ public final class SafeShellChannel extends ShellChannel {
         running = true;
         thread = new Thread(() -> {
             while (running) {
-                if (poller.poll(200) <= 0) continue;
-                Message<?> message = switch (next()) {
+                if (readWhileBusy.isEmpty() && poller.poll(200) <= 0) continue;
+                WireMessage read = readWhileBusy.isEmpty() ? next() : readWhileBusy.poll();
+                Message<?> message = switch (read) {
                     case WireMessage.Request r -> r.message();
                     case WireMessage.Malformed m -> {
                         rejected++;
@@ -98,11 +106,14 @@ public final class SafeShellChannel extends ShellChannel {
                 }
                 ShellReplyEnvironment env = connection.prepareReplyEnv(this, message);
                 java.util.List<Message<?>> toAbort = java.util.List.of();
+                // Only a cell runs long enough to need the watch; short requests keep their reply path as it was.
+                RunningWatch watch = control || message.getHeader().getType() != ExecuteRequest.MESSAGE_TYPE ? null : RunningWatch.start(this);
                 try {
                     handler.handle(env, message);
                 } catch (Exception e) {
                     LOG.log(Level.WARNING, "handling " + message.getHeader().getType().getName() + " failed", e);
                 } finally {
+                    if (watch != null) watch.stop();
                     // The queue is taken before this request's idle status goes out: a client that
                     // waits for idle before sending its next request is never caught in the abort.
                     if (!control && !env.isMarkedForShutdown() && abortQueued.getAsBoolean()) toAbort = queued(poller);
@@ -124,7 +135,7 @@ public final class SafeShellChannel extends ShellChannel {
      * The next message: every frame of one multipart message is read before it is judged, so a
      * malformed one never takes frames of the next. Null when the socket is closed or has nothing.
      */
-    private WireMessage next() {
+    private synchronized WireMessage next() {
         List<byte[]> frames = new ArrayList<>();
         try {
             byte[] first = recv(ZMQ.DONTWAIT);
@@ -136,6 +147,88 @@ public final class SafeShellChannel extends ShellChannel {
             return new WireMessage.Malformed("the socket failed while reading (" + e.getMessage() + ")");
         }
         return WireMessage.parse(frames, hmac);
+    }
+
+    /**
+     * Reads the shell socket while the shell thread handles a request (a cell may run for minutes):
+     * a shutdown_request is handled here at once, everything else is kept for the shell thread.
+     * Every read and send of the socket holds its monitor (jjava's sendMessage is synchronized), so
+     * the socket is used by one thread at a time.
+     */
+    private static final class RunningWatch {
+        private final SafeShellChannel channel;
+        private final Thread thread;
+        private volatile boolean done, shuttingDown;
+
+        private RunningWatch(SafeShellChannel channel) {
+            this.channel = channel;
+            this.thread = Thread.ofPlatform().daemon().name("gluelab-shell-watch").unstarted(this::watch);
+        }
+
+        static RunningWatch start(SafeShellChannel channel) {
+            RunningWatch w = new RunningWatch(channel);
+            w.thread.start();
+            return w;
+        }
+
+        private void watch() {
+            while (!done && channel.running) {
+                WireMessage w = channel.next();
+                if (w == null) {
+                    // Parked, not slept: stop() unparks it, so the cell's reply does not wait out the interval
+                    // (and no interrupt reaches the socket's NIO channels, which an interrupt would close).
+                    java.util.concurrent.locks.LockSupport.parkNanos(WATCH_INTERVAL_MS * 1_000_000L);
+                } else if (w instanceof WireMessage.Request r && r.message().getHeader().getType() == ShutdownRequest.MESSAGE_TYPE) {
+                    shuttingDown = true;
+                    channel.shutDownWhileBusy(r.message());
+                    return;
+                } else {
+                    channel.readWhileBusy.add(w);
+                }
+            }
+        }
+
+        /**
+         * Returns once the watch no longer reads: what it read is in readWhileBusy. A watch shutting the
+         * kernel down is not waited for: it closes the channel, which waits for the shell thread.
+         */
+        void stop() {
+            done = true;
+            java.util.concurrent.locks.LockSupport.unpark(thread);
+            if (shuttingDown || thread == Thread.currentThread()) return;
+            try {
+                // a shutdown read just now sets shuttingDown after this check: look again while waiting
+                while (thread.isAlive() && !shuttingDown) thread.join(WATCH_INTERVAL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static final long WATCH_INTERVAL_MS = 10;
+
+    /** A shutdown_request that came while a cell ran: the kernel stops the cell, replies, and the connection closes. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void shutDownWhileBusy(Message<?> message) {
+        if (!seen.firstTime(message.getHeader())) {
+            replayed++;
+            LOG.warning("dropped a replayed shutdown_request " + message.getHeader().getId() + " on the shell channel");
+            return;
+        }
+        ShellHandler handler = connection.getHandler(message.getHeader().getType());
+        if (handler == null) return;
+        ShellReplyEnvironment env = connection.prepareReplyEnv(this, message);
+        try {
+            handler.handle(env, message);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "handling shutdown_request failed", e);
+        } finally {
+            env.resolveDeferrals();
+        }
+        if (env.isMarkedForShutdown()) {
+            running = false;
+            connection.close();
+        }
     }
 
     /** jjava's reader would take frames across message boundaries; the shell and control channels read through {@link #next()}. */
@@ -162,8 +255,8 @@ public final class SafeShellChannel extends ShellChannel {
     /** The requests already waiting on the socket, read to the end of the queue. */
     private java.util.List<Message<?>> queued(ZMQ.Poller poller) {
         java.util.List<Message<?>> queued = new java.util.ArrayList<>();
-        while (running && poller.poll(0) > 0) {
-            WireMessage w = next();
+        while (running && (!readWhileBusy.isEmpty() || poller.poll(0) > 0)) {
+            WireMessage w = readWhileBusy.isEmpty() ? next() : readWhileBusy.poll();
             if (w instanceof WireMessage.Request r && seen.firstTime(r.message().getHeader())) queued.add(r.message());
             else if (w instanceof WireMessage.BadContent b) answerBadContent(b);
             else if (w instanceof WireMessage.Malformed m) {

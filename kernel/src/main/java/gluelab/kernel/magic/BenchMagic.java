@@ -25,7 +25,7 @@ public final class BenchMagic implements Magic, LineMagic<Object, BaseKernel> {
         if (usage.isPresent()) return usage.get();
         if (!cmd.cliOnlyOptions().isEmpty()) {
             throw new IllegalArgumentException("%bench does not take " + String.join(" or ", cmd.cliOnlyOptions())
-                    + ": torch rows come from lab.bench(OP).withTorch().run(), a chart from Charts.baselines(result.rows(), \"fwd\")");
+                    + ": torch rows come from lab.bench(OP).withTorch().run(), a chart from result.chart(\"fwd\")");
         }
         Gluelab lab = context.labFor(cmd.device());
         return lab.session().devlog(context.devlog()).tuneEveryDevice(cmd.tuneEveryDevice()).run(cmd.plan(lab.specs()));
