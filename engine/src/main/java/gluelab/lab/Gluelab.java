@@ -364,36 +364,6 @@ public final class Gluelab implements AutoCloseable {
     }
 
     /**
-     * Step 05 on a model-subject experiment: each fix ({@code NAME=KIND:...}, see {@link gluelab.torch.ModelFix}) against the
-     * model as written, fwd+bwd, cheapest first, with the interaction table; {@code sizing} ({@code A,B,C}, or null) adds region sizing.
-     */
-    public gluelab.workflow.model.ModelFixResult modelFix(gluelab.workflow.experiment.ExperimentFolder ex, List<String> fixes, String sizing) {
-        return modelFix(ex, fixes, sizing, java.util.Map.of());
-    }
-
-    /** As {@link #modelFix(gluelab.workflow.experiment.ExperimentFolder, List, String)}, with a "best known kernel" row per fix in {@code references} (fix name -> catalogue op). */
-    public gluelab.workflow.model.ModelFixResult modelFix(gluelab.workflow.experiment.ExperimentFolder ex, List<String> fixes, String sizing,
-                                                          java.util.Map<String, String> references) {
-        List<gluelab.torch.ModelFix> parsed = fixes.stream().map(gluelab.torch.ModelFix::parse).toList();
-        references.values().forEach(gluelab.ops.Catalogue::parse);
-        var sz = sizing == null || sizing.isBlank() ? null : gluelab.workflow.model.ModelFixStep.Sizing.parse(sizing);
-        var r = gluelab.workflow.model.ModelFixStep.run(ex, torch().bridge(), planSpec(ex), parsed, sz, gluelab.timing.TimingConfig.defaults(), torch().flushBytes(), progress);
-        return ModelFixReferences.add(this, ex, r, references);
-    }
-
-    /** Adds "best known kernel" rows (fix name -> catalogue op) to what step 05 kept for the model. */
-    public gluelab.workflow.model.ModelFixResult modelFixReferences(gluelab.workflow.experiment.ExperimentFolder ex, java.util.Map<String, String> references) {
-        references.values().forEach(gluelab.ops.Catalogue::parse);
-        return ModelFixReferences.add(this, ex, gluelab.workflow.model.ModelFixStep.load(ex), references);
-    }
-
-    /** Step 07 on a model-subject experiment: step 05's fixes against the model as written in three fresh Python processes. */
-    public gluelab.workflow.confirm.ModelConfirmResult modelConfirm(gluelab.workflow.experiment.ExperimentFolder ex) {
-        return new gluelab.workflow.confirm.ModelConfirmation(device, torch().python()).progress(progress)
-                .run(ex, planSpec(ex), gluelab.workflow.model.ModelFixStep.load(ex).fixes(), gluelab.timing.TimingConfig.defaults());
-    }
-
-    /**
      * Step 04 on an experiment: ranks the record step 01 published (its rows, the plan's stop rule
      * as recorded), draws the charts into the experiment's charts folder (04-*.png) with a summary in
      * steps/04-rank/ranking.md, and marks the step done.
