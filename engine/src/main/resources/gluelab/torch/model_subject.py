@@ -396,6 +396,10 @@ class SourceLines:
         target, base = os.path.abspath(file), os.path.basename(file)
 
         class Mode(TorchFunctionMode):
+            # One string per statement, kept alive with the mode: with a fresh string per call, torch 2.13 CPU
+            # later read some ranges' names from freed memory (UnicodeDecodeError in prof.events()).
+            names = {}
+
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 if getattr(func, "__name__", "") == "__get__":  # a property (x.shape): runs no op
@@ -405,7 +409,11 @@ class SourceLines:
                     f = f.f_back
                 if f is None:
                     return func(*args, **kwargs)
-                with record_function("%s%s:%d %s" % (LINE_RANGE, base, f.f_lineno, f.f_code.co_name)):
+                key = (f.f_lineno, f.f_code.co_name)
+                name = self.names.get(key)
+                if name is None:
+                    name = self.names[key] = "%s%s:%d %s" % (LINE_RANGE, base, key[0], key[1])
+                with record_function(name):
                     return func(*args, **kwargs)
         return Mode()
 
@@ -497,44 +505,49 @@ SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_fu
 
 # Ops whose floor is their FLOPs, not their bytes: not glue. The composite ops (linear, matmul,
 # scaled_dot_product_attention) hold only dispatch time of their own; their FLOPs are counted on the
-# op below them that does the work, so a GEMM is not counted twice.
+# op below them that does the work, so a GEMM is not counted twice (on a GPU an op that launched no
+# kernel has no row at all).
 GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::linear", "aten::matmul", "aten::_addmm_activation"}
 ATTENTION_BHLE = {"aten::_scaled_dot_product_flash_attention_for_cpu", "aten::_scaled_dot_product_flash_attention",
                   "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
-                  "aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_fused_attention_overrideable"}
-ATTENTION_BLHE = {"aten::_flash_attention_forward", "aten::_efficient_attention_forward"}
-ATTENTION = ATTENTION_BHLE | ATTENTION_BLHE | {"aten::scaled_dot_product_attention"}
+                  "aten::_scaled_dot_product_fused_attention_overrideable"}  # the math path is composite: its bmm ops count
+ATTENTION_BLHE = {"aten::_flash_attention_forward", "aten::_efficient_attention_forward"}  # the kernels' own ops on CUDA: (B, L, H, E)
+ATTENTION_BLHE_BACKWARD = {"aten::_flash_attention_backward", "aten::_efficient_attention_backward"}
+ATTENTION_BHLE_BACKWARD = {n + "_backward" for n in ATTENTION_BHLE}
+ATTENTION = ATTENTION_BHLE | ATTENTION_BLHE | ATTENTION_BLHE_BACKWARD | ATTENTION_BHLE_BACKWARD | {"aten::scaled_dot_product_attention"}
 
 
 def op_kind(name):
-    base = name[:-len("_backward")] if name.endswith("_backward") else name
-    if base in GEMMS:
+    if name in GEMMS or (name.endswith("_backward") and name[:-len("_backward")] in GEMMS):
         return "gemm"
-    if base in ATTENTION:
+    if name in ATTENTION:
         return "attention"
     return "glue"
 
 
 def op_flops(e):
-    """The op's FLOPs from record_shapes, as torch.utils.flop_counter counts them (a causal mask not halved); 0 for glue."""
+    """The op's FLOPs from record_shapes, as torch.utils.flop_counter counts them (a causal mask not halved); 0 for glue.
+    A backward GEMM runs as aten::mm under its autograd node, so it is counted as one."""
     from torch.utils import flop_counter as fc
     name, shapes = e.name, [list(s) for s in (e.input_shapes or [])]
-    backward = name.endswith("_backward")
-    base = name[:-len("_backward")] if backward else name
+    blhe = lambda x: [x[0], x[2], x[1], x[3]]  # (B, L, H, E) to flop_counter's (B, H, L, E)
     try:
-        if base == "aten::mm" and not backward:
+        if name == "aten::mm":
             return fc.mm_flop(shapes[0], shapes[1])
-        if base in ("aten::addmm", "aten::_addmm_activation") and not backward:
+        if name in ("aten::addmm", "aten::_addmm_activation"):
             return fc.mm_flop(shapes[1], shapes[2])
-        if base == "aten::bmm" and not backward:
+        if name == "aten::bmm":
             return fc.bmm_flop(shapes[0], shapes[1])
-        if base in ("aten::baddbmm", "aten::addbmm") and not backward:
+        if name in ("aten::baddbmm", "aten::addbmm"):
             return fc.bmm_flop(shapes[1], shapes[2])
-        if base in ATTENTION_BHLE or base in ATTENTION_BLHE:
-            t = (lambda x: [x[0], x[2], x[1], x[3]]) if base in ATTENTION_BLHE else (lambda x: x)
-            if backward:
-                return fc.sdpa_backward_flop_count(t(shapes[0]), t(shapes[1]), t(shapes[2]), t(shapes[3]))
-            return fc.sdpa_flop_count(t(shapes[0]), t(shapes[1]), t(shapes[2]))
+        if name in ATTENTION_BHLE:
+            return fc.sdpa_flop_count(shapes[0], shapes[1], shapes[2])
+        if name in ATTENTION_BLHE:
+            return fc.sdpa_flop_count(blhe(shapes[0]), blhe(shapes[1]), blhe(shapes[2]))
+        if name in ATTENTION_BHLE_BACKWARD:
+            return fc.sdpa_backward_flop_count(shapes[0], shapes[1], shapes[2], shapes[3])
+        if name in ATTENTION_BLHE_BACKWARD:
+            return fc.sdpa_backward_flop_count(blhe(shapes[0]), blhe(shapes[1]), blhe(shapes[2]), blhe(shapes[3]))
     except (IndexError, ValueError, TypeError, AssertionError):
         return 0
     return 0
@@ -627,9 +640,12 @@ def profile_tree(req, tree, device, trace_path, steps=3):
                 if device == "cuda":
                     torch.cuda.synchronize()
                 prof.step()
-        prof.export_chrome_trace(trace_path)
+        # The events are read before the trace is written: read after it, torch 2.13 CPU gave event names
+        # that were not UTF-8 (UnicodeDecodeError in prof.events()) once record_function ranges were there.
         rows = source_rows(prof, Locator(req["file"], model), steps, device == "cuda")
-        result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows), keyAverages=key_averages(prof))
+        averages = key_averages(prof)
+        prof.export_chrome_trace(trace_path)
+        result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows), keyAverages=averages)
     except Exception as e:
         result["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
     del model
