@@ -382,40 +382,39 @@ def frame_of(name):
 LINE_RANGE = "gluelab.line: "
 
 
-class SourceLines:
+def source_lines(file):
     """A TorchFunctionMode that puts each torch call made from the model file in a record_function
     range named after the statement ('gluelab.line: llama3.py:88 forward'): the profiler's Python
     tracer names a frame by its def line only, so the statement an op came from is recorded here.
     Only the eager tree runs under it: dynamo guards on the mode stack, so a compiled tree would
     recompile (and trace the mode) if it ran under one it was not compiled with."""
+    from torch.overrides import TorchFunctionMode
+    # torch's fast range (it holds the name object): opened with torch.profiler.record_function from
+    # here, torch 2.13 CPU read some ranges' names from freed memory later, about one profile in two at
+    # 128 tokens (UnicodeDecodeError in prof.events()); ten profiles of ten read clean with this one.
+    range_of = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
 
-    def __new__(cls, file):
-        from torch.overrides import TorchFunctionMode
-        from torch.profiler import record_function
+    target, base = os.path.abspath(file), os.path.basename(file)
 
-        target, base = os.path.abspath(file), os.path.basename(file)
+    class SourceLines(TorchFunctionMode):
+        names = {}  # one name per statement
 
-        class Mode(TorchFunctionMode):
-            # One string per statement, kept alive with the mode: with a fresh string per call, torch 2.13 CPU
-            # later read some ranges' names from freed memory (UnicodeDecodeError in prof.events()).
-            names = {}
-
-            def __torch_function__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                if getattr(func, "__name__", "") == "__get__":  # a property (x.shape): runs no op
-                    return func(*args, **kwargs)
-                f = sys._getframe(1)
-                while f is not None and f.f_code.co_filename != target:
-                    f = f.f_back
-                if f is None:
-                    return func(*args, **kwargs)
-                key = (f.f_lineno, f.f_code.co_name)
-                name = self.names.get(key)
-                if name is None:
-                    name = self.names[key] = "%s%s:%d %s" % (LINE_RANGE, base, key[0], key[1])
-                with record_function(name):
-                    return func(*args, **kwargs)
-        return Mode()
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if getattr(func, "__name__", "") == "__get__":  # a property (x.shape): runs no op
+                return func(*args, **kwargs)
+            f = sys._getframe(1)
+            while f is not None and f.f_code.co_filename != target:
+                f = f.f_back
+            if f is None:
+                return func(*args, **kwargs)
+            key = (f.f_lineno, f.f_code.co_name)
+            name = self.names.get(key)
+            if name is None:
+                name = self.names[key] = "%s%s:%d %s" % (LINE_RANGE, base, key[0], key[1])
+            with range_of(name):
+                return func(*args, **kwargs)
+    return SourceLines()
 
 
 def line_range(name):
@@ -432,7 +431,7 @@ COMPILED_RANGE = "Torch-Compiled Region: "
 
 class Locator:
     """Names the analyst's code an event ran under, with the module class it ran in: the statement
-    that called it ('Attention.forward (llama3.py:88)', from SourceLines' ranges), else the def line
+    that called it ('Attention.forward (llama3.py:88)', from source_lines. ranges), else the def line
     of the innermost frame in the model file (the profiler's with_stack frames), else the module of
     the model file it ran in ('Attention (module)'), else the compiled region's record_function range."""
 
@@ -633,15 +632,13 @@ def profile_tree(req, tree, device, trace_path, steps=3):
             if device == "cuda":
                 torch.cuda.synchronize()
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-        lines = SourceLines(req["file"]) if tree == "eager" else contextlib.nullcontext()
+        lines = source_lines(req["file"]) if tree == "eager" else contextlib.nullcontext()
         with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True) as prof, lines:
             for _ in range(steps):
                 step()
                 if device == "cuda":
                     torch.cuda.synchronize()
                 prof.step()
-        # The events are read before the trace is written: read after it, torch 2.13 CPU gave event names
-        # that were not UTF-8 (UnicodeDecodeError in prof.events()) once record_function ranges were there.
         rows = source_rows(prof, Locator(req["file"], model), steps, device == "cuda")
         averages = key_averages(prof)
         prof.export_chrome_trace(trace_path)
