@@ -104,11 +104,18 @@ public final class ModelCommand implements Runnable {
 
         @Option(names = "--top", defaultValue = "20", description = "rows to print (default: ${DEFAULT-VALUE})") int top;
 
+        @Option(names = "--peak-tflops", description = "the dense FLOP/s (in TFLOP/s) GEMM and attention floors divide by, for every dtype "
+                + "(default: a GPU's bf16 tensor-core spec, fp32 1/16 of it; the CPU's calibrated vector-FMA peak)") Double peakTflops;
+
         @Override public Integer call() {
             ExperimentFolder ex = common.experiment();
             gluelab.torch.ModelTree t = gluelab.torch.ModelTree.parse(tree);
+            if (peakTflops != null && !(peakTflops > 0 && Double.isFinite(peakTflops)))
+                throw new IllegalArgumentException("--peak-tflops must be a number > 0, got " + peakTflops);
             try (Device device = Devices.open(ex.plan().device())) {
-                var r = gluelab.workflow.model.ModelRankStep.run(ex, t, bandwidth(device));
+                var cal = new gluelab.calibrate.Calibrator(device, Locations.calibrationCache()).calibrate(false);
+                var peak = peakTflops != null ? gluelab.floor.FlopPeak.declared(peakTflops * 1e12) : gluelab.floor.FlopPeak.of(cal, device.capabilities());
+                var r = gluelab.workflow.model.ModelRankStep.run(ex, t, cal.bandwidth(), peak);
                 System.out.println(common.json ? Json.write(r) : r.text(top));
             }
             return 0;

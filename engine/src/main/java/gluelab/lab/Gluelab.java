@@ -309,7 +309,8 @@ public final class Gluelab implements AutoCloseable {
 
     /** Step 04 on a model-subject experiment: the eager tree's profile ranked per source line and op. */
     public gluelab.rank.SourceRanking modelRank(gluelab.workflow.experiment.ExperimentFolder ex) {
-        return gluelab.workflow.model.ModelRankStep.run(ex, gluelab.torch.ModelTree.EAGER, calibration().bandwidth());
+        return gluelab.workflow.model.ModelRankStep.run(ex, gluelab.torch.ModelTree.EAGER, calibration().bandwidth(),
+                gluelab.floor.FlopPeak.of(calibration(), device.capabilities()));
     }
 
     /** Step 06 on a model-subject experiment: graphs per region x call site x token count x grad mode from dynamo, against the recompile limit. */

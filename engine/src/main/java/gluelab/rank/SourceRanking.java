@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * A model's profile ranked per source location and op by (measured - ideal) x share of the step,
- * with the plan's stop rule: a candidate whose gap is under {@code stopFraction} of the step is not
- * worth a change.
+ * with the plan's stop rule: a glue candidate whose gap is under {@code stopFraction} of the step is
+ * not worth a change; a GEMM or attention row is ranked by the same score (against its FLOP floor)
+ * and shown, but is never a fix candidate.
  */
 public record SourceRanking(List<SourceCandidate> ranked, double stopFraction) {
     public SourceRanking {
@@ -15,9 +16,15 @@ public record SourceRanking(List<SourceCandidate> ranked, double stopFraction) {
                 .thenComparing(SourceCandidate::location).thenComparing(SourceCandidate::op)).toList();
     }
 
-    public boolean worthFixing(SourceCandidate c) { return c.gapShare() >= stopFraction; }
+    public boolean worthFixing(SourceCandidate c) { return c.kind().glue() && c.gapShare() >= stopFraction; }
 
     public List<SourceCandidate> worthFixing() { return ranked.stream().filter(this::worthFixing).toList(); }
+
+    /** "fix", "below stop rule", or "not glue" for a GEMM or attention row. */
+    public String verdict(SourceCandidate c) {
+        if (!c.kind().glue()) return "not glue";
+        return worthFixing(c) ? "fix" : "below stop rule";
+    }
 
     /** The first {@code n} candidates as a text table. */
     public String text(int n) {
@@ -26,8 +33,8 @@ public record SourceRanking(List<SourceCandidate> ranked, double stopFraction) {
         int i = 0;
         for (SourceCandidate c : ranked) {
             if (i++ >= n) break;
-            sb.append(String.format("  %-4d %-44s %-28s %-4s %5d %11.1f %11.2f %7.2f %10.1f  %s%n", i, c.location().isEmpty() ? "(outside the model file)" : c.location(),
-                    c.op(), c.pass(), c.calls(), c.measuredUs(), c.idealUs(), 100 * c.share(), c.score(), worthFixing(c) ? "fix" : "below stop rule"));
+            sb.append(String.format("  %-4d %-44s %-28s %-4s %-9s %5d %11.1f %11.2f %7.2f %10.1f  %s%n", i, c.location().isEmpty() ? "(outside the model file)" : c.location(),
+                    c.op(), c.pass(), c.kind().id(), c.calls(), c.measuredUs(), c.idealUs(), 100 * c.share(), c.score(), verdict(c)));
         }
         return sb.toString();
     }

@@ -15,7 +15,8 @@ import java.util.Optional;
 
 /**
  * The analyst's model timed fwd+bwd as each {@link ModelTree} at each token count, in one harness:
- * wall time (raw samples), kernel time and kernel count per step (CUDA: torch.profiler's kernels;
+ * wall time (raw samples) as a normal launch and as a CUDA-graph replay of the whole fwd+bwd step
+ * ({@link GraphReplay}), kernel time and kernel count per step (CUDA: torch.profiler's kernels; each
  * skipped with the reason on the CPU), peak memory (CUDA), compile seconds, graphs, graph breaks and
  * recompiles. A tree that fails (a graph break under fullgraph, no blocks, the recompile limit, OOM,
  * an exception in the model) is a row with its reason, and no ratio is formed against it. The trees
@@ -28,9 +29,25 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
         rows = List.copyOf(rows);
     }
 
+    /**
+     * The tree's step captured as one CUDA graph and replayed: {@code run} null when it was skipped
+     * ({@code skip}: the CPU has no graphs; or the normal launch failed) or its capture failed ({@code error}).
+     */
+    public record GraphReplay(Measurement run, String error, String skip) {
+        public static final GraphReplay NOT_RUN = new GraphReplay(null, "", "the normal launch failed");
+
+        public boolean failed() { return !error.isEmpty(); }
+
+        public double wallUs() { return run == null ? Double.NaN : run.medianMicros(); }
+    }
+
     /** One tree at one token count; {@code run} is null when it failed ({@code error} says why). */
     public record Row(ModelTree tree, long tokens, String error, Measurement run, CompileReport compile, int blocks, String blockType,
-                      double kernelSeconds, int kernels, String kernelSkip, long peakBytes, String peakSkip) {
+                      double kernelSeconds, int kernels, String kernelSkip, long peakBytes, String peakSkip, GraphReplay graph) {
+        public Row {
+            graph = graph == null ? GraphReplay.NOT_RUN : graph;
+        }
+
         public boolean failed() { return !error.isEmpty() || run == null; }
 
         public double wallUs() { return run == null ? Double.NaN : run.medianMicros(); }
@@ -63,9 +80,16 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
             CompileReport c = Replies.compile(label, r);
             rows.add(new Row(tree, tokens, r.path("error").asText(), m, c, r.path("blocks").asInt(), r.path("blockType").asText(),
                     r.path("kernelSeconds").isNumber() ? r.path("kernelSeconds").asDouble() : Double.NaN, r.path("kernels").asInt(),
-                    r.path("kernelSkip").asText(), r.path("peakBytes").isNumber() ? r.path("peakBytes").asLong() : -1, r.path("peakSkip").asText()));
+                    r.path("kernelSkip").asText(), r.path("peakBytes").isNumber() ? r.path("peakBytes").asLong() : -1, r.path("peakSkip").asText(),
+                    graph(label, timing, r.path("graph"))));
         }
         return new ModelBaselines(FORMAT, entry.toString(), bridge.versions(), rows);
+    }
+
+    static GraphReplay graph(String label, TimingConfig timing, JsonNode g) {
+        if (!g.isObject()) return GraphReplay.NOT_RUN;
+        Measurement m = g.path("samples").isEmpty() ? null : Replies.measurement(label + " (graph)", timing, g);
+        return new GraphReplay(m, g.path("error").asText(), g.path("skip").asText());
     }
 
     /** The row of {@code tree} at {@code tokens}, if it was planned. */
@@ -80,6 +104,13 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
         return eager.get().wallUs() / row.wallUs();
     }
 
+    /** Eager's graph replay over the tree's (NaN unless both replayed). */
+    public double graphSpeedupOverEager(Row row) {
+        Optional<Row> eager = row(ModelTree.EAGER, row.tokens());
+        if (row.graph().run() == null || eager.isEmpty() || eager.get().graph().run() == null) return Double.NaN;
+        return eager.get().graph().wallUs() / row.graph().wallUs();
+    }
+
     /** The row's or eager's median is not sound by its stop rule (timeout, too few samples, noise over the bound). */
     boolean noisy(Row row) {
         return row.run().noisy().isPresent() || row(ModelTree.EAGER, row.tokens()).map(e -> e.run() != null && e.run().noisy().isPresent()).orElse(false);
@@ -87,19 +118,28 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
 
     public String text() {
         StringBuilder sb = new StringBuilder("model baselines of " + model + ", fwd+bwd (" + versions.describe() + ")\n");
-        sb.append(String.format("  %-10s %7s %11s %8s %11s %8s %10s %10s %7s %7s %10s  %s%n", "tree", "tokens", "wall_us", "noise", "kernel_us", "kernels",
-                "peak_MiB", "compile_s", "graphs", "breaks", "recompiles", "vs eager / error"));
+        sb.append(String.format("  %-10s %7s %-6s %11s %8s %11s %8s %10s %10s %7s %7s %10s  %s%n", "tree", "tokens", "launch", "wall_us", "noise", "kernel_us",
+                "kernels", "peak_MiB", "compile_s", "graphs", "breaks", "recompiles", "vs eager / error"));
         for (Row r : rows) {
             double s = speedupOverEager(r);
             String last = r.failed() ? "FAILED: " + r.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(s) ? "no ratio: eager failed"
                     : String.format("%.2fx", s) + (noisy(r) ? " (noisy: measure again before trusting it)" : "");
-            sb.append(String.format("  %-10s %7d %11s %8s %11s %8s %10s %10.2f %7d %7d %10d  %s%n", r.tree().id(), r.tokens(),
+            sb.append(String.format("  %-10s %7d %-6s %11s %8s %11s %8s %10s %10.2f %7d %7d %10d  %s%n", r.tree().id(), r.tokens(), "normal",
                     r.failed() ? "-" : String.format("%.1f", r.wallUs()), r.failed() ? "-" : String.format("%.1f%%", 100 * r.run().noise()),
                     Double.isNaN(r.kernelSeconds()) ? "-" : String.format("%.1f", r.kernelUs()), Double.isNaN(r.kernelSeconds()) ? "-" : Integer.toString(r.kernels()),
                     r.peakBytes() < 0 ? "-" : String.format("%.1f", r.peakBytes() / 1048576.0), r.compile().seconds(), r.compile().graphs(),
                     r.compile().graphBreaks(), r.compile().recompiles(), last));
+            GraphReplay g = r.graph();
+            if (g.run() == null && !g.failed()) continue; // skipped: said once below
+            double gs = graphSpeedupOverEager(r);
+            String glast = g.failed() ? "FAILED: " + g.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(gs) ? "no ratio: eager's replay failed"
+                    : String.format("%.2fx", gs);
+            sb.append(String.format("  %-10s %7d %-6s %11s %8s %11s %8s %10s %10s %7s %7s %10s  %s%n", r.tree().id(), r.tokens(), "graph",
+                    g.run() == null ? "-" : String.format("%.1f", g.wallUs()), g.run() == null ? "-" : String.format("%.1f%%", 100 * g.run().noise()),
+                    "", "", "", "", "", "", "", glast));
         }
-        List<String> skips = rows.stream().flatMap(r -> java.util.stream.Stream.of(r.kernelSkip(), r.peakSkip())).filter(x -> !x.isEmpty()).distinct().toList();
+        List<String> skips = rows.stream().flatMap(r -> java.util.stream.Stream.of(r.kernelSkip(), r.peakSkip(), r.failed() ? "" : r.graph().skip()))
+                .filter(x -> !x.isEmpty()).distinct().toList();
         skips.forEach(x -> sb.append("  skipped: ").append(x).append('\n'));
         return sb.toString();
     }

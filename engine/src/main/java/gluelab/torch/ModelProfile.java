@@ -3,6 +3,7 @@ package gluelab.torch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import gluelab.floor.OpKind;
 import gluelab.progress.Progress;
 import gluelab.tensor.TensorSpec;
 
@@ -25,19 +26,33 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
     }
 
     /** One tree's profile; {@code error} is set (and nothing else) when it failed. */
-    public record TreeProfile(ModelTree tree, String error, String trace, double stepUs, List<SourceRow> rows) {
+    public record TreeProfile(ModelTree tree, String error, String trace, double stepUs, List<SourceRow> rows, List<KeyAverage> keyAverages) {
         public TreeProfile {
             rows = List.copyOf(rows);
+            keyAverages = keyAverages == null ? List.of() : List.copyOf(keyAverages);
         }
 
         public boolean failed() { return !error.isEmpty(); }
     }
 
     /**
-     * An op at a place in the analyst's code ({@code RMSNorm.forward (llama3.py:70)}; empty when it ran
-     * outside the model file), per step: calls, self time, and the bytes its tensor inputs hold.
+     * An op at a place in the analyst's code ({@code Attention.forward (llama3.py:92)}: the statement that
+     * called it in the eager tree, the def line of its function elsewhere; {@code RMSNorm (module)} or the
+     * compiled region's range where no frame of the model file is there; empty when it ran outside the
+     * model), per step: calls, self time, the bytes its tensor inputs hold, what it is ({@code kind}), its
+     * FLOPs (GEMMs and attention, from the recorded shapes as torch.utils.flop_counter counts them) and the
+     * dtype of its first input.
      */
-    public record SourceRow(String location, String op, String pass, String shapes, int calls, double us, long bytes) {}
+    public record SourceRow(String location, String op, String pass, String shapes, int calls, double us, long bytes, OpKind kind, long flops,
+                            String dtype) {
+        public SourceRow {
+            kind = kind == null ? OpKind.GLUE : kind;
+            dtype = dtype == null ? "" : dtype;
+        }
+    }
+
+    /** torch's own totals of the profiled run ({@code prof.key_averages()}, all steps): an op or a kernel ({@code device} "cuda"). */
+    public record KeyAverage(String key, int count, double cpuUs, double selfCpuUs, double deviceUs, double selfDeviceUs, String device) {}
 
     /** Profiles {@code trees} at {@code tokens}; traces go to {@code traceDir}/TREE.json.gz. */
     public static ModelProfile run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelTree> trees,
@@ -54,10 +69,16 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
             List<SourceRow> rows = new ArrayList<>();
             for (JsonNode r : p.path("rows")) {
                 rows.add(new SourceRow(r.path("location").asText(), r.path("op").asText(), r.path("pass").asText(), r.path("shapes").asText(),
-                        r.path("calls").asInt(), r.path("us").asDouble(), r.path("bytes").asLong()));
+                        r.path("calls").asInt(), r.path("us").asDouble(), r.path("bytes").asLong(), OpKind.parse(r.path("kind").asText()),
+                        r.path("flops").asLong(), r.path("dtype").asText()));
+            }
+            List<KeyAverage> averages = new ArrayList<>();
+            for (JsonNode k : p.path("keyAverages")) {
+                averages.add(new KeyAverage(k.path("key").asText(), k.path("count").asInt(), k.path("cpuUs").asDouble(), k.path("selfCpuUs").asDouble(),
+                        k.path("deviceUs").asDouble(), k.path("selfDeviceUs").asDouble(), k.path("device").asText()));
             }
             out.add(new TreeProfile(ModelTree.parse(p.path("tree").asText()), p.path("error").asText(), p.path("trace").asText(),
-                    p.path("stepUs").asDouble(), rows));
+                    p.path("stepUs").asDouble(), rows, averages));
         }
         return new ModelProfile(FORMAT, entry.toString(), tokens, out);
     }

@@ -7,7 +7,9 @@ import java.util.Map;
 /**
  * A profiler trace as totals: per distinct kernel name ({@code kernels}, in the order each first
  * launched), copies and sets, the host side and GPU idle gaps ({@code host}), and per op and input
- * shapes for ideal times ({@code ops}, record_shapes=True only). No launch is kept, so its size
+ * shapes for ideal times ({@code ops}, record_shapes=True only), and per CPU op name its calls and
+ * total (inclusive) time ({@code cpuOps}, every cpu_op event, as torch's key_averages() counts them:
+ * {@link OpCalls}). No launch is kept, so its size
  * follows the distinct kernels, ops and steps, not the launches. {@code backward} says whether any
  * CPU op was a backward op. {@code unknownKinds} counts events of kinds gluelab does not use;
  * {@code warnings} counts problems in otherwise sound data (an event without a name, a negative
@@ -16,7 +18,10 @@ import java.util.Map;
 public record Trace(Path file, long bytesRead, String device, boolean recordShapes, boolean backward, int kernelCount,
                     double kernelMicros, List<KernelTotals> kernels, GpuMem gpuMem, HostAnalysis host,
                     List<ShapeFloors.OpTotal> ops, List<Events.Step> steps, Map<String, Integer> unknownKinds,
-                    Map<String, Integer> warnings, Map<String, String> warningExamples) {
+                    Map<String, Integer> warnings, Map<String, String> warningExamples, List<CpuOpTime> cpuOps) {
+
+    /** One CPU op name over the trace: events and their summed durations (inclusive of the ops they call), microseconds. */
+    public record CpuOpTime(String name, int count, double totalUs) {}
 
     /** Copies and sets on the GPU: count and total time of each. */
     public record GpuMem(int memcpyCount, double memcpyUs, int memsetCount, double memsetUs) {

@@ -140,6 +140,7 @@ public final class TraceReader {
     private static final class Raw {
         String ph, cat, name;
         double ts = Double.NaN, dur = Double.NaN;
+        long tid;
         long externalId = -1;
         int registers = -1;
         int[] grid, block;
@@ -150,6 +151,7 @@ public final class TraceReader {
         void reset() {
             ph = cat = name = null;
             ts = dur = Double.NaN;
+            tid = 0;
             externalId = -1;
             registers = -1;
             grid = block = null;
@@ -181,6 +183,7 @@ public final class TraceReader {
                     case "name" -> e.name = interned(p, v);
                     case "ts" -> e.ts = number(p, v);
                     case "dur" -> e.dur = number(p, v);
+                    case "tid" -> e.tid = v.isNumeric() ? p.getValueAsLong() : String.valueOf(text(p, v)).hashCode();
                     case "args" -> readArgs(p, v, e);
                     default -> p.skipChildren();
                 }
@@ -377,6 +380,7 @@ public final class TraceReader {
             case "cuda_runtime", "cuda_driver" -> totals.apiCall(name, e.ts);
             case "cpu_op" -> {
                 if (!backward && (name.contains("Backward") || name.startsWith("autograd::"))) backward = true;
+                totals.cpuOpTime(name, e.tid, e.ts, e.dur);
                 List<long[]> dims = e.dims == null ? List.of() : e.dims;
                 if (dims.isEmpty()) return; // only shape floors read ops, and only those with shapes
                 recordShapes = true;

@@ -22,6 +22,7 @@ final class TraceTotals {
     private final List<Events.Step> steps = new ArrayList<>();
     private final GpuIdle idle = new GpuIdle();
     private final OpLinks ops = new OpLinks();
+    private final OpCalls opCalls = new OpCalls();
     private boolean kernelSeen;
     private int opsAfterKernels;
 
@@ -53,6 +54,9 @@ final class TraceTotals {
             syncNames.add(name);
         }
     }
+
+    /** Every CPU op, with or without shapes, for the calls and time per name. */
+    void cpuOpTime(String name, long tid, double ts, double dur) { opCalls.add(name, tid, ts, dur); }
 
     void cpuOp(Events.CpuOp op) {
         if (kernelSeen) opsAfterKernels++;
@@ -86,9 +90,10 @@ final class TraceTotals {
         }
         List<KernelTotals> table = new ArrayList<>(kernels.size());
         for (KernelTotals.Running k : kernels.values()) table.add(k.done());
+        List<Trace.CpuOpTime> cpuOps = opCalls.finish();
         return new Trace(file, bytesRead, device, recordShapes, backward, kernelCount, kernelMicros, List.copyOf(table),
                 new Trace.GpuMem(memcpyCount, memcpyUs, memsetCount, memsetUs), host, List.copyOf(ops.finish()), List.copyOf(steps),
-                Map.copyOf(unknownKinds), Map.copyOf(warnings), Map.copyOf(warningExamples));
+                Map.copyOf(unknownKinds), Map.copyOf(warnings), Map.copyOf(warningExamples), List.copyOf(cpuOps));
     }
 
 }

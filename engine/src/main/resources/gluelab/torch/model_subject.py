@@ -2,6 +2,7 @@
 # build(T) (or build()) returning an nn.Module, checked against the plan's inputs before anything is
 # timed, then timed and profiled tree by tree. The harness (harness.py) imports this file and binds
 # itself with bind(): the timing, the compile accounting and the input tensors are the harness's own.
+import contextlib
 import gc
 import importlib.util
 import inspect
@@ -252,6 +253,47 @@ def kernel_time(step, device, steps=3):
     return total_us * 1e-6 / steps, count // steps, ""
 
 
+GRAPH_SKIP_CPU = "CUDA-graph replay needs CUDA (the CPU has no graphs)"
+
+
+def capture(step):
+    """The whole fwd+bwd step captured as one CUDA graph, as torch documents whole-network capture: warm-up
+    steps on a side stream, then the capture; the step zeroes grads with set_to_none before its backward,
+    so the captured backward allocates them from the graph's pool and every replay writes them in place.
+    The inputs are the step's own leaves (static). Returns the graph."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    torch.cuda.synchronize()
+    return graph
+
+
+def graph_row(req, tree, step, device, clock):
+    """The tree's step as a CUDA-graph replay, timed as the normal launch is; on the CPU skipped with the reason;
+    a capture that fails is the row's reason (the normal launch's row stands)."""
+    out = {"samples": [], "stop": None, "wall": 0.0, "error": "", "skip": ""}
+    if device != "cuda":
+        out["skip"] = GRAPH_SKIP_CPU
+        return out
+    graph = None
+    try:
+        graph = capture(step)
+        s = H.Subject(tree + " (graph)", graph.replay)
+        H.measure([s], req["timing"], clock)
+        out.update(samples=s.samples, stop=s.stop, wall=s.wall, noise=H.median_noise(s.samples))
+    except Exception as e:
+        out["error"] = "CUDA-graph capture or replay failed: " + ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
+        torch.cuda.synchronize()
+    del graph
+    return out
+
+
 def free(device):
     gc.collect()
     if device == "cuda":
@@ -270,7 +312,7 @@ def user_error(e, req):
 def one_tree(req, tree, at, device, clock):
     """One row: the tree built fresh for at["tokens"], compiled, timed fwd+bwd, its kernel time and peak memory."""
     tokens = at["tokens"]
-    row = {"tree": tree, "tokens": tokens, "error": "", "samples": [], "stop": None, "wall": 0.0, "compileSeconds": 0.0, "graphs": 0,
+    row = {"tree": tree, "tokens": tokens, "error": "", "samples": [], "stop": None, "wall": 0.0, "compileSeconds": 0.0, "graphs": 0, "graph": None,
            "breaks": 0, "log": "", "blocks": 0, "blockType": "", "kernelSeconds": None, "kernels": 0, "kernelSkip": "", "peakBytes": None,
            "peakSkip": "" if device == "cuda" else "peak memory needs CUDA's allocator statistics"}
     H.reset_dynamo()
@@ -305,6 +347,9 @@ def one_tree(req, tree, at, device, clock):
             row["kernelSeconds"], row["kernels"], row["kernelSkip"] = kernel_time(step, device)
         except Exception as e:
             row.update(samples=[], error=("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req))
+    if not row["error"]:
+        row["graph"] = graph_row(req, tree, step, device, clock)
+    step = None
     del model
     free(device)
     return row
@@ -337,35 +382,103 @@ def frame_of(name):
     return (path, int(line), func) if line.isdigit() else None
 
 
+LINE_RANGE = "gluelab.line: "
+
+
+def source_lines(file):
+    """A TorchFunctionMode that puts each torch call made from the model file in a record_function
+    range named after the statement ('gluelab.line: llama3.py:88 forward'): the profiler's Python
+    tracer names a frame by its def line only, so the statement an op came from is recorded here.
+    Only the eager tree runs under it: dynamo guards on the mode stack, so a compiled tree would
+    recompile (and trace the mode) if it ran under one it was not compiled with."""
+    from torch.overrides import TorchFunctionMode
+    # torch's fast range (it holds the name object): opened with torch.profiler.record_function from
+    # here, torch 2.13 CPU read some ranges' names from freed memory later, about one profile in two at
+    # 128 tokens (UnicodeDecodeError in prof.events()); ten profiles of ten read clean with this one.
+    range_of = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
+
+    target, base = os.path.abspath(file), os.path.basename(file)
+
+    class SourceLines(TorchFunctionMode):
+        names = {}  # one name per statement
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if getattr(func, "__name__", "") == "__get__":  # a property (x.shape): runs no op
+                return func(*args, **kwargs)
+            f = sys._getframe(1)
+            while f is not None and f.f_code.co_filename != target:
+                f = f.f_back
+            if f is None:
+                return func(*args, **kwargs)
+            key = (f.f_lineno, f.f_code.co_name)
+            name = self.names.get(key)
+            if name is None:
+                name = self.names[key] = "%s%s:%d %s" % (LINE_RANGE, base, key[0], key[1])
+            with range_of(name):
+                return func(*args, **kwargs)
+    return SourceLines()
+
+
+def line_range(name):
+    """(line, function) of a 'gluelab.line: llama3.py:88 forward' range, else None."""
+    if not name.startswith(LINE_RANGE):
+        return None
+    head, _, func = name[len(LINE_RANGE):].partition(" ")
+    line = head.rpartition(":")[2]
+    return (int(line), func) if line.isdigit() else None
+
+
+COMPILED_RANGE = "Torch-Compiled Region: "
+
+
 class Locator:
-    """Names the analyst's code an event ran under: the innermost frame in the model file, with the
-    module class it ran in ('RMSNorm.forward (llama3.py:70)', 'apply_rotary_emb (llama3.py:48)')."""
+    """Names the analyst's code an event ran under, with the module class it ran in: the statement
+    that called it ('Attention.forward (llama3.py:88)', from source_lines. ranges), else the def line
+    of the innermost frame in the model file (the profiler's with_stack frames), else the module of
+    the model file it ran in ('Attention (module)'), else the compiled region's record_function range."""
 
     def __init__(self, file, model):
         self.base = os.path.basename(file)
+        target = os.path.abspath(file)
         self.classes = {type(m).__name__: type(m) for m in model.modules()}
+        self.own = {n for n, c in self.classes.items() if os.path.abspath(getattr(sys.modules.get(c.__module__), "__file__", "") or "") == target}
         self.cache = {}
 
     def locate(self, e):
-        frame, module = None, None
+        statement, frame, module, own, region = None, None, None, None, None
         p = e.cpu_parent
-        while p is not None and (frame is None or module is None):
+        while p is not None and module is None:
+            if statement is None and frame is None:
+                statement = line_range(p.name)
             if frame is None and p.is_python_function:
                 f = frame_of(p.name)
                 if f and os.path.basename(f[0]) == self.base:
                     frame = f
-            elif module is None and frame is not None and p.name.startswith("nn.Module: "):
-                module = p.name[len("nn.Module: "):].rsplit("_", 1)[0]
+            elif p.name.startswith("nn.Module: "):
+                name = p.name[len("nn.Module: "):].rsplit("_", 1)[0]
+                if frame is not None:
+                    module = name  # the module whose code the frame is
+                elif own is None and name in self.own:
+                    own = name
+            elif region is None and p.name.startswith(COMPILED_RANGE):
+                region = p.name
             p = p.cpu_parent
-        if frame is None:
-            return ""
-        key = (frame, module)
+        key = (statement, frame, module, own, region)
         if key not in self.cache:
-            _, line, func = frame
-            cls = self.classes.get(module)
-            owner = module + "." if cls is not None and (func == "forward" or func in cls.__dict__) else ""
-            self.cache[key] = "%s%s (%s:%d)" % (owner, func, self.base, line)
+            self.cache[key] = self.label(statement, frame, module, own, region)
         return self.cache[key]
+
+    def label(self, statement, frame, module, own, region):
+        if frame is None:
+            if own is not None:
+                return "%s (module)" % own
+            return region or ""
+        func = statement[1] if statement else frame[2]
+        line = statement[0] if statement else frame[1]
+        cls = self.classes.get(module)
+        owner = module + "." if cls is not None and (func == "forward" or func in cls.__dict__) else ""
+        return "%s%s (%s:%d)" % (owner, func, self.base, line)
 
 
 def backward_node(e):
@@ -390,7 +503,67 @@ def op_bytes(e):
     return total
 
 
-SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_function: ")
+SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_function: ", LINE_RANGE, COMPILED_RANGE)
+
+# Ops whose floor is their FLOPs, not their bytes: not glue. The composite ops (linear, matmul,
+# scaled_dot_product_attention) hold only dispatch time of their own; their FLOPs are counted on the
+# op below them that does the work, so a GEMM is not counted twice (on a GPU an op that launched no
+# kernel has no row at all).
+GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::linear", "aten::matmul", "aten::_addmm_activation"}
+ATTENTION_BHLE = {"aten::_scaled_dot_product_flash_attention_for_cpu", "aten::_scaled_dot_product_flash_attention",
+                  "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
+                  "aten::_scaled_dot_product_fused_attention_overrideable"}  # the math path is composite: its bmm ops count
+ATTENTION_BLHE = {"aten::_flash_attention_forward", "aten::_efficient_attention_forward"}  # the kernels' own ops on CUDA: (B, L, H, E)
+ATTENTION_BLHE_BACKWARD = {"aten::_flash_attention_backward", "aten::_efficient_attention_backward"}
+ATTENTION_BHLE_BACKWARD = {n + "_backward" for n in ATTENTION_BHLE}
+ATTENTION = ATTENTION_BHLE | ATTENTION_BLHE | ATTENTION_BLHE_BACKWARD | ATTENTION_BHLE_BACKWARD | {"aten::scaled_dot_product_attention"}
+
+
+def op_kind(name):
+    if name in GEMMS or (name.endswith("_backward") and name[:-len("_backward")] in GEMMS):
+        return "gemm"
+    if name in ATTENTION:
+        return "attention"
+    return "glue"
+
+
+def op_flops(e):
+    """The op's FLOPs from record_shapes, as torch.utils.flop_counter counts them (a causal mask not halved); 0 for glue.
+    A backward GEMM runs as aten::mm under its autograd node, so it is counted as one."""
+    from torch.utils import flop_counter as fc
+    name, shapes = e.name, [list(s) for s in (e.input_shapes or [])]
+    blhe = lambda x: [x[0], x[2], x[1], x[3]]  # (B, L, H, E) to flop_counter's (B, H, L, E)
+    try:
+        if name == "aten::mm":
+            return fc.mm_flop(shapes[0], shapes[1])
+        if name in ("aten::addmm", "aten::_addmm_activation"):
+            return fc.mm_flop(shapes[1], shapes[2])
+        if name == "aten::bmm":
+            return fc.bmm_flop(shapes[0], shapes[1])
+        if name in ("aten::baddbmm", "aten::addbmm"):
+            return fc.bmm_flop(shapes[1], shapes[2])
+        if name in ATTENTION_BHLE:
+            return fc.sdpa_flop_count(shapes[0], shapes[1], shapes[2])
+        if name in ATTENTION_BLHE:
+            return fc.sdpa_flop_count(blhe(shapes[0]), blhe(shapes[1]), blhe(shapes[2]))
+        if name in ATTENTION_BHLE_BACKWARD:
+            return fc.sdpa_backward_flop_count(shapes[0], shapes[1], shapes[2], shapes[3])
+        if name in ATTENTION_BLHE_BACKWARD:
+            return fc.sdpa_backward_flop_count(blhe(shapes[0]), blhe(shapes[1]), blhe(shapes[2]), blhe(shapes[3]))
+    except (IndexError, ValueError, TypeError, AssertionError):
+        return 0
+    return 0
+
+
+def op_dtype(e):
+    """The dtype of the op's first tensor input, as --inputs writes it ('' when it has none)."""
+    names = {"float": "fp32", "c10::BFloat16": "bf16", "c10::Half": "fp16", "double": "fp64"}
+    for dims, dt in zip(e.input_shapes or [], e.input_dtypes or []):
+        if dims and dt:
+            return names.get(dt, dt)
+    return ""
+
+
 
 
 def source_rows(prof, locator, steps, cuda):
@@ -415,17 +588,32 @@ def source_rows(prof, locator, steps, cuda):
         else:
             pass_, loc = "fwd", locator.locate(e)
         key = (loc, e.name, pass_, str(e.input_shapes or []))
-        r = rows.setdefault(key, {"location": loc, "op": e.name, "pass": pass_, "shapes": key[3], "calls": 0, "us": 0.0, "bytes": 0})
+        r = rows.setdefault(key, {"location": loc, "op": e.name, "pass": pass_, "shapes": key[3], "calls": 0, "us": 0.0, "bytes": 0,
+                                  "kind": op_kind(e.name), "flops": 0, "dtype": op_dtype(e)})
         r["calls"] += 1
         r["us"] += us
         r["bytes"] += op_bytes(e)
+        r["flops"] += op_flops(e)
     out = []
     for r in rows.values():
         r["calls"] = max(1, round(r["calls"] / steps))
         r["us"] /= steps
         r["bytes"] = r["bytes"] // steps
+        r["flops"] = r["flops"] // steps
         out.append(r)
     out.sort(key=lambda r: -r["us"])
+    return out
+
+
+def key_averages(prof):
+    """torch's own totals of the run (prof.key_averages()), per op and per kernel, whole run: the count the trace import is checked against."""
+    out = []
+    for k in prof.key_averages():
+        if frame_of(k.key) is not None or k.key.startswith("<built-in"):
+            continue  # the Python tracer's frames: not ops
+        out.append({"key": k.key, "count": k.count, "cpuUs": k.cpu_time_total, "selfCpuUs": k.self_cpu_time_total,
+                    "deviceUs": getattr(k, "device_time_total", 0.0), "selfDeviceUs": getattr(k, "self_device_time_total", 0.0),
+                    "device": "cuda" if k.device_type == torch.autograd.DeviceType.CUDA else "cpu"})
     return out
 
 
@@ -447,15 +635,17 @@ def profile_tree(req, tree, device, trace_path, steps=3):
             if device == "cuda":
                 torch.cuda.synchronize()
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-        with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True) as prof:
+        lines = source_lines(req["file"]) if tree == "eager" else contextlib.nullcontext()
+        with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True) as prof, lines:
             for _ in range(steps):
                 step()
                 if device == "cuda":
                     torch.cuda.synchronize()
                 prof.step()
-        prof.export_chrome_trace(trace_path)
         rows = source_rows(prof, Locator(req["file"], model), steps, device == "cuda")
-        result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows))
+        averages = key_averages(prof)
+        prof.export_chrome_trace(trace_path)
+        result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows), keyAverages=averages)
     except Exception as e:
         result["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
     del model

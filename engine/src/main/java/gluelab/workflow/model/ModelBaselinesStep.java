@@ -53,13 +53,21 @@ public final class ModelBaselinesStep {
         for (ModelBaselines.Row r : b.rows()) {
             ex.devlog().measurement(r.tree().id() + " @ " + r.tokens() + " tokens fwd+bwd: "
                     + (r.failed() ? "FAILED: " + r.error() : String.format("%.1f us (noise %.1f%%), compile %.2f s, %d graphs, %d breaks, %d recompiles",
-                    r.wallUs(), 100 * r.run().noise(), r.compile().seconds(), r.compile().graphs(), r.compile().graphBreaks(), r.compile().recompiles())));
+                    r.wallUs(), 100 * r.run().noise(), r.compile().seconds(), r.compile().graphs(), r.compile().graphBreaks(), r.compile().recompiles())
+                    + graphText(r.graph())));
         }
         long failed = b.rows().stream().filter(ModelBaselines.Row::failed).count();
         ex.done(Step.BASELINES, List.of(), Map.of(FILE, ex.dir().relativize(file).toString()),
                 b.rows().size() + " rows of " + ModelPlan.entry(s).shortName() + " (" + trees(s).size() + " trees x " + plan.tokens().size() + " token counts)"
                         + (failed == 0 ? "" : ", " + failed + " failed"));
         return b;
+    }
+
+    /** The devlog's words on a row's CUDA-graph replay. */
+    static String graphText(ModelBaselines.GraphReplay g) {
+        if (g.failed()) return "; graph replay FAILED: " + g.error();
+        if (g.run() == null) return "; graph replay skipped: " + g.skip();
+        return String.format("; graph replay %.1f us (noise %.1f%%)", g.wallUs(), 100 * g.run().noise());
     }
 
     /** What step 01 kept for the model. */

@@ -1,6 +1,8 @@
 package gluelab.workflow.model;
 
 import gluelab.files.AtomicFiles;
+import gluelab.floor.FlopPeak;
+import gluelab.floor.OpKind;
 import gluelab.rank.SourceCandidate;
 import gluelab.rank.SourceRanking;
 import gluelab.torch.ModelProfile;
@@ -26,35 +28,48 @@ public final class ModelRankStep {
 
     /**
      * The profile's rows summed per (location, op, pass) over input shapes. {@code bandwidth}: bytes per
-     * second; an op's ideal is its tensor inputs read and as many bytes written at that bandwidth.
+     * second; an op's bytes floor is its tensor inputs read and as many bytes written at that bandwidth;
+     * a GEMM's or attention's ideal is the larger of that and its FLOPs over {@code peak} for its dtype.
      */
-    public static SourceRanking ranking(ModelProfile.TreeProfile tree, double bandwidth, double stopFraction) {
+    public static SourceRanking ranking(ModelProfile.TreeProfile tree, double bandwidth, FlopPeak peak, double stopFraction) {
         if (tree.failed()) throw new IllegalArgumentException("the " + tree.tree().id() + " tree's profile failed (" + tree.error() + "): nothing to rank");
         if (!(bandwidth > 0)) throw new IllegalArgumentException("bandwidth must be > 0 bytes/s to give ideal times, got " + bandwidth);
         Map<List<String>, double[]> sums = new LinkedHashMap<>();
+        Map<List<String>, OpKind> kinds = new LinkedHashMap<>();
         for (ModelProfile.SourceRow r : tree.rows()) {
-            double[] s = sums.computeIfAbsent(List.of(r.location(), r.op(), r.pass()), k -> new double[3]);
+            List<String> key = List.of(r.location(), r.op(), r.pass());
+            double[] s = sums.computeIfAbsent(key, k -> new double[3]);
+            kinds.putIfAbsent(key, r.kind());
             s[0] += r.calls();
             s[1] += r.us();
-            s[2] += r.bytes();
+            s[2] += idealUs(r, bandwidth, peak);
         }
         double step = tree.stepUs();
         List<SourceCandidate> out = new ArrayList<>();
-        sums.forEach((k, s) -> out.add(new SourceCandidate(k.get(0), k.get(1), k.get(2), "", (int) s[0], s[1], 2 * s[2] / bandwidth * 1e6, step)));
+        sums.forEach((k, s) -> out.add(new SourceCandidate(k.get(0), k.get(1), k.get(2), "", kinds.get(k), (int) s[0], s[1], s[2], step)));
         return new SourceRanking(out, stopFraction);
     }
 
-    public static SourceRanking run(ExperimentFolder ex, ModelTree tree, double bandwidth) {
+    /** One row's ideal per step in microseconds: the roofline of its bytes floor and, where it has FLOPs, its FLOP floor. */
+    static double idealUs(ModelProfile.SourceRow r, double bandwidth, FlopPeak peak) {
+        double bytesUs = 2.0 * r.bytes() / bandwidth * 1e6;
+        double flopUs = r.flops() > 0 ? r.flops() / peak.forDtype(r.dtype()) * 1e6 : 0;
+        return Math.max(bytesUs, flopUs);
+    }
+
+    public static SourceRanking run(ExperimentFolder ex, ModelTree tree, double bandwidth, FlopPeak peak) {
         ModelProfile p = ModelProfileStep.load(ex);
         ModelProfile.TreeProfile t = p.tree(tree).orElseThrow(() -> new IllegalArgumentException("step 03 did not profile the " + tree.id() + " tree"));
-        SourceRanking r = ranking(t, bandwidth, ex.plan().stopFraction());
+        SourceRanking r = ranking(t, bandwidth, peak, ex.plan().stopFraction());
         Path md = ex.stepDir(Step.RANK).resolve(FILE + ".md");
         AtomicFiles.write(md, "# Ranking of " + p.model() + " (" + tree.id() + ", " + p.tokens() + " tokens, fwd+bwd per step)\n\n"
                 + "score = (measured - ideal) x share of the step; ideal: the op's tensor inputs read and as many bytes written at "
-                + String.format("%.1f GB/s", bandwidth / 1e9) + " (a bandwidth floor: a GEMM's or attention's FLOP floor is not used here)\n\n```\n"
+                + String.format("%.1f GB/s", bandwidth / 1e9) + "; for a GEMM or attention the larger of that and its FLOPs (torch.utils.flop_counter's count "
+                + "from the recorded shapes) over the peak: " + peak.basis() + ". Only glue is a fix candidate: GEMM and attention rows are shown, marked "
+                + "not glue.\n\n```\n"
                 + r.text(25) + "```\n");
         List<SourceCandidate> worth = r.worthFixing();
-        ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + r.ranked().size() + " (location, op) rows above the stop rule"
+        ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + r.ranked().size() + " (location, op) rows glue above the stop rule"
                 + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().label()));
         ex.done(Step.RANK, List.of(), Map.of(FILE, ex.dir().relativize(md).toString()), worth.size() + " candidates worth fixing"
                 + (worth.isEmpty() ? "" : ", first " + worth.getFirst().label()));

@@ -39,15 +39,24 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("slow")
 class ModelBaselinesTest {
     static final TimingConfig QUICK = new TimingConfig(Mode.COLD, 0.01, new StopRule(3, 0.001, 0.5, 1.0, 50), 1);
+    @TempDir static Path root;
     static Device cpu;
     static TorchSide torch;
+    static ExperimentFolder ex;
+    static ModelBaselines b;
 
-    @BeforeAll static void start() {
+    /** One experiment for the class: planned and baselined once, each test reads it (one Inductor cache for the run). */
+    @BeforeAll static void baselineOnce() {
         TorchPython.useSharedInductorCache();
         PythonChoice python = TorchPython.withCompile();
         assumeTrue(python != null, TorchPython::whyNoCompile);
         cpu = Devices.open("cpu");
         torch = TorchSide.start(python, cpu);
+        ex = ExperimentFolder.open("llama", root);
+        ModelSubject s = new ModelSubject(ModelPlanTest.EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
+                List.of("model.Attention.rope"));
+        ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, s, List.of(16L), 0.05, "cpu");
+        b = ModelBaselinesStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, QUICK, torch.flushBytes(), Progress.NONE);
     }
 
     @AfterAll static void stop() {
@@ -55,12 +64,7 @@ class ModelBaselinesTest {
         if (cpu != null) cpu.close();
     }
 
-    @Test void everyTreeOfTheLlamaStackIsARowKeptInTheExperiment(@TempDir Path root) throws Exception {
-        ExperimentFolder ex = ExperimentFolder.open("llama", root);
-        ModelSubject s = new ModelSubject(ModelPlanTest.EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
-                List.of("model.Attention.rope"));
-        ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, s, List.of(16L), 0.05, "cpu");
-        ModelBaselines b = ModelBaselinesStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, QUICK, torch.flushBytes(), Progress.NONE);
+    @Test void everyTreeOfTheLlamaStackIsARowKeptInTheExperiment() throws Exception {
         assertEquals(List.of(ModelTree.EAGER, ModelTree.PER_BLOCK, ModelTree.WHOLE, ModelTree.REGIONS), b.rows().stream().map(ModelBaselines.Row::tree).toList());
         for (ModelBaselines.Row r : b.rows()) {
             assertFalse(r.failed(), b.text());
@@ -81,8 +85,21 @@ class ModelBaselinesTest {
         assertEquals(b.rows().size(), back.rows().size());
         assertEquals(b.rows().get(1).wallUs(), back.rows().get(1).wallUs(), 1e-9);
         assertEquals(b.rows().get(1).compile().graphs(), back.rows().get(1).compile().graphs());
+        assertEquals(b.rows().get(1).graph().skip(), back.rows().get(1).graph().skip());
         assertTrue(ex.has(Step.BASELINES));
         assertTrue(Files.readString(ex.devlog().file()).contains("per-block @ 16 tokens fwd+bwd"), "a devlog line per row");
+    }
+
+    @Test void theGraphReplayRowsAreSkippedOnTheCpuWithTheReason() throws Exception {
+        for (ModelBaselines.Row r : b.rows()) {
+            assertNull(r.graph().run(), r.tree() + ": no replay on the CPU");
+            assertFalse(r.graph().failed(), r.graph().error());
+            assertEquals("CUDA-graph replay needs CUDA (the CPU has no graphs)", r.graph().skip());
+            assertTrue(Double.isNaN(b.graphSpeedupOverEager(r)));
+        }
+        assertTrue(b.text().contains("skipped: CUDA-graph replay needs CUDA"), b.text());
+        assertFalse(b.text().contains(" graph  "), "no graph line without a replay: " + b.text());
+        assertTrue(Files.readString(ex.devlog().file()).contains("graph replay skipped: CUDA-graph replay needs CUDA"), "the devlog says why");
     }
 
     /** A stack whose module function branches on data: a graph break, an error under the regions' fullgraph=True. */

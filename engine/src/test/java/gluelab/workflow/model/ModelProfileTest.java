@@ -2,6 +2,8 @@ package gluelab.workflow.model;
 
 import gluelab.device.Device;
 import gluelab.device.Devices;
+import gluelab.floor.FlopPeak;
+import gluelab.floor.OpKind;
 import gluelab.model.Presets;
 import gluelab.progress.Progress;
 import gluelab.rank.SourceCandidate;
@@ -24,27 +26,46 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Steps 03 and 04 on the shipped Llama-3 example at tiny dims with the real torch 2.13 CPU: gluelab
- * drives torch.profiler itself, keeps the traces for the trace import, names the line of the model
- * file each op ran under (checked against the file's own text), and ranks per location and op.
+ * Steps 03 and 04 on the shipped Llama-3 example at tiny dims with the real torch 2.13 CPU, one
+ * experiment profiled once for the class (one Inductor cache for the run): gluelab drives
+ * torch.profiler itself, keeps the traces for the trace import (whose per-op totals equal torch's
+ * key_averages() of the same run), names the statement of the model file each op ran under (checked
+ * against the file's own text), floors GEMMs and attention by their FLOPs, and ranks per location and op.
  */
 @Tag("slow")
 class ModelProfileTest {
+    static final Path LLAMA = ModelPlanTest.EXAMPLES.resolve("llama3.py");
+    /** A declared peak, so the hand count's FLOP floors are the ranking's to the digit: 50 GFLOP/s. */
+    static final FlopPeak PEAK = FlopPeak.declared(50e9);
+    static final double BANDWIDTH = 10e9;
+    static final long T = 16, D = 64, HEADS = 4, HEAD_DIM = D / HEADS;
+
+    @TempDir static Path root;
     static Device cpu;
     static TorchSide torch;
+    static ExperimentFolder ex;
+    static ModelProfileStep.Result result;
+    static ModelProfile.TreeProfile eager;
 
-    @BeforeAll static void start() {
+    @BeforeAll static void profileOnce() {
         TorchPython.useSharedInductorCache();
         PythonChoice python = TorchPython.withCompile();
         assumeTrue(python != null, TorchPython::whyNoCompile);
         cpu = Devices.open("cpu");
         torch = TorchSide.start(python, cpu);
+        ex = ExperimentFolder.open("llama", root);
+        ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(LLAMA.toString(), "build", "x:T," + D + ":fp32", "",
+                List.of("model.Attention.rope")), List.of(T), 0.01, "cpu");
+        result = ModelProfileStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, BANDWIDTH, Progress.NONE);
+        eager = result.profile().tree(ModelTree.EAGER).orElseThrow();
     }
 
     @AfterAll static void stop() {
@@ -52,24 +73,22 @@ class ModelProfileTest {
         if (cpu != null) cpu.close();
     }
 
-    /**
-     * The 1-based line of {@code def func} (after {@code class cls} when given): the profiler's Python
-     * tracer names a function by its first line. The hand count of where an op sits.
-     */
-    static int defLine(Path file, String cls, String func) throws Exception {
+    /** The 1-based line of the first line holding {@code text} (after {@code class cls} when given): the hand count of where an op is called. */
+    static int lineOf(Path file, String cls, String text) throws Exception {
         List<String> lines = Files.readAllLines(file);
         int i = 0;
         if (cls != null) while (!lines.get(i).startsWith("class " + cls)) i++;
-        for (; i < lines.size(); i++) if (lines.get(i).strip().startsWith("def " + func + "(")) return i + 1;
-        throw new AssertionError("def " + func + " not in " + file);
+        for (; i < lines.size(); i++) if (lines.get(i).contains(text)) return i + 1;
+        throw new AssertionError("'" + text + "' not in " + file);
     }
 
-    @Test void eachTreeIsProfiledWithItsOpsGivenToTheLinesOfTheModelFileAndRanked(@TempDir Path root) throws Exception {
-        Path llama = ModelPlanTest.EXAMPLES.resolve("llama3.py");
-        ExperimentFolder ex = ExperimentFolder.open("llama", root);
-        ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(llama.toString(), "build", "x:T,64:fp32", "", List.of("model.Attention.rope")),
-                List.of(16L), 0.01, "cpu");
-        var result = ModelProfileStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, 10e9, Progress.NONE);
+    static List<ModelProfile.SourceRow> at(String location, String op, String pass) {
+        return eager.rows().stream().filter(r -> r.location().equals(location) && r.op().equals(op) && r.pass().equals(pass)).toList();
+    }
+
+    static List<String> locations() { return eager.rows().stream().map(ModelProfile.SourceRow::location).distinct().toList(); }
+
+    @Test void eachTreeIsProfiledAndItsTraceKeptInTheExperiment() throws Exception {
         ModelProfile p = result.profile();
         assertEquals(List.of(ModelTree.EAGER, ModelTree.PER_BLOCK, ModelTree.WHOLE, ModelTree.REGIONS), p.trees().stream().map(ModelProfile.TreeProfile::tree).toList());
         for (var t : p.trees()) {
@@ -80,38 +99,106 @@ class ModelProfileTest {
             assertTrue(t.stepUs() > 0 && !t.rows().isEmpty());
         }
         assertEquals(3, result.diffs().size(), "each compiled tree diffed against eager");
-
-        ModelProfile.TreeProfile eager = p.tree(ModelTree.EAGER).orElseThrow();
-        String norm = "RMSNorm.forward (llama3.py:" + defLine(llama, "RMSNorm", "forward") + ")";
-        assertTrue(eager.rows().stream().anyMatch(r -> r.location().equals(norm) && r.op().equals("aten::rsqrt") && r.pass().equals("fwd")),
-                "the norm's rsqrt at its line: " + eager.rows().stream().map(ModelProfile.SourceRow::location).distinct().toList());
-        String rope = "apply_rotary_emb (llama3.py:" + defLine(llama, null, "apply_rotary_emb") + ")";
-        assertTrue(eager.rows().stream().anyMatch(r -> r.location().equals(rope) && r.op().equals("aten::mul") && r.pass().equals("fwd")), rope);
-        assertTrue(eager.rows().stream().anyMatch(r -> r.location().equals(norm) && r.pass().equals("bwd")),
-                "a backward op is given to its forward op's line");
         double sum = eager.rows().stream().mapToDouble(ModelProfile.SourceRow::us).sum();
         assertEquals(sum, eager.stepUs(), 1e-6 * sum, "the step is the sum of the rows");
+        assertTrue(ex.has(Step.PROFILE_DIFF));
+        assertEquals(p.trees().size(), ModelProfileStep.load(ex).trees().size());
+        assertEquals(eager.rows().getFirst().kind(), ModelProfileStep.load(ex).tree(ModelTree.EAGER).orElseThrow().rows().getFirst().kind());
+    }
 
-        SourceRanking ranking = ModelRankStep.run(ex, ModelTree.EAGER, 10e9);
+    @Test void eachOpIsGivenTheStatementOfTheModelFileThatCalledIt() throws Exception {
+        String norm = "RMSNorm.forward (llama3.py:" + lineOf(LLAMA, "RMSNorm", "torch.rsqrt(") + ")";
+        assertFalse(at(norm, "aten::rsqrt", "fwd").isEmpty(), "the norm's rsqrt at its statement " + norm + ": " + locations());
+        assertFalse(eager.rows().stream().filter(r -> r.location().equals(norm) && r.pass().equals("bwd")).toList().isEmpty(),
+                "a backward op is given to its forward op's statement");
+        String rope = "apply_rotary_emb (llama3.py:" + lineOf(LLAMA, null, "xq_out = torch.view_as_real(xq_ * freqs_cis)") + ")";
+        assertFalse(at(rope, "aten::mul", "fwd").isEmpty(), rope + ": " + locations());
+        String wq = "Attention.forward (llama3.py:" + lineOf(LLAMA, "Attention", "xq = self.wq(x)") + ")";
+        String wk = "Attention.forward (llama3.py:" + lineOf(LLAMA, "Attention", "xk = self.wk(x)") + ")";
+        assertFalse(at(wq, "aten::mm", "fwd").isEmpty() || at(wk, "aten::mm", "fwd").isEmpty(), "two projections, two statements: " + locations());
+        String sdpa = "Attention.forward (llama3.py:" + lineOf(LLAMA, "Attention", "F.scaled_dot_product_attention(") + ")";
+        assertFalse(at(sdpa, "aten::_scaled_dot_product_flash_attention_for_cpu", "fwd").isEmpty(), sdpa + ": " + locations());
+    }
+
+    @Test void gemmsAndAttentionCarryTheirFlopsAndAreNotGlue() throws Exception {
+        String wq = "Attention.forward (llama3.py:" + lineOf(LLAMA, "Attention", "xq = self.wq(x)") + ")";
+        for (var r : at(wq, "aten::mm", "fwd")) {
+            assertEquals(OpKind.GEMM, r.kind());
+            assertEquals("fp32", r.dtype());
+            assertEquals(2, r.calls(), "one call per layer at one statement");
+            assertEquals(r.calls() * 2 * T * D * D, r.flops(), "2mnk per call: " + r);
+        }
+        String sdpa = "Attention.forward (llama3.py:" + lineOf(LLAMA, "Attention", "F.scaled_dot_product_attention(") + ")";
+        for (var r : at(sdpa, "aten::_scaled_dot_product_flash_attention_for_cpu", "fwd")) {
+            assertEquals(OpKind.ATTENTION, r.kind());
+            assertEquals(r.calls() * 4 * HEADS * T * T * HEAD_DIM, r.flops(), "QK^T and PV, 2 x b h s s d each: " + r);
+        }
+        assertTrue(eager.rows().stream().anyMatch(r -> r.op().equals("aten::_scaled_dot_product_flash_attention_for_cpu_backward")
+                && r.kind() == OpKind.ATTENTION && r.flops() > 0), "attention's backward has its FLOPs");
+        for (var r : eager.rows()) {
+            if (r.op().equals("aten::rsqrt") || r.op().equals("aten::mul") || r.op().equals("aten::add")) assertEquals(OpKind.GLUE, r.kind(), r.toString());
+            if (r.kind() == OpKind.GLUE) assertEquals(0, r.flops(), r.toString());
+        }
+    }
+
+    @Test void theTraceImportsPerOpTotalsEqualTorchsKeyAveragesOfTheSameRun() {
+        for (var t : result.profile().trees()) {
+            Trace trace = TraceReader.read(Path.of(t.trace()));
+            Map<String, ModelProfile.KeyAverage> torch = new LinkedHashMap<>();
+            for (var k : t.keyAverages()) if (k.device().equals("cpu")) torch.put(k.key(), k);
+            assertFalse(trace.cpuOps().isEmpty(), t.tree() + ": per-op totals");
+            int aten = 0;
+            for (Trace.CpuOpTime op : trace.cpuOps()) {
+                ModelProfile.KeyAverage k = torch.get(op.name());
+                assertNotNull(k, t.tree() + ": " + op.name() + " is in the trace, not in key_averages()");
+                assertEquals(k.count(), op.count(), t.tree() + ": calls of " + op.name());
+                // The trace writes each duration rounded to the microsecond's third decimal.
+                assertEquals(k.cpuUs(), op.totalUs(), 1e-3 * op.count() + 1e-6 * k.cpuUs(), t.tree() + ": total us of " + op.name());
+                if (op.name().startsWith("aten::")) aten++;
+            }
+            for (var k : torch.values()) {
+                if (k.key().startsWith("aten::")) {
+                    assertTrue(trace.cpuOps().stream().anyMatch(o -> o.name().equals(k.key())), t.tree() + ": " + k.key() + " in key_averages(), not in the trace");
+                }
+            }
+            assertTrue(aten > 10, t.tree() + ": " + aten + " aten ops compared");
+        }
+    }
+
+    /** A hand count: per (location, op, pass) the profile's self times and ideals summed, ranked by (measured - ideal) x share. */
+    static double handIdeal(ModelProfile.SourceRow r) {
+        double bytesUs = 2.0 * r.bytes() / BANDWIDTH * 1e6;
+        double flopUs = r.kind() == OpKind.GLUE ? 0 : r.flops() / 50e9 * 1e6;
+        return Math.max(bytesUs, flopUs);
+    }
+
+    @Test void theRankingFloorsGemmsByTheirFlopsAndOffersOnlyGlueAsFixes() throws Exception {
+        SourceRanking ranking = ModelRankStep.run(ex, ModelTree.EAGER, BANDWIDTH, PEAK);
         List<SourceCandidate> ranked = ranking.ranked();
         for (int i = 1; i < ranked.size(); i++) assertTrue(ranked.get(i - 1).score() >= ranked.get(i).score());
-        // A hand count: per (location, op, pass) the profile's self times summed, ranked by (measured - ideal) x share.
-        var byKey = new java.util.LinkedHashMap<List<String>, double[]>();
+        var byKey = new LinkedHashMap<List<String>, double[]>();
         for (var r : eager.rows()) {
             double[] s = byKey.computeIfAbsent(List.of(r.location(), r.op(), r.pass()), k -> new double[2]);
             s[0] += r.us();
-            s[1] += r.bytes();
+            s[1] += handIdeal(r);
         }
-        List<List<String>> hand = byKey.entrySet().stream().sorted((a, b) -> Double.compare(score(b.getValue(), eager.stepUs()), score(a.getValue(), eager.stepUs())))
-                .limit(3).map(java.util.Map.Entry::getKey).toList();
-        assertEquals(hand, ranked.stream().limit(3).map(c -> List.of(c.location(), c.op(), c.pass())).toList());
-        assertTrue(ex.has(Step.PROFILE_DIFF) && ex.has(Step.RANK));
-        assertTrue(Files.readString(ex.file(Step.RANK, ModelRankStep.FILE)).contains("llama3.py:"), "the ranking names source lines");
-        assertEquals(p.trees().size(), ModelProfileStep.load(ex).trees().size());
+        double step = eager.stepUs();
+        List<List<String>> hand = byKey.entrySet().stream()
+                .sorted((a, b) -> Double.compare(score(b.getValue(), step), score(a.getValue(), step)))
+                .limit(5).map(Map.Entry::getKey).toList();
+        assertEquals(hand, ranked.stream().limit(5).map(c -> List.of(c.location(), c.op(), c.pass())).toList());
+
+        SourceCandidate mm = ranked.stream().filter(c -> c.op().equals("aten::mm") && c.pass().equals("fwd")).findFirst().orElseThrow();
+        assertEquals(OpKind.GEMM, mm.kind());
+        assertEquals("not glue", ranking.verdict(mm));
+        assertTrue(ranking.worthFixing().stream().allMatch(c -> c.kind() == OpKind.GLUE), "only glue is a fix candidate");
+        for (SourceCandidate c : ranked) {
+            if (c.kind() == OpKind.GLUE) assertEquals(c.gapShare() >= 0.01 ? "fix" : "below stop rule", ranking.verdict(c), c.label());
+        }
+        String md = Files.readString(ex.file(Step.RANK, ModelRankStep.FILE));
+        assertTrue(md.contains("llama3.py:") && md.contains("not glue") && md.contains(PEAK.basis()), md);
+        assertTrue(ex.has(Step.RANK));
     }
 
-    static double score(double[] usBytes, double stepUs) {
-        double ideal = 2 * usBytes[1] / 10e9 * 1e6;
-        return Math.max(0, usBytes[0] - ideal) * usBytes[0] / stepUs;
-    }
+    static double score(double[] usIdeal, double stepUs) { return Math.max(0, usIdeal[0] - usIdeal[1]) * usIdeal[0] / stepUs; }
 }
