@@ -33,24 +33,7 @@ final class SubjectSteps {
     /** Step 00: a model plan when {@code modelFile} is set ({@code FILE.py:FUNCTION}), else the catalogue's. */
     static ExperimentPlan plan(Gluelab lab, ExperimentFolder ex, String model, double stopFraction, String tokens, String modelFile, String inputs, String regions) {
         if (modelFile == null || modelFile.isBlank()) return lab.plan(ex, model, stopFraction, tokens);
-        return lab.planModel(ex, located(modelFile.strip()), inputs, tokens, model, stopFraction, regions(regions)).plan();
-    }
-
-    /**
-     * {@code FILE.py:FUNCTION} with a relative FILE found in the working directory or the nearest folder
-     * above it that has it: Jupyter starts a notebook's kernel in {@code notebooks/}, {@code gluelab run}
-     * wherever it is typed, and {@code docs/examples/models/llama3.py:build} should name one file in both.
-     * Not found anywhere: unchanged, for the entry's own error.
-     */
-    static String located(String modelFile) {
-        int colon = modelFile.lastIndexOf(':');
-        if (colon <= 0) return modelFile;
-        java.nio.file.Path file = java.nio.file.Path.of(modelFile.substring(0, colon));
-        if (file.isAbsolute() || java.nio.file.Files.exists(file)) return modelFile;
-        for (java.nio.file.Path dir = java.nio.file.Path.of("").toAbsolutePath().getParent(); dir != null; dir = dir.getParent()) {
-            if (java.nio.file.Files.isRegularFile(dir.resolve(file))) return dir.resolve(file) + modelFile.substring(colon);
-        }
-        return modelFile;
+        return lab.planModel(ex, gluelab.torch.ModelEntry.find(modelFile.strip()).toString(), inputs, tokens, model, stopFraction, regions(regions)).plan();
     }
 
     /** {@code a, b} as a list; blank: none. */

@@ -49,12 +49,11 @@ class SubjectStepsTest {
         assertEquals(List.of("model.Attention.rope", "model.FeedForward.forward"), SubjectSteps.regions(" model.Attention.rope, model.FeedForward.forward ,"));
     }
 
-    /** The engine's tests run in engine/, a folder below the checkout that has docs/: a notebook's kernel starts in notebooks/ likewise. */
-    @Test void aRelativeModelFileIsFoundInTheWorkingFolderOrAFolderAboveIt() throws Exception {
-        assertEquals(LLAMA + ":build", SubjectSteps.located("docs/examples/models/llama3.py:build"));
-        assertEquals(LLAMA + ":build", SubjectSteps.located(LLAMA + ":build"));
-        assertTrue(Files.isRegularFile(Path.of("pom.xml")), "run from engine/");
-        assertEquals("pom.xml:build", SubjectSteps.located("pom.xml:build"), "a file in the working folder itself is left as given");
-        assertEquals("nowhere/blocks.py:build", SubjectSteps.located("nowhere/blocks.py:build"), "not found: left for the entry's own error");
+    /** The engine's tests run in engine/, a folder below the checkout's docs/, as a notebook's kernel runs in notebooks/. */
+    @Test void aRelativeModelFileIsFoundInTheWorkingFolderOrTheNearestFolderAboveIt() {
+        assertEquals(LLAMA, gluelab.torch.ModelEntry.find("docs/examples/models/llama3.py:build").file());
+        assertEquals(LLAMA, gluelab.torch.ModelEntry.find(LLAMA + ":build").file());
+        var e = assertThrows(IllegalArgumentException.class, () -> gluelab.torch.ModelEntry.find("nowhere/blocks.py:build"));
+        assertEquals("--model-file 'nowhere/blocks.py:build': no such file " + Path.of("nowhere/blocks.py").toAbsolutePath(), e.getMessage());
     }
 }
