@@ -47,7 +47,7 @@ final class SubjectSteps {
         if (plan.hasModelSubject()) {
             ModelBaselines b = lab.modelBaselines(ex);
             long failed = b.rows().stream().filter(ModelBaselines.Row::failed).count();
-            return new StepView(subject(plan.modelSubject()) + ": " + b.rows().size() + " trees x token counts timed fwd+bwd"
+            return new StepView(subject(plan.modelSubject()) + ": " + b.rows().size() + " rows (trees x token counts) timed fwd+bwd"
                     + (failed == 0 ? "" : ", " + failed + " failed") + " (" + b.versions().describe() + ")", List.of(ModelTables.baselines(b)));
         }
         var run = lab.bench(BASELINE_OPS.toArray(String[]::new)).forPlan(plan).passes("fwd", "bwd").quick().check(0).record(ex, Step.BASELINES);

@@ -54,13 +54,14 @@ public final class ModelTables {
                 DoubleColumn.create("ops_us"), IntColumn.create("kernels"), DoubleColumn.create("kernel_us"), DoubleColumn.create("kernel_us_vs_eager"),
                 StringColumn.create("error"));
         for (ModelProfile.TreeProfile tp : p.trees()) {
-            TraceSummary s = summaries.get(tp.tree());
+            // A CPU trace has no device kernels: its kernel columns are left empty rather than 0.
+            TraceSummary s = summaries.get(tp.tree()) == null || summaries.get(tp.tree()).kernelCount() == 0 ? null : summaries.get(tp.tree());
             TraceDiff d = diffs.get(tp.tree());
             t.stringColumn("tree").append(tp.tree().id());
             t.doubleColumn("ops_us").append(tp.failed() ? Double.NaN : round(tp.stepUs(), 1));
             if (s == null) t.intColumn("kernels").appendMissing(); else t.intColumn("kernels").append(s.kernelCount());
             t.doubleColumn("kernel_us").append(s == null ? Double.NaN : round(s.kernelTimeUs(), 1));
-            t.doubleColumn("kernel_us_vs_eager").append(d == null ? Double.NaN : round(d.kernelTimeDeltaUs(), 1));
+            t.doubleColumn("kernel_us_vs_eager").append(d == null || s == null ? Double.NaN : round(d.kernelTimeDeltaUs(), 1));
             t.stringColumn("error").append(tp.failed() ? "FAILED: " + tp.error() : "");
         }
         return t;
