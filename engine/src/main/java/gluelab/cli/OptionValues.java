@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 /**
  * The values of the CLI's own options, checked by the option's name without doing any work. A
  * notebook parameter named like an option ({@code tokens}, {@code model}, {@code device},
- * {@code stopFraction}, {@code experiment}) is checked this way before a kernel starts
+ * {@code stopFraction}, {@code experiment}, {@code modelFile}) is checked this way before a kernel starts
  * ({@code gluelab run -p}), with the error the option gives.
  */
 public final class OptionValues {
@@ -22,7 +22,8 @@ public final class OptionValues {
             "model", model -> SpecRegistry.load(Locations.specFolders()).get(model),
             "device", Devices::check,
             "stop-fraction", OptionValues::stopFractionText,
-            "experiment", ExperimentFolder::checkName);
+            "experiment", ExperimentFolder::checkName,
+            "model-file", file -> { if (!file.isBlank()) gluelab.torch.ModelEntry.find(file); });
 
     private OptionValues() {}
 

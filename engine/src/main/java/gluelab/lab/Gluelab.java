@@ -334,6 +334,27 @@ public final class Gluelab implements AutoCloseable {
         return gluelab.workflow.model.ModelCheckStep.run(ex, torch().bridge(), planSpec(ex), fixes, dtypes, 0, progress);
     }
 
+    // Steps 00, 01, 03 and 04 for the plan's subject (catalogue or model): what the notebooks call.
+
+    /**
+     * Step 00 for either subject: {@code modelFile} empty plans the catalogue; {@code FILE.py:FUNCTION}
+     * plans that model with {@code inputs} (the torch bridge's syntax) and {@code regions} (comma-separated,
+     * e.g. {@code model.Attention.rope}; empty: none), checked in the torch harness first.
+     */
+    public gluelab.workflow.experiment.ExperimentPlan plan(gluelab.workflow.experiment.ExperimentFolder ex, String model, double stopFraction, String tokens,
+                                                           String modelFile, String inputs, String regions) {
+        return SubjectSteps.plan(this, ex, model, stopFraction, tokens, modelFile, inputs, regions);
+    }
+
+    /** Step 01 for the plan's subject: the catalogue ops eager against fused, or the model's trees fwd+bwd; recorded in the experiment. */
+    public StepView baselines(gluelab.workflow.experiment.ExperimentFolder ex) { return SubjectSteps.baselines(this, ex); }
+
+    /** Step 03 for the plan's subject: {@code traces} (the catalogue's, at {@code bandwidthGBs}) diffed, or the model profiled by the harness. */
+    public StepView profile(gluelab.workflow.experiment.ExperimentFolder ex, String traces, double bandwidthGBs) { return SubjectSteps.profile(this, ex, traces, bandwidthGBs); }
+
+    /** Step 04 for the plan's subject: step 01's baselines ranked, or the model's eager profile ranked per source line and op. */
+    public StepView ranking(gluelab.workflow.experiment.ExperimentFolder ex) { return SubjectSteps.ranking(this, ex); }
+
     /**
      * Step 05 on a model-subject experiment: each fix ({@code NAME=KIND:...}, see {@link gluelab.torch.ModelFix}) against the
      * model as written, fwd+bwd, cheapest first, with the interaction table; {@code sizing} ({@code A,B,C}, or null) adds region sizing.

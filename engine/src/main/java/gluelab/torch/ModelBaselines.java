@@ -112,7 +112,7 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
     }
 
     /** The row's or eager's median is not sound by its stop rule (timeout, too few samples, noise over the bound). */
-    boolean noisy(Row row) {
+    public boolean noisy(Row row) {
         return row.run().noisy().isPresent() || row(ModelTree.EAGER, row.tokens()).map(e -> e.run() != null && e.run().noisy().isPresent()).orElse(false);
     }
 

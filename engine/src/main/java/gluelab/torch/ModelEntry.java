@@ -27,6 +27,24 @@ public record ModelEntry(Path file, String function) {
         return new ModelEntry(file, function);
     }
 
+    /**
+     * {@link #parse} with a relative FILE looked for in the working folder, then in the nearest folder
+     * above it that has it: Jupyter starts a notebook's kernel in {@code notebooks/}, {@code gluelab run}
+     * wherever it is typed, and {@code docs/examples/models/llama3.py:build} names one file from both.
+     */
+    public static ModelEntry find(String text) {
+        int colon = text == null ? -1 : text.lastIndexOf(':');
+        if (colon > 0) {
+            Path file = Path.of(text.substring(0, colon));
+            if (!file.isAbsolute() && !Files.exists(file)) {
+                for (Path dir = Path.of("").toAbsolutePath().getParent(); dir != null; dir = dir.getParent()) {
+                    if (Files.isRegularFile(dir.resolve(file))) return parse(dir.resolve(file) + text.substring(colon));
+                }
+            }
+        }
+        return parse(text);
+    }
+
     /** The file's name and the function, as errors and tables name the model. */
     public String shortName() { return file.getFileName() + ":" + function; }
 

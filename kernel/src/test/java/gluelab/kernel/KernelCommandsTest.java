@@ -71,6 +71,15 @@ class KernelCommandsTest {
         assertFalse(Files.exists(dir.resolve("out")), "no notebook ran");
     }
 
+    @Test
+    void aModelFileThatIsNotThereIsRefusedBeforeAKernelStarts(@TempDir Path dir) {
+        Path plan = Path.of("../notebooks/00-plan.ipynb");
+        Result r = gluelab("run", plan.toString(), "-p", "modelFile=nowhere/blocks.py:build", "--out", dir.resolve("out").toString());
+        assertEquals(2, r.code(), r.toString());
+        assertTrue(r.err().contains("gluelab run: error: parameter 'modelFile' of " + plan + ": --model-file 'nowhere/blocks.py:build': no such file"), r.err());
+        assertFalse(Files.exists(dir.resolve("out")), "no notebook ran");
+    }
+
     @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void theKernelCommandsHelpAndVersion() {

@@ -191,4 +191,16 @@ class RenderersTest {
             assertTrue(lines.size() <= 3, all);
         }
     }
+
+    @Test
+    void aStepViewShowsItsHeadlineThenEachPartAsACellWouldShowIt() {
+        var table = tech.tablesaw.api.Table.create("trees").addColumns(tech.tablesaw.api.StringColumn.create("tree", "eager", "whole"));
+        var chart = new org.knowm.xchart.CategoryChartBuilder().title("wall time").build();
+        chart.addSeries("us", List.of("eager"), List.of(1.0));
+        DisplayData d = render(new gluelab.lab.StepView("model llama3.py:build: 2 trees", List.of(table, chart, List.of("a plain list"))));
+        String html = String.valueOf(d.getData(MIMEType.TEXT_HTML)), text = String.valueOf(d.getData(MIMEType.TEXT_PLAIN));
+        assertTrue(html.startsWith("<p><b>model llama3.py:build: 2 trees</b></p>") && html.contains("<table") && html.contains(">whole<"), html);
+        assertTrue(html.contains("<img src='data:image/png;base64,") && html.contains("<pre>[a plain list]</pre>"), html);
+        assertTrue(text.startsWith("model llama3.py:build: 2 trees") && text.contains("whole") && text.contains("chart: wall time"), text);
+    }
 }

@@ -52,6 +52,11 @@ public final class Renderers {
             ctx.renderIfRequested(MIMEType.IMAGE_PNG, () -> Base64.getEncoder().encodeToString(f.bytes()));
             ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> "chart: " + f.file().getFileName());
         });
+        // A step's view: its headline, then each part as a cell showing that value would show it.
+        r.createRegistration(gluelab.lab.StepView.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN).register((v, ctx) -> {
+            ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> stepHtml(r, v));
+            ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> stepText(r, v));
+        });
         card(r, Calibration.class, c -> "Calibration of " + c.deviceName(), Calibration::describe);
         card(r, DeviceFacts.class, f -> "Device " + f.kind() + ":" + f.ordinal(),
                 f -> deviceLine(f) + (f.kind().equals("cpu") ? gluelab.device.Devices.autoFallback().map(w -> "; device auto chose the CPU: " + w).orElse("") : ""));
@@ -80,6 +85,23 @@ public final class Renderers {
                         + "</pre>");
         card(r, TraceSummary.class, s -> "Trace " + java.nio.file.Path.of(s.file()).getFileName(), s -> "<pre>" + escape(TraceText.summary(s, 15)) + "</pre>");
         card(r, TraceDiff.class, d -> "Trace diff", d -> "<pre>" + escape(TraceText.diff(d, 15)) + "</pre>");
+    }
+
+    static String stepHtml(Renderer r, gluelab.lab.StepView v) {
+        StringBuilder sb = new StringBuilder("<p><b>").append(escape(v.headline())).append("</b></p>");
+        for (Object part : v.parts()) {
+            DisplayData d = render(r, part);
+            if (d.hasDataForType(MIMEType.TEXT_HTML)) sb.append(d.getData(MIMEType.TEXT_HTML));
+            else if (d.hasDataForType(MIMEType.IMAGE_PNG)) sb.append("<img src='data:image/png;base64,").append(d.getData(MIMEType.IMAGE_PNG)).append("'/>");
+            else sb.append("<pre>").append(escape(String.valueOf(d.getData(MIMEType.TEXT_PLAIN)))).append("</pre>");
+        }
+        return sb.toString();
+    }
+
+    static String stepText(Renderer r, gluelab.lab.StepView v) {
+        StringBuilder sb = new StringBuilder(v.headline());
+        for (Object part : v.parts()) sb.append("\n\n").append(render(r, part).getData(MIMEType.TEXT_PLAIN));
+        return sb.toString();
     }
 
     static String deviceLine(DeviceFacts f) {

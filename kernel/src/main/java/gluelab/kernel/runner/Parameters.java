@@ -60,7 +60,7 @@ final class Parameters {
     }
 
     /**
-     * A parameter named like a CLI option (tokens, model, device, stopFraction, experiment) is
+     * A parameter named like a CLI option (tokens, model, device, stopFraction, experiment, modelFile) is
      * checked as that option is, so a bad value fails here and not in a cell after the kernel started.
      */
     private static void checkAsOption(String name, String value, Path notebook) {

@@ -1,0 +1,110 @@
+package gluelab.workflow.model;
+
+import gluelab.rank.SourceCandidate;
+import gluelab.rank.SourceRanking;
+import gluelab.torch.ModelBaselines;
+import gluelab.torch.ModelProfile;
+import gluelab.trace.TraceDiff;
+import gluelab.trace.TraceSummary;
+import gluelab.torch.ModelTree;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.LongColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+
+import java.util.Map;
+
+/** Steps 01, 03 and 04 of a model experiment as the tables a notebook shows (the same numbers as the CLI's text). */
+public final class ModelTables {
+    /** Location shown for ops that ran outside the model file. */
+    static final String OUTSIDE = "(outside the model file)";
+
+    private ModelTables() {}
+
+    /** One row per tree and token count: times, compile accounting, and the ratio against eager or why there is none. */
+    public static Table baselines(ModelBaselines b) {
+        Table t = Table.create("baselines of " + b.model() + ", fwd+bwd").addColumns(StringColumn.create("tree"), LongColumn.create("tokens"),
+                DoubleColumn.create("wall_us"), DoubleColumn.create("noise_pct"), DoubleColumn.create("kernel_us"), IntColumn.create("kernels"),
+                DoubleColumn.create("peak_MiB"), DoubleColumn.create("compile_s"), IntColumn.create("graphs"), IntColumn.create("breaks"),
+                IntColumn.create("recompiles"), StringColumn.create("vs_eager"));
+        for (ModelBaselines.Row r : b.rows()) {
+            double s = b.speedupOverEager(r);
+            boolean kernels = !Double.isNaN(r.kernelSeconds());
+            t.stringColumn("tree").append(r.tree().id());
+            t.longColumn("tokens").append(r.tokens());
+            t.doubleColumn("wall_us").append(r.failed() ? Double.NaN : round(r.wallUs(), 1));
+            t.doubleColumn("noise_pct").append(r.failed() ? Double.NaN : round(100 * r.run().noise(), 1));
+            t.doubleColumn("kernel_us").append(kernels ? round(r.kernelUs(), 1) : Double.NaN);
+            if (kernels) t.intColumn("kernels").append(r.kernels()); else t.intColumn("kernels").appendMissing();
+            t.doubleColumn("peak_MiB").append(r.peakBytes() < 0 ? Double.NaN : round(r.peakBytes() / 1048576.0, 1));
+            t.doubleColumn("compile_s").append(round(r.compile().seconds(), 2));
+            t.intColumn("graphs").append(r.compile().graphs());
+            t.intColumn("breaks").append(r.compile().graphBreaks());
+            t.intColumn("recompiles").append(r.compile().recompiles());
+            t.stringColumn("vs_eager").append(r.failed() ? "FAILED: " + r.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(s) ? "no ratio: eager failed"
+                    : String.format("%.2fx", s) + (b.noisy(r) ? " (noisy)" : ""));
+        }
+        return t;
+    }
+
+    /** One row per profiled tree: op time per step, the trace import's kernel count and time, the change against eager. */
+    public static Table trees(ModelProfile p, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {
+        Table t = Table.create("trees of " + p.model() + " at " + p.tokens() + " tokens, fwd+bwd per step").addColumns(StringColumn.create("tree"),
+                DoubleColumn.create("ops_us"), IntColumn.create("kernels"), DoubleColumn.create("kernel_us"), DoubleColumn.create("kernel_us_vs_eager"),
+                StringColumn.create("error"));
+        for (ModelProfile.TreeProfile tp : p.trees()) {
+            // A CPU trace has no device kernels: its kernel columns are left empty rather than 0.
+            TraceSummary s = summaries.get(tp.tree()) == null || summaries.get(tp.tree()).kernelCount() == 0 ? null : summaries.get(tp.tree());
+            TraceDiff d = diffs.get(tp.tree());
+            t.stringColumn("tree").append(tp.tree().id());
+            t.doubleColumn("ops_us").append(tp.failed() ? Double.NaN : round(tp.stepUs(), 1));
+            if (s == null) t.intColumn("kernels").appendMissing(); else t.intColumn("kernels").append(s.kernelCount());
+            t.doubleColumn("kernel_us").append(s == null ? Double.NaN : round(s.kernelTimeUs(), 1));
+            t.doubleColumn("kernel_us_vs_eager").append(d == null || s == null ? Double.NaN : round(d.kernelTimeDeltaUs(), 1));
+            t.stringColumn("error").append(tp.failed() ? "FAILED: " + tp.error() : "");
+        }
+        return t;
+    }
+
+    /** A tree's ops per source location, costliest first, the first {@code n}. */
+    public static Table sourceRows(ModelProfile.TreeProfile tp, int n) {
+        Table t = Table.create("ops of the " + tp.tree().id() + " tree per source line").addColumns(StringColumn.create("location"), StringColumn.create("op"),
+                StringColumn.create("pass"), IntColumn.create("calls"), DoubleColumn.create("us"));
+        tp.rows().stream().sorted(java.util.Comparator.comparingDouble(ModelProfile.SourceRow::us).reversed()).limit(n).forEach(r -> {
+            t.stringColumn("location").append(r.location().isEmpty() ? OUTSIDE : r.location());
+            t.stringColumn("op").append(r.op());
+            t.stringColumn("pass").append(r.pass());
+            t.intColumn("calls").append(r.calls());
+            t.doubleColumn("us").append(round(r.us(), 1));
+        });
+        return t;
+    }
+
+    /** The first {@code n} candidates of a model's ranking, with the stop rule's verdict. */
+    public static Table ranking(SourceRanking r, int n) {
+        Table t = Table.create("ranking per source line and op").addColumns(IntColumn.create("rank"), StringColumn.create("location"), StringColumn.create("op"),
+                StringColumn.create("pass"), IntColumn.create("calls"), DoubleColumn.create("measured_us"), DoubleColumn.create("ideal_us"),
+                DoubleColumn.create("share_pct"), DoubleColumn.create("score"), StringColumn.create("verdict"));
+        int i = 0;
+        for (SourceCandidate c : r.ranked()) {
+            if (i++ >= n) break;
+            t.intColumn("rank").append(i);
+            t.stringColumn("location").append(c.location().isEmpty() ? OUTSIDE : c.location());
+            t.stringColumn("op").append(c.op());
+            t.stringColumn("pass").append(c.pass());
+            t.intColumn("calls").append(c.calls());
+            t.doubleColumn("measured_us").append(round(c.measuredUs(), 1));
+            t.doubleColumn("ideal_us").append(round(c.idealUs(), 2));
+            t.doubleColumn("share_pct").append(round(100 * c.share(), 2));
+            t.doubleColumn("score").append(round(c.score(), 1));
+            t.stringColumn("verdict").append(r.worthFixing(c) ? "fix" : "below stop rule");
+        }
+        return t;
+    }
+
+    private static double round(double v, int digits) {
+        double f = Math.pow(10, digits);
+        return Math.round(v * f) / f;
+    }
+}
