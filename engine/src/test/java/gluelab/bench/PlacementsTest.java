@@ -161,7 +161,8 @@ class PlacementsTest {
         } finally {
             Thread.interrupted();
         }
-        assertEquals(tensors(), device.buffers.size(), "only the first placement was allocated");
+        // The input fills check the interrupt too, so it may stop inside the first placement, before its tensors exist.
+        assertTrue(device.buffers.size() <= tensors(), "no placement after the first was allocated: " + device.buffers.size());
         assertEquals(0, device.open(device.buffers));
     }
 
