@@ -451,7 +451,7 @@ class Locator:
         while p is not None and module is None:
             if statement is None and frame is None:
                 statement = line_range(p.name)
-            if frame is None and p.is_python_function:
+            if frame is None and getattr(p, "is_python_function", False):
                 f = frame_of(p.name)
                 if f and os.path.basename(f[0]) == self.base:
                     frame = f
@@ -568,7 +568,7 @@ def op_dtype(e):
 
 def source_rows(prof, locator, steps, cuda):
     """Per (source location, op, pass, input shapes): calls and self time per step (GPU: its kernels' time), and input bytes."""
-    events = [e for e in prof.events() if not e.is_python_function]
+    events = [e for e in prof.events() if not getattr(e, "is_python_function", False)]  # the attribute is new in torch 2.13
     where = {}
     for e in events:
         if e.sequence_nr >= 0 and backward_node(e) is None and e.name.startswith("aten::"):
