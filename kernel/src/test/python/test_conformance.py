@@ -41,7 +41,7 @@ class GluelabKernelTests(jkt.KernelTests):
     code_execute_result = [{"code": "6 * 7", "result": "42"}, {"code": "\"glue\" + \"lab\"", "result": "gluelab"}]
     code_display_data = [
         {"code": 'display(Table.create("t"))', "mime": "text/html"},
-        {"code": 'display(Charts.ranked(Ranking.of(List.of(new Candidate("rmsnorm", "fwd", "eager", 4096, 1, 50, 10, 1000)), 0.01)))',
+        {"code": 'display(Charts.ranked(Ranking.of(List.of(new Candidate("rmsnorm", "fwd", "eager", 4096, 1, 50, 10, 1000)), 0.01), "cpu", "llama-3-8b"))',
          "mime": "image/png"},
     ]
     code_inspect_sample = "Math.max"
