@@ -199,10 +199,12 @@ def build(T):
     cuda = torch.cuda.is_available()
     args = DEEPSEEK_V3 if cuda else TINY
     torch.manual_seed(0)
-    model = Transformer(args, T)
-    for name, p in model.named_parameters():
-        if p.dim() > 1:
-            nn.init.normal_(p, std=1 / math.sqrt(p.shape[-1]))
+    # Built and initialised on the device: DeepSeek-V3's experts alone are 22.5 GB, minutes of CPU work.
+    with torch.device("cuda" if cuda else "cpu"):
+        model = Transformer(args, T)
+        for name, p in model.named_parameters():
+            if p.dim() > 1:
+                nn.init.normal_(p, std=1 / math.sqrt(p.shape[-1]))
     model = model.to(torch.bfloat16 if cuda else torch.float32)
     model.init_freqs()
     return model

@@ -155,9 +155,11 @@ def build(T):
     cuda = torch.cuda.is_available()
     args = LLAMA3_8B if cuda else TINY
     torch.manual_seed(0)
-    model = Transformer(args, T)
-    for p in model.parameters():
-        nn.init.normal_(p, std=0.02) if p.dim() > 1 else None
+    # Built and initialised on the device, not on the CPU and then copied.
+    with torch.device("cuda" if cuda else "cpu"):
+        model = Transformer(args, T)
+        for p in model.parameters():
+            nn.init.normal_(p, std=0.02) if p.dim() > 1 else None
     model = model.to(torch.bfloat16 if cuda else torch.float32)
     model.init_freqs()
     return model
