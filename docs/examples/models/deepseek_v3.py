@@ -199,7 +199,7 @@ def build(T):
     cuda = torch.cuda.is_available()
     args = DEEPSEEK_V3 if cuda else TINY
     torch.manual_seed(0)
-    # Built and initialised on the device: DeepSeek-V3's experts alone are 22.5 GB, minutes of CPU work.
+    # Built and initialised on the device: DeepSeek-V3's experts alone are 22.5 GB, over a minute of CPU work.
     with torch.device("cuda" if cuda else "cpu"):
         model = Transformer(args, T)
         for name, p in model.named_parameters():
