@@ -77,7 +77,8 @@ final class ModelFixCommands {
 
         @Override public Integer call() {
             ExperimentFolder ex = common.experiment();
-            List<ModelFix> fixes = ModelFixStep.load(ex).fixes();
+            var fixResult = ModelFixStep.load(ex);
+            List<ModelFix> fixes = fixResult.fixes();
             if (only != null) {
                 for (String n : only) {
                     if (fixes.stream().noneMatch(f -> f.name().equals(n)))
@@ -90,7 +91,7 @@ final class ModelFixCommands {
             try (Device device = Devices.open(plan.device())) {
                 var python = gluelab.torch.PythonFinder.standard().find(common.python, gluelab.torch.PythonSource.FLAG);
                 var r = new ModelConfirmation(device, python).progress(new ConsoleProgress(System.err))
-                        .run(ex, spec, fixes, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)));
+                        .run(ex, spec, fixResult, fixes, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)));
                 System.out.println(common.json ? Json.write(r) : r.text());
             }
             return 0;

@@ -379,10 +379,11 @@ public final class Gluelab implements AutoCloseable {
         return ModelFixReferences.add(this, ex, gluelab.workflow.model.ModelFixStep.load(ex), references);
     }
 
-    /** Step 07 on a model-subject experiment: step 05's fixes against the model as written in three fresh Python processes. */
+    /** Step 07 on a model-subject experiment: step 05's fixes against the model as written in three fresh Python processes, at the token counts step 05 measured. */
     public gluelab.workflow.confirm.ModelConfirmResult modelConfirm(gluelab.workflow.experiment.ExperimentFolder ex) {
+        var fix = gluelab.workflow.model.ModelFixStep.load(ex);
         return new gluelab.workflow.confirm.ModelConfirmation(device, torch().python()).progress(progress)
-                .run(ex, planSpec(ex), gluelab.workflow.model.ModelFixStep.load(ex).fixes(), gluelab.timing.TimingConfig.defaults());
+                .run(ex, planSpec(ex), fix, fix.fixes(), gluelab.timing.TimingConfig.defaults());
     }
 
     /**

@@ -21,6 +21,8 @@ public record ModelConfirmResult(int format, String id, String model, List<Model
     public static final int FORMAT = 1;
     /** Processes a row needs on both sides before its numbers count as confirmed. */
     public static final int CONFIRMING = 3;
+    /** The words of a flag naming a planned token count that was not confirmed (step 05 measured no fix there). */
+    public static final String NOT_CONFIRMED = " not confirmed: ";
 
     public ModelConfirmResult {
         fixes = List.copyOf(fixes);
@@ -92,7 +94,8 @@ public record ModelConfirmResult(int format, String id, String model, List<Model
                 + (failed().isEmpty() ? "" : "; FAILED: " + failed().stream().map(p -> "process " + p.index() + " (pid " + p.pid() + ", " + p.reason() + ")").toList())
                 + "; " + rows.stream().filter(Row::win).count() + " of " + rows.stream().filter(Row::measured).count() + " measured rows win"
                 + (hostTime().isEmpty() ? "" : "; host time: " + hostTime())
-                + (before.quiet() && after.quiet() ? "; device quiet" : "; device NOT quiet");
+                + (before.quiet() && after.quiet() ? "; device quiet" : "; device NOT quiet")
+                + flags.stream().filter(f -> f.contains(NOT_CONFIRMED)).map(f -> "; " + f).reduce("", String::concat);
     }
 
     public String text() {

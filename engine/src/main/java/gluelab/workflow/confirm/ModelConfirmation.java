@@ -18,6 +18,7 @@ import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
 import gluelab.workflow.experiment.ModelSubject;
 import gluelab.workflow.experiment.Step;
+import gluelab.workflow.model.ModelFixResult;
 import gluelab.workflow.model.ModelPlan;
 
 import java.nio.file.Path;
@@ -67,18 +68,45 @@ public final class ModelConfirmation {
 
     /** Confirms {@code fixes} of the experiment's model into {@code steps/07-confirm/model-confirm-ID/}, the devlog, and the step marked done. */
     public ModelConfirmResult run(ExperimentFolder ex, ModelSpec spec, List<ModelFix> fixes, TimingConfig timing) {
+        return run(ex, spec, fixes, ex.plan().tokens(), Map.of(), timing);
+    }
+
+    /**
+     * Confirms {@code fixes} (some or all of {@code fix}'s) at the token counts step 05 measured; a token
+     * count it did not measure (the step stopped part-way, or its rows failed) is named in the result's
+     * flags and the devlog, not timed.
+     */
+    public ModelConfirmResult run(ExperimentFolder ex, ModelSpec spec, ModelFixResult fix, List<ModelFix> fixes, TimingConfig timing) {
+        List<Long> planned = ex.plan().tokens();
+        Map<Long, String> notMeasured = fix.notMeasured(planned);
+        List<Long> tokens = planned.stream().filter(t -> !notMeasured.containsKey(t)).toList();
+        if (tokens.isEmpty()) throw new IllegalArgumentException("step 05 measured no fix of experiment '" + ex.name() + "' at any planned token count ("
+                + notMeasured.entrySet().stream().map(e -> "T=" + e.getKey() + ": " + e.getValue()).toList() + "): run step 05 again before confirming");
+        return run(ex, spec, fixes, tokens, notMeasured, timing);
+    }
+
+    private ModelConfirmResult run(ExperimentFolder ex, ModelSpec spec, List<ModelFix> fixes, List<Long> tokens, Map<Long, String> notConfirmed, TimingConfig timing) {
         if (fixes.isEmpty()) throw new IllegalArgumentException("no fixes to confirm: run step 05 (gluelab model fix NAME --fix ...) first");
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         Map<Long, List<TensorSpec>> inputsAt = new LinkedHashMap<>();
-        for (long t : plan.tokens()) inputsAt.put(t, ModelPlan.inputs(s, spec, t));
+        for (long t : tokens) inputsAt.put(t, ModelPlan.inputs(s, spec, t));
         String id = "model-confirm-" + ID.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xfff);
         Path dir = ex.stepDir(Step.CONFIRM).resolve(id);
-        ModelConfirmResult r = run(id, ModelPlan.entry(s), inputsAt, fixes, timing, ex.devlog());
+        for (var e : notConfirmed.entrySet()) ex.devlog().decision("confirmation " + id + ": T=" + e.getKey() + " not confirmed: step 05 measured no fix there (" + e.getValue() + ")");
+        ModelConfirmResult r = withNotConfirmed(run(id, ModelPlan.entry(s), inputsAt, fixes, timing, ex.devlog()), notConfirmed);
         Path file = dir.resolve(FILE + ".json");
         r.save(file);
         ex.done(Step.CONFIRM, List.of(), Map.of(FILE, ex.dir().relativize(file).toString()), r.summary());
         return r;
+    }
+
+    /** {@code r} with a flag per planned token count it did not time because step 05 measured no fix there. */
+    static ModelConfirmResult withNotConfirmed(ModelConfirmResult r, Map<Long, String> notConfirmed) {
+        if (notConfirmed.isEmpty()) return r;
+        List<String> flags = new ArrayList<>(r.flags());
+        notConfirmed.forEach((t, why) -> flags.add("T=" + t + ModelConfirmResult.NOT_CONFIRMED + "step 05 measured no fix there (" + why + ")"));
+        return new ModelConfirmResult(r.format(), r.id(), r.model(), r.fixes(), r.tokens(), r.before(), r.after(), r.processes(), r.rows(), flags, r.finished());
     }
 
     ModelConfirmResult run(String id, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelFix> fixes, TimingConfig timing, Devlog devlog) {

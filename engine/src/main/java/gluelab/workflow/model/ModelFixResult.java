@@ -77,6 +77,24 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
     /** The fixes that win alone at some token count. */
     public List<FixRow> winners() { return rows.stream().filter(FixRow::win).toList(); }
 
+    /** The token counts at which step 05 measured at least one fix, in the order it timed them. */
+    public List<Long> measuredTokens() { return rows.stream().filter(FixRow::measured).map(FixRow::tokens).distinct().toList(); }
+
+    /**
+     * Each of {@code planned} that step 05 measured no fix at, with why: the reason its rows failed, or
+     * that the step stopped before it (no rows).
+     */
+    public java.util.Map<Long, String> notMeasured(List<Long> planned) {
+        java.util.Map<Long, String> out = new java.util.LinkedHashMap<>();
+        List<Long> measured = measuredTokens();
+        for (long t : planned) {
+            if (measured.contains(t)) continue;
+            out.put(t, rows.stream().filter(r -> r.tokens() == t).map(FixRow::reason).filter(r -> !r.isEmpty()).findFirst()
+                    .orElse("step 05 stopped before it timed this token count"));
+        }
+        return out;
+    }
+
     public ModelFixResult withReferences(List<ReferenceRow> refs) {
         return new ModelFixResult(format, model, fixes, rows, interactions, sizing, refs, notes, timings);
     }

@@ -188,8 +188,14 @@ public final class ModelFixStep {
     /** Replaces what step 05 kept (a reference row added to it). */
     public static void save(ExperimentFolder ex, ModelFixResult result) { StepResults.save(ex.file(Step.FIX, FILE), result); }
 
-    /** What step 05 kept for the model. */
+    /**
+     * What step 05 kept for the model: when the step stopped part-way (no step marker), the rows it
+     * saved after each token count it finished.
+     */
     public static ModelFixResult load(ExperimentFolder ex) {
-        return StepResults.load(ex.file(Step.FIX, FILE), ModelFixResult.class, ModelFixResult.FORMAT);
+        if (ex.has(Step.FIX)) return StepResults.load(ex.file(Step.FIX, FILE), ModelFixResult.class, ModelFixResult.FORMAT);
+        Path partial = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json");
+        if (!java.nio.file.Files.isRegularFile(partial)) throw ex.missing(Step.FIX);
+        return StepResults.load(partial, ModelFixResult.class, ModelFixResult.FORMAT);
     }
 }

@@ -15,6 +15,9 @@ import gluelab.torch.TorchSide;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ModelSubject;
 import gluelab.workflow.experiment.Step;
+import gluelab.workflow.experiment.StepResults;
+import gluelab.workflow.model.ModelFixResult;
+import gluelab.workflow.model.ModelFixStep;
 import gluelab.workflow.model.ModelPlan;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -96,6 +99,42 @@ class ModelConfirmationTest {
             assertEquals(r.rows(), back.rows());
             assertEquals(second.reason(), back.processes().get(1).reason());
             assertTrue(Files.readString(ex.devlog().file()).contains("process 2 (pid " + second.pid() + ") FAILED"));
+        }
+    }
+
+    /** Issue 24: step 05 stopped after T=16 (its file saved, no step marker): T=16 is confirmed and T=32 named as not. */
+    @Test void aFixStepThatStoppedPartWayIsConfirmedAtTheTokenCountsItMeasured(@TempDir Path root) throws Exception {
+        TorchPython.useSharedInductorCache();
+        PythonChoice python = TorchPython.withCompile();
+        assumeTrue(python != null, TorchPython::whyNoCompile);
+        ExperimentFolder ex = ExperimentFolder.open("llama-partial", root);
+        ModelFix ag = ModelFix.parse("rope-ag=autograd:model.apply_rotary_emb=" + EXAMPLES.resolve("rewrites.py") + ":apply_rotary_emb_autograd");
+        try (Device cpu = Devices.open("cpu")) {
+            try (TorchSide torch = TorchSide.start(python, cpu)) {
+                ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
+                        List.of()), List.of(16L, 32L), 0.05, "cpu");
+                ModelFixStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, List.of(ag), null, QUICK, 0, gluelab.progress.Progress.NONE);
+            }
+            // What a step 05 killed while it timed T=32 leaves: the file as saved after T=16, and no step marker.
+            Path file = ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json");
+            ModelFixResult whole = ModelFixStep.load(ex);
+            ModelFixResult atSixteen = new ModelFixResult(whole.format(), whole.model(), whole.fixes(), whole.rows().stream().filter(r -> r.tokens() == 16).toList(),
+                    List.of(), List.of(), List.of(), List.of(), whole.timings().subList(0, 1));
+            StepResults.save(file, atSixteen);
+            Files.delete(ex.dir().resolve("steps/05-fix.json"));
+            assertFalse(ex.has(Step.FIX));
+
+            ModelFixResult partial = ModelFixStep.load(ex);
+            assertEquals(List.of(16L), partial.measuredTokens());
+            ModelConfirmResult r = new ModelConfirmation(cpu, python).processes(1).run(ex, Presets.LLAMA_3_8B, partial, partial.fixes(), QUICK);
+            assertEquals(List.of(16L), r.tokens(), r.text());
+            assertTrue(r.row("rope-ag", 16, Replay.DIRECT).orElseThrow().measured(), r.text());
+            assertTrue(r.rows().stream().noneMatch(x -> x.tokens() == 32), r.text());
+            String flag = "T=32 not confirmed: step 05 measured no fix there (step 05 stopped before it timed this token count)";
+            assertTrue(r.flags().contains(flag), r.flags().toString());
+            assertTrue(r.summary().contains(flag) && r.text().contains(flag), r.summary());
+            assertTrue(Files.readString(ex.devlog().file()).contains("T=32 not confirmed"));
+            assertTrue(ex.has(Step.CONFIRM));
         }
     }
 }

@@ -1,0 +1,46 @@
+package gluelab.workflow.model;
+
+import gluelab.torch.ModelFix;
+import gluelab.workflow.experiment.ExperimentFolder;
+import gluelab.workflow.experiment.ExperimentPlan;
+import gluelab.workflow.experiment.ModelSubject;
+import gluelab.workflow.experiment.Step;
+import gluelab.workflow.experiment.StepResults;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Which token counts step 05 measured, and what it kept when it stopped part-way (ModelConfirmationTest confirms such a step for real). */
+class ModelFixResultTest {
+    static final ModelFix ROPE = ModelFix.parse("rope=regions:model.apply_rotary_emb");
+
+    static ModelFixResult.FixRow row(long t, ModelFixResult.Status status, String reason) {
+        boolean ok = status == ModelFixResult.Status.MEASURED;
+        return new ModelFixResult.FixRow("rope", ModelFix.Kind.REGIONS, t, status, ok ? 100 : Double.NaN, ok ? 90 : Double.NaN, 1.5, "", reason);
+    }
+
+    @Test void tokenCountsWithNoMeasuredRowAreNamedWithWhy() {
+        var r = new ModelFixResult(ModelFixResult.FORMAT, "llama3.py:build", List.of(ROPE),
+                List.of(row(16, ModelFixResult.Status.MEASURED, ""), row(32, ModelFixResult.Status.FAILED, "the torch harness ended")), List.of(), List.of(),
+                List.of(), List.of(), List.of());
+        assertEquals(List.of(16L), r.measuredTokens());
+        assertEquals(Map.of(32L, "the torch harness ended", 64L, "step 05 stopped before it timed this token count"), r.notMeasured(List.of(16L, 32L, 64L)));
+    }
+
+    @Test void aStepThatStoppedPartWayIsReadFromItsFileAndNoFileIsTheMissingStep(@TempDir Path root) {
+        ExperimentFolder ex = ExperimentFolder.open("llama", root);
+        ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L, 32L), 0.01, "cpu", new ModelSubject("/m/llama3.py", "build", "x:T,64:fp32", "", List.of())));
+        var e = assertThrows(IllegalStateException.class, () -> ModelFixStep.load(ex));
+        assertEquals("experiment 'llama' has no fix results: run 05-fix first", e.getMessage());
+        var partial = new ModelFixResult(ModelFixResult.FORMAT, "llama3.py:build", List.of(ROPE), List.of(row(16, ModelFixResult.Status.MEASURED, "")),
+                List.of(), List.of(), List.of(), List.of(), List.of());
+        StepResults.save(ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json"), partial);
+        assertFalse(ex.has(Step.FIX));
+        assertEquals(partial.rows(), ModelFixStep.load(ex).rows());
+    }
+}
