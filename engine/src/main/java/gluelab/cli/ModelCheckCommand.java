@@ -22,10 +22,10 @@ import java.util.concurrent.Callable;
 final class ModelCheckCommand implements Callable<Integer> {
     @Mixin ModelCommand.Common common;
 
-    @Option(names = "--fix", required = true, paramLabel = "NAME=SPEC",
+    @Option(names = "--fix", paramLabel = "NAME=SPEC",
             description = "a fix of your model: NAME=regions:model.F,...|swap:model.F=FILE.py:FN|options:model.F:KEY=V,...|autograd:model.F=FILE.py:Class.apply, "
-                    + "parts joined with '+' (repeatable)")
-    List<String> fixes;
+                    + "parts joined with '+' (repeatable; none: the fixes step 05 tried)")
+    List<String> fixes = new java.util.ArrayList<>();
 
     @Option(names = "--dtypes", split = ",", defaultValue = "bf16,fp32", description = "dtypes to check in (default: ${DEFAULT-VALUE}; fp64 is the reference)")
     List<String> dtypes;
@@ -33,10 +33,11 @@ final class ModelCheckCommand implements Callable<Integer> {
     @Option(names = "--tokens", defaultValue = "0", description = "token count to check at (default: the plan's smallest)") long tokens;
 
     @Override public Integer call() {
-        List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
+        List<ModelFix> given = fixes.stream().map(ModelFix::parse).toList();
         List<DType> ds = dtypes.stream().map(DType::parse).toList();
         gluelab.torch.ModelCorrectness.checkDtypes(ds);
         ExperimentFolder ex = common.experiment();
+        List<ModelFix> parsed = given.isEmpty() ? gluelab.workflow.model.ModelFixStep.load(ex).fixes() : given;
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
         try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {

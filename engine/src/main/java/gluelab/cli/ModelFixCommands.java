@@ -34,7 +34,7 @@ final class ModelFixCommands {
     static final class Fix implements Callable<Integer> {
         @Mixin ModelCommand.Common common;
 
-        @Option(names = "--fix", paramLabel = "NAME=SPEC", description = "a fix to try (repeat for several)") List<String> fixes = new ArrayList<>();
+        @Option(names = "--fix", paramLabel = "NAME=SPEC", description = "a fix to try (repeat for several; none: the shipped example model's defaults, printed)") List<String> fixes = new ArrayList<>();
 
         @Option(names = "--sizing", paramLabel = "A,B,C", description = "region sizing: A compiled alone (B eager), A and B as two regions, C (around both) as one")
         String sizing;
@@ -46,10 +46,18 @@ final class ModelFixCommands {
 
         @Override public Integer call() {
             references.values().forEach(gluelab.ops.Catalogue::parse);
-            List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
             ModelFixStep.Sizing sz = sizing == null ? null : ModelFixStep.Sizing.parse(sizing);
             ExperimentFolder ex = common.experiment();
             var plan = ex.plan();
+            if (fixes.isEmpty() && sz == null) {
+                var defaults = gluelab.workflow.model.ModelFixDefaults.of(plan.modelSubject())
+                        .orElseThrow(() -> gluelab.workflow.model.ModelFixDefaults.noneFor(plan.modelSubject(), ex.name()));
+                fixes = defaults.fixes();
+                if (references.isEmpty()) references = new java.util.LinkedHashMap<>(defaults.references());
+                System.err.println("no --fix given: the defaults for " + defaults.model() + ": " + fixes.stream().map(f -> "--fix " + f).toList()
+                        + (references.isEmpty() ? "" : " --reference " + references));
+            }
+            List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var r = ModelFixStep.run(ex, torch.bridge(), spec, parsed, sz, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
@@ -67,6 +75,7 @@ final class ModelFixCommands {
 
     @Command(name = "confirm", mixinStandardHelpOptions = true,
             description = "Step 07: step 05's fixes against the model as written in 3 fresh Python processes (quiet checks, pids, clocks, raw samples), "
+                    + "at the token counts step 05 measured (a step that stopped part-way: those it finished; the others are named), "
                     + "launched normally and as a CUDA-graph replay of the whole fwd+bwd step (CUDA only).")
     static final class Confirm implements Callable<Integer> {
         @Mixin ModelCommand.Common common;

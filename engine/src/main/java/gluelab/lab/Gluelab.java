@@ -355,6 +355,33 @@ public final class Gluelab implements AutoCloseable {
     /** Step 04 for the plan's subject: step 01's baselines ranked, or the model's eager profile ranked per source line and op. */
     public StepView ranking(gluelab.workflow.experiment.ExperimentFolder ex) { return SubjectSteps.ranking(this, ex); }
 
+    // Steps 02, 05, 06, 07 and 08 for the plan's subject (catalogue or model): what the notebooks call.
+
+    /** Step 02 for the plan's subject: the catalogue's floors, or the model's ops' floors from the shapes its eager profile recorded. */
+    public StepView ideals(gluelab.workflow.experiment.ExperimentFolder ex) { return SubjectFixSteps.ideals(this, ex); }
+
+    /**
+     * Step 05 for the plan's subject: the catalogue's candidates with the fixes {@code catalogue} adds to the step, or the model's
+     * {@code modelFixes} ({@code NAME=SPEC;NAME=SPEC}; blank: the shipped example's defaults, which the headline names).
+     */
+    public StepView fixes(gluelab.workflow.experiment.ExperimentFolder ex, String modelFixes, java.util.function.UnaryOperator<gluelab.workflow.fix.FixStep> catalogue) {
+        return SubjectFixSteps.fixes(this, ex, modelFixes, catalogue);
+    }
+
+    /** Step 06 for the plan's subject: the catalogue's regions at the sites {@code catalogue} adds, or the model's counted by dynamo with {@code backend} (inductor, aot_eager). */
+    public StepView graphs(gluelab.workflow.experiment.ExperimentFolder ex, String backend, java.util.function.UnaryOperator<gluelab.workflow.graphbudget.RegionBudget> catalogue) {
+        return SubjectFixSteps.graphs(this, ex, backend, catalogue);
+    }
+
+    /** Step 07 for the plan's subject: the catalogue's candidates screened and confirmed, or step 05's model fixes at the token counts it measured. */
+    public StepView confirmation(gluelab.workflow.experiment.ExperimentFolder ex) { return SubjectFixSteps.confirmation(this, ex); }
+
+    /** Step 08 for the plan's subject at {@code tokens}: the catalogue's checks with those {@code catalogue} adds, or the model's {@code modelFixes} (blank: step 05's). */
+    public StepView checks(gluelab.workflow.experiment.ExperimentFolder ex, long tokens, String modelFixes,
+                           java.util.function.UnaryOperator<gluelab.workflow.correctness.StepCorrectness> catalogue) {
+        return SubjectFixSteps.checks(this, ex, tokens, modelFixes, catalogue);
+    }
+
     /**
      * Step 05 on a model-subject experiment: each fix ({@code NAME=KIND:...}, see {@link gluelab.torch.ModelFix}) against the
      * model as written, fwd+bwd, cheapest first, with the interaction table; {@code sizing} ({@code A,B,C}, or null) adds region sizing.

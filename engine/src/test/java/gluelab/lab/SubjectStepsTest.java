@@ -23,18 +23,37 @@ class SubjectStepsTest {
         return ex;
     }
 
+    static final List<Step> BUILT_FOR_A_MODEL = List.of(Step.PLAN, Step.BASELINES, Step.IDEAL_TIMES, Step.PROFILE_DIFF, Step.RANK, Step.FIX, Step.GRAPH_BUDGET,
+            Step.CONFIRM, Step.CORRECTNESS);
+
     @Test void aStepNotBuiltForAModelSaysWhatToRunInsteadAndTheModelStepsReadThePlan(@TempDir Path root) {
         ExperimentFolder ex = modelExperiment(root);
-        for (Step s : List.of(Step.PLAN, Step.BASELINES, Step.PROFILE_DIFF, Step.RANK)) assertEquals(ex.plan(), ex.planFor(s), s.toString());
-        var e = assertThrows(IllegalArgumentException.class, () -> ex.planFor(Step.FIX));
-        assertEquals("notebook 05-fix is built for gluelab's op catalogue, not yet for a model, and experiment 'llama' plans the model " + LLAMA
-                + ":build: run `gluelab model fix llama` on the command line", e.getMessage());
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> ex.planFor(Step.IDEAL_TIMES)).getMessage().contains("run 03-profile-diff"));
+        for (Step s : BUILT_FOR_A_MODEL) assertEquals(ex.plan(), ex.planFor(s), s.toString());
+        var e = assertThrows(IllegalArgumentException.class, () -> ex.planFor(Step.STACK));
+        assertEquals("notebook 09-stack is built for gluelab's op catalogue, not yet for a model, and experiment 'llama' plans the model " + LLAMA
+                + ":build: this step has no model form yet; the model's numbers are in the experiment's steps/ folder and devlog.md", e.getMessage());
         for (Step s : Step.values()) {
-            if (List.of(Step.PLAN, Step.BASELINES, Step.PROFILE_DIFF, Step.RANK).contains(s)) continue;
+            if (BUILT_FOR_A_MODEL.contains(s)) continue;
             String m = assertThrows(IllegalArgumentException.class, () -> ex.planFor(s), s.toString()).getMessage();
             assertFalse(m.contains("\n"), "one line: " + m);
         }
+    }
+
+    @Test void step05sDefaultsAreTheShippedExamplesAndAnotherModelIsToldWhatToPass(@TempDir Path root) {
+        ExperimentFolder ex = modelExperiment(root);
+        var d = SubjectFixSteps.modelFixes(ex, "");
+        assertEquals(List.of("rope=swap:model.apply_rotary_emb=" + LLAMA.resolveSibling("rewrites.py") + ":apply_rotary_emb_real+regions:model.apply_rotary_emb"), d.fixes());
+        assertEquals(java.util.Map.of("rope", "qnorm_rope_complex"), d.references());
+        assertEquals(List.of("rope"), d.parsed().stream().map(gluelab.torch.ModelFix::name).toList());
+        var given = SubjectFixSteps.modelFixes(ex, " a=regions:model.RMSNorm.forward ; b=regions:model.Attention.forward,model.FeedForward.forward");
+        assertEquals(List.of("a=regions:model.RMSNorm.forward", "b=regions:model.Attention.forward,model.FeedForward.forward"), given.fixes());
+        assertEquals(java.util.Map.of(), given.references());
+
+        ExperimentFolder other = ExperimentFolder.open("mine", root);
+        other.plan(ExperimentPlan.of("llama-3-8b", List.of(16L), 0.01, "cpu", new ModelSubject(root.resolve("blocks.py").toString(), "build", "x:T,64:fp32", "", List.of())));
+        var e = assertThrows(IllegalArgumentException.class, () -> SubjectFixSteps.modelFixes(other, ""));
+        assertTrue(e.getMessage().startsWith("no fixes given, and blocks.py:build is not a shipped example with default fixes: pass them, e.g. -p modelFixes='")
+                && e.getMessage().contains("`gluelab model fix mine --fix NAME=SPEC`"), e.getMessage());
     }
 
     @Test void aCatalogueExperimentReadsItsPlanInEveryStep(@TempDir Path root) {

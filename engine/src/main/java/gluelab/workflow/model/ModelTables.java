@@ -15,7 +15,7 @@ import tech.tablesaw.api.Table;
 
 import java.util.Map;
 
-/** Steps 01, 03 and 04 of a model experiment as the tables a notebook shows (the same numbers as the CLI's text). */
+/** Steps 01, 03, 04, 05 and 07 of a model experiment as the tables a notebook shows (the same numbers as the CLI's text). */
 public final class ModelTables {
     /** Location shown for ops that ran outside the model file. */
     static final String OUTSIDE = "(outside the model file)";
@@ -103,7 +103,89 @@ public final class ModelTables {
         return t;
     }
 
+    /** Step 05: one row per fix and token count against the model as written, with the verdict or why it failed. */
+    public static Table fixes(ModelFixResult r) {
+        Table t = Table.create("fixes of " + r.model() + ", fwd+bwd against the model as written, cheapest first").addColumns(StringColumn.create("fix"),
+                StringColumn.create("kind"), LongColumn.create("tokens"), DoubleColumn.create("baseline_us"), DoubleColumn.create("fixed_us"),
+                DoubleColumn.create("delta_pct"), DoubleColumn.create("compile_s"), StringColumn.create("verdict"));
+        for (ModelFixResult.FixRow f : r.rows()) {
+            t.stringColumn("fix").append(f.fix());
+            t.stringColumn("kind").append(f.kind().name().toLowerCase(java.util.Locale.ROOT));
+            t.longColumn("tokens").append(f.tokens());
+            t.doubleColumn("baseline_us").append(round(f.baselineUs(), 1));
+            t.doubleColumn("fixed_us").append(round(f.fixedUs(), 1));
+            t.doubleColumn("delta_pct").append(round(f.deltaPercent(), 1));
+            t.doubleColumn("compile_s").append(round(f.compileSeconds(), 2));
+            t.stringColumn("verdict").append((f.win() ? "win: " : "") + f.describe());
+        }
+        return t;
+    }
+
+    /** Step 05's interaction table (each alone, all but one, all together), or its "best known kernel" rows: empty when the step has none. */
+    public static Table interactions(ModelFixResult r) {
+        Table t = Table.create("interactions: fixes alone and together").addColumns(LongColumn.create("tokens"), StringColumn.create("variant"),
+                DoubleColumn.create("us"), DoubleColumn.create("delta_us"), StringColumn.create("note"));
+        for (ModelFixResult.Combination c : r.interactions()) {
+            t.longColumn("tokens").append(c.tokens());
+            t.stringColumn("variant").append(c.label());
+            t.doubleColumn("us").append(round(c.us(), 1));
+            t.doubleColumn("delta_us").append(round(c.deltaUs(), 1));
+            t.stringColumn("note").append(!c.reason().isEmpty() ? "FAILED: " + c.reason() : c.caveat());
+        }
+        return t;
+    }
+
+    /** Step 05's "best known kernel" rows: the catalogue op alone on the device, not inside the model. */
+    public static Table references(ModelFixResult r) {
+        Table t = Table.create("best known kernel per fix: the catalogue op alone, not in the model").addColumns(StringColumn.create("fix"), StringColumn.create("op"),
+                LongColumn.create("tokens"), StringColumn.create("kernel"), DoubleColumn.create("eager_us"), DoubleColumn.create("kernel_us"), StringColumn.create("note"));
+        for (ModelFixResult.ReferenceRow x : r.references()) {
+            t.stringColumn("fix").append(x.fix());
+            t.stringColumn("op").append(x.op());
+            t.longColumn("tokens").append(x.tokens());
+            t.stringColumn("kernel").append(x.kernel());
+            t.doubleColumn("eager_us").append(round(x.eagerUs(), 1));
+            t.doubleColumn("kernel_us").append(round(x.kernelUs(), 1));
+            t.stringColumn("note").append(x.reason().isEmpty() ? x.caveat() : "not measured: " + x.reason());
+        }
+        return t;
+    }
+
+    /** Step 07: per fix, token count and launch kind, each side's median over the fresh processes, with n and the verdict. */
+    public static Table confirmation(gluelab.workflow.confirm.ModelConfirmResult r) {
+        Table t = Table.create("confirmation " + r.id() + " of " + r.model() + ": fwd+bwd in fresh Python processes").addColumns(StringColumn.create("fix"),
+                LongColumn.create("tokens"), StringColumn.create("launch"), DoubleColumn.create("baseline_us"), IntColumn.create("baseline_n"),
+                DoubleColumn.create("fixed_us"), IntColumn.create("fixed_n"), DoubleColumn.create("delta_pct"), StringColumn.create("verdict"));
+        for (var x : r.rows()) {
+            t.stringColumn("fix").append(x.fix());
+            t.longColumn("tokens").append(x.tokens());
+            t.stringColumn("launch").append(x.replay().id());
+            t.doubleColumn("baseline_us").append(round(x.baselineUs(), 1));
+            t.intColumn("baseline_n").append(x.baselineN());
+            t.doubleColumn("fixed_us").append(round(x.fixedUs(), 1));
+            t.intColumn("fixed_n").append(x.fixedN());
+            t.doubleColumn("delta_pct").append(round(x.deltaPercent(), 1));
+            t.stringColumn("verdict").append(x.describe() + (x.caveat().isEmpty() ? "" : "; " + x.caveat()));
+        }
+        return t;
+    }
+
+    /** Step 07's processes: pid, state or why it FAILED, the clocks it saw, seconds. */
+    public static Table processes(gluelab.workflow.confirm.ModelConfirmResult r) {
+        Table t = Table.create("processes").addColumns(IntColumn.create("process"), LongColumn.create("pid"), StringColumn.create("state"),
+                StringColumn.create("clocks"), DoubleColumn.create("seconds"));
+        for (var p : r.processes()) {
+            t.intColumn("process").append(p.index());
+            t.longColumn("pid").append(p.pid());
+            t.stringColumn("state").append(p.ok() ? "OK" : "FAILED: " + p.reason());
+            t.stringColumn("clocks").append(p.clocks());
+            t.doubleColumn("seconds").append(round(p.seconds(), 1));
+        }
+        return t;
+    }
+
     private static double round(double v, int digits) {
+        if (!Double.isFinite(v)) return v;
         double f = Math.pow(10, digits);
         return Math.round(v * f) / f;
     }
