@@ -55,7 +55,11 @@ public final class ModelIdealTimesStep {
         return new Result(t, p, here);
     }
 
-    /** One row per (location, op, pass), summed over calls and shapes, costliest floor first. */
+    /**
+     * One row per (location, op, pass), summed over calls and shapes, the costliest measured first. A view
+     * (transpose, as_strided) is counted as its inputs read and written, as step 04 ranks it, though it moves
+     * no data: its measured time can be under that floor.
+     */
     public static Table table(ModelProfile.TreeProfile tree, long tokens, double bandwidth, FlopPeak peak) {
         if (tree.failed()) throw new IllegalArgumentException("the " + tree.tree().id() + " tree's profile failed (" + tree.error() + "): no shapes to give floors");
         if (!(bandwidth > 0)) throw new IllegalArgumentException("bandwidth must be > 0 bytes/s to give ideal times, got " + bandwidth);
@@ -74,7 +78,7 @@ public final class ModelIdealTimesStep {
             v[5] += flopUs > bytesUs ? 1 : 0;
         }
         List<Map.Entry<List<String>, double[]>> rows = new ArrayList<>(sums.entrySet());
-        rows.sort(Comparator.comparingDouble((Map.Entry<List<String>, double[]> e) -> e.getValue()[3]).reversed());
+        rows.sort(Comparator.comparingDouble((Map.Entry<List<String>, double[]> e) -> e.getValue()[4]).reversed());
         Table t = Table.create("ideal times of the eager tree at " + tokens + " tokens, fwd+bwd per step").addColumns(StringColumn.create("location"),
                 StringColumn.create("op"), StringColumn.create("pass"), StringColumn.create("kind"), IntColumn.create("calls"), LongColumn.create("floor_bytes"),
                 DoubleColumn.create("GFLOP"), DoubleColumn.create("ideal_us"), DoubleColumn.create("measured_us"), DoubleColumn.create("pct_of_floor"),
