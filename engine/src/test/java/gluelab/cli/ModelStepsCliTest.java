@@ -21,6 +21,21 @@ class ModelStepsCliTest {
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r), "no experiment 'nope'");
     }
 
+    /** Without --fix: step 05 takes a shipped example's defaults (another model is told what to pass), step 08 the fixes step 05 tried. */
+    @Test void withoutFixesFixAsksForThemOnAModelWithNoDefaultsAndCheckNeedsStep05(@TempDir Path root) {
+        String r = root.toString();
+        var ex = gluelab.workflow.experiment.ExperimentFolder.open("mine", root);
+        ex.plan(gluelab.workflow.experiment.ExperimentPlan.of("llama-3-8b", java.util.List.of(16L), 0.01, "cpu",
+                new gluelab.workflow.experiment.ModelSubject(root.resolve("blocks.py").toString(), "build", "x:T,64:fp32", "", java.util.List.of())));
+        assertOneLine(run("model", "fix", "mine", "--experiments-root", r), "blocks.py:build is not a shipped example with default fixes",
+                "`gluelab model fix mine --fix NAME=SPEC`");
+        for (String step : new String[]{"check", "confirm"}) {
+            var res = run("model", step, "mine", "--experiments-root", r);
+            assertEquals(1, res.code(), res.toString());
+            assertEquals("gluelab model " + step + ": error: experiment 'mine' has no fix results: run 05-fix first", res.err().strip());
+        }
+    }
+
     @Test void theStepsAreModelSubcommands() {
         String help = run("model", "--help").out();
         assertTrue(help.contains("graphs") && help.contains("Step 06") && help.contains("check") && help.contains("Step 08"), help);
