@@ -12,13 +12,12 @@ final class ModelSteps {
     /** What to run instead of {@code step}'s notebook on model experiment {@code name}; empty: the notebook is built for a model. */
     static Optional<String> instead(Step step, String name) {
         return Optional.ofNullable(switch (step) {
-            case PLAN, BASELINES, PROFILE_DIFF, RANK -> null;
+            case PLAN, BASELINES, PROFILE_DIFF, RANK, STACK, FINDINGS, FEEDBACK -> null;
             case IDEAL_TIMES -> "a model's ideal times come from the shapes its profile records: run 03-profile-diff (or `gluelab model profile " + name + "`), then 04-rank";
             case FIX -> "run `gluelab model fix " + name + "` on the command line";
             case GRAPH_BUDGET -> "run `gluelab model graphs " + name + "` on the command line";
             case CONFIRM -> "run `gluelab model confirm " + name + "` on the command line";
             case CORRECTNESS -> "run `gluelab model check " + name + "` on the command line";
-            case STACK, FINDINGS, FEEDBACK -> "this step has no model form yet; the model's numbers are in the experiment's steps/ folder and devlog.md";
         });
     }
 }
