@@ -112,7 +112,7 @@ class ModelWriteupCliTest {
         assertTrue(Files.isRegularFile(ex.prDir().resolve("rope.png")));
         String findings = Files.readString(ex.findingsFile());
         for (String part : List.of("### Baselines (step 01)", "### Ranking per source line (step 04)", "apply_rotary_emb (llama3.py:", "### Fixes (step 05)",
-                "### Graph budget (step 06)", "### Confirmation in fresh processes (step 07)", "### Correctness (step 08)",
+                "### Graph budget (step 06)", "### Source lines of the changed functions (eager profile, step 03, 16 tokens)", "- rope, `apply_rotary_emb`: `apply_rotary_emb (llama3.py:", "### Confirmation in fresh processes (step 07)", "### Correctness (step 08)",
                 "- code: `llama3.py:apply_rotary_emb` (def at line 48)", "16 tokens: " + d.describe(), "process 3 pid "))
             assertTrue(findings.contains(part), part + "\n" + findings);
 

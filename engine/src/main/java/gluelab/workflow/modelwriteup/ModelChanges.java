@@ -82,16 +82,16 @@ public final class ModelChanges {
             double share = us / t.stepUs();
             if (share > 0 && share <= 1) b.layerShare(share);
         } else {
-            problem.add("`" + display(modelFile) + ":" + fn + "` runs as written in every step of the model.");
+            problem.add("`" + display(modelFile) + ":" + fn + "` runs in every step of the original model.");
             problem.add(in.profile() == null ? "Step 03 has not profiled the model, so its share of the step is not known."
                     : "Step 03's eager profile gives no op to a line of `" + fn + "`.");
         }
-        problem.add("Step 05 screened fix `" + f.name() + "` (" + kind(f.kind()) + ") against the model as written in one process.");
+        problem.add("Step 05 screened fix `" + f.name() + "` (" + kind(f.kind()) + ") against the original model in one process.");
         b.problem(problem.toArray(String[]::new));
 
         List<String> solution = new ArrayList<>();
         for (ModelFix.Part p : f.parts()) if (solution.size() < 3) solution.add(solutionFact(p, modelFile));
-        solution.add("Step 07 timed it in " + in.confirmed().processesOk() + " fresh processes against the model as written.");
+        solution.add("Step 07 timed it in " + in.confirmed().processesOk() + " fresh processes against the original model.");
         if (solution.size() < 5) solution.add(in.correctness() != null && !Verdicts.ofFix(in.correctness(), f.name()).isEmpty()
                 ? "Step 08 compared every output and gradient with eager and with fp64." : "Step 08 has not checked its outputs and gradients.");
         b.solution(solution.toArray(String[]::new)).unchanged("the model's other functions, its parameters, its inputs and its outputs");

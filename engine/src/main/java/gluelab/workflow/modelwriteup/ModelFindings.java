@@ -24,6 +24,11 @@ final class ModelFindings {
     private ModelFindings() {}
 
     static List<String> sections(ExperimentFolder ex, ModelConfirmResult confirmed) {
+        return sections(ex, confirmed, null);
+    }
+
+    /** As {@link #sections(ExperimentFolder, ModelConfirmResult)}, with the eager profile's lines of each function a confirmed fix changes. */
+    static List<String> sections(ExperimentFolder ex, ModelConfirmResult confirmed, gluelab.torch.ModelProfile profile) {
         ExperimentPlan plan = ex.plan();
         var s = plan.modelSubject();
         List<String> out = new ArrayList<>();
@@ -37,6 +42,7 @@ final class ModelFindings {
                 : missing("Baselines", Step.BASELINES, "gluelab model baselines"));
         out.add(ex.has(Step.RANK) ? fromFile("Ranking per source line (step 04)", ex.file(Step.RANK, ModelRankStep.FILE))
                 : missing("Ranking per source line", Step.RANK, "gluelab model rank"));
+        if (profile != null) out.add(changedLines(confirmed, profile));
         out.add(ex.has(Step.FIX) ? "### Fixes (step 05)\n\n```\n" + ModelFixStep.load(ex).text().stripTrailing() + "\n```\n"
                 : missing("Fixes", Step.FIX, "gluelab model fix"));
         out.add(ex.has(Step.GRAPH_BUDGET) ? fromFile("Graph budget (step 06)", ex.file(Step.GRAPH_BUDGET, ModelGraphsStep.SUMMARY))
@@ -45,6 +51,22 @@ final class ModelFindings {
         out.add(ex.has(Step.CORRECTNESS) ? fromFile("Correctness (step 08)", ex.file(Step.CORRECTNESS, ModelCheckStep.SUMMARY))
                 : missing("Correctness", Step.CORRECTNESS, "gluelab model check"));
         return out;
+    }
+
+    /** Per confirmed fix, the eager profile's source lines of the functions it changes, costliest first, with their time per step. */
+    static String changedLines(ModelConfirmResult confirmed, gluelab.torch.ModelProfile profile) {
+        StringBuilder sb = new StringBuilder("### Source lines of the changed functions (eager profile, step 03, " + profile.tokens() + " tokens)\n\n");
+        var eager = profile.tree(gluelab.torch.ModelTree.EAGER).filter(t -> !t.failed());
+        for (var f : confirmed.fixes()) {
+            for (String fn : ModelChanges.functions(f)) {
+                java.util.Map<String, Double> byLine = new java.util.LinkedHashMap<>();
+                eager.ifPresent(t -> t.rows().stream().filter(r -> ModelChanges.at(r.location(), fn)).forEach(r -> byLine.merge(r.location(), r.us(), Double::sum)));
+                sb.append("- ").append(f.name()).append(", `").append(fn).append("`: ").append(byLine.isEmpty() ? "no op of the eager profile ran on its lines"
+                        : String.join(", ", byLine.entrySet().stream().sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed())
+                        .map(e -> String.format(java.util.Locale.ROOT, "`%s` %.1f us", e.getKey(), e.getValue())).toList())).append('\n');
+            }
+        }
+        return sb.toString();
     }
 
     /** A step's markdown summary under {@code title}, its own top header dropped. */

@@ -64,7 +64,7 @@ public final class ModelWriteup {
     /** Step 10: findings.md with the steps' tables, pr/ID.md with its chart per change (every text checked first); marks the step done. */
     public static Writeup.Written findings(ExperimentFolder ex) {
         ChangeStack stack = requireStack(ex);
-        Writeup.Written w = Writeup.write(ex.dir(), stack, null, ModelFindings.sections(ex, confirmed(ex)), collect(ex, stack));
+        Writeup.Written w = Writeup.write(ex.dir(), stack, null, ModelFindings.sections(ex, confirmed(ex), ex.has(Step.PROFILE_DIFF) ? ModelProfileStep.load(ex) : null), collect(ex, stack));
         Map<String, String> files = new LinkedHashMap<>();
         files.put("findings", ex.dir().relativize(w.findings()).toString());
         files.put("pr", ExperimentFolder.PR_DIR);
