@@ -59,8 +59,10 @@ public final class ModelChanges {
         for (ModelConfirmResult.Row r : rows) b.delta(Delta.of(r.tokens(), r.replay(), r.baselineUs(), r.fixedUs()).withCaveat(caveat(r)));
 
         List<String> functions = functions(f);
-        regionCount(f, in.budget()).ifPresent(g -> b.region(g.region()).graphs(g));
-        if (in.budget() == null) compiledRegions(f).stream().findFirst().ifPresent(b::region);
+        Optional<GraphCount> counted = regionCount(f, in.budget());
+        String region = counted.map(GraphCount::region).orElse(compiledRegions(f).stream().findFirst().map(ModelChanges::name).orElse(null));
+        if (region != null) b.region(region);
+        counted.ifPresent(b::graphs);
         if (in.correctness() != null) Verdicts.ofFix(in.correctness(), f.name()).forEach(b::correctness);
         b.scope(Scope.specs(List.of(display(modelFile) + ":" + s.function())));
         for (ModelFix.Part p : f.parts()) code(p, modelFile).forEach(b::code);

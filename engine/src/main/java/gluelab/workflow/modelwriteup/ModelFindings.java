@@ -16,18 +16,14 @@ import java.util.List;
 
 /**
  * What the findings doc of a model experiment shows under "What was measured": the subject, then
- * each step's own table as it left it: the trees' baselines (01), the ranking per source line (04),
+ * each step's own table as it left it: the trees' baselines (01), the changed functions' lines in the eager profile (03), the ranking per source line (04),
  * the fixes (05), the graph budget (06), the confirmation in fresh processes (07) and correctness (08).
  * A step that has not run is said to be missing, not left out silently.
  */
 final class ModelFindings {
     private ModelFindings() {}
 
-    static List<String> sections(ExperimentFolder ex, ModelConfirmResult confirmed) {
-        return sections(ex, confirmed, null);
-    }
-
-    /** As {@link #sections(ExperimentFolder, ModelConfirmResult)}, with the eager profile's lines of each function a confirmed fix changes. */
+    /** The sections; {@code profile} (step 03's, or null) gives the eager profile's lines of each function a confirmed fix changes. */
     static List<String> sections(ExperimentFolder ex, ModelConfirmResult confirmed, gluelab.torch.ModelProfile profile) {
         ExperimentPlan plan = ex.plan();
         var s = plan.modelSubject();
