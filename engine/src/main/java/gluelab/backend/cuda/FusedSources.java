@@ -14,7 +14,13 @@ public final class FusedSources {
 
     private FusedSources() {}
 
+    /** The family's entry points that serve {@code op}: those named after it, else those named after no other op of the family, else all. */
     public static Optional<Source> of(String op) {
-        return FusedKernels.family(OpId.of(op)).map(f -> new Source(FOLDER + f.source(), List.copyOf(f.kernels())));
+        return FusedKernels.family(OpId.of(op)).map(f -> {
+            List<String> named = f.kernels().stream().filter(k -> k.contains(op)).toList();
+            List<String> others = f.ops().stream().map(OpId::name).filter(o -> !o.equals(op)).toList();
+            List<String> unclaimed = f.kernels().stream().filter(k -> others.stream().noneMatch(k::contains)).toList();
+            return new Source(FOLDER + f.source(), List.copyOf(!named.isEmpty() ? named : !unclaimed.isEmpty() ? unclaimed : f.kernels()));
+        });
     }
 }
