@@ -22,7 +22,8 @@ import java.util.concurrent.Callable;
 @Command(name = "model", mixinStandardHelpOptions = true,
         description = {"The workflow steps on an experiment whose plan names your model (gluelab experiment NAME --model-file FILE.py:build ...)."},
         subcommands = {ModelCommand.Baselines.class, ModelCommand.Profile.class, ModelCommand.Rank.class, ModelFixCommands.Fix.class,
-                ModelGraphsCommand.class, ModelFixCommands.Confirm.class, ModelCheckCommand.class})
+                ModelGraphsCommand.class, ModelFixCommands.Confirm.class, ModelCheckCommand.class,
+                ModelWriteupCommands.Stack.class, ModelWriteupCommands.Findings.class, ModelWriteupCommands.Feedback.class})
 public final class ModelCommand implements Runnable {
     @Spec Model.CommandSpec spec;
 

@@ -207,6 +207,26 @@ public final class Gluelab implements AutoCloseable {
     /** Step 11: the skill feedback collected from the experiment, written as a reviewable list. */
     public List<gluelab.workflow.feedback.FeedbackItem> skillFeedback(gluelab.workflow.experiment.ExperimentFolder ex) { return WriteupSteps.skillFeedback(ex); }
 
+    /**
+     * Step 09 for the plan's subject: a model's stack holds a change per fix step 07 measured (its
+     * numbers, caveats, source locations and code from steps 03-08); the catalogue's one per op step 07
+     * confirmed as a win ({@link #change}, {@link #commit}). {@code commit}: the commit that carries the change.
+     */
+    public gluelab.workflow.stack.ChangeStack changeStack(gluelab.workflow.experiment.ExperimentFolder ex, String commit) {
+        if (ex.plan().hasModelSubject()) return gluelab.workflow.modelwriteup.ModelWriteup.stack(ex, facts().name(), planSpec(ex), commit);
+        return WriteupSteps.stackOfWins(this, ex, commit);
+    }
+
+    /** Step 10 for the plan's subject: the findings doc and a PR text per change, each checked by every rule of {@code pr check}. */
+    public gluelab.workflow.writeup.Writeup.Written findings(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return ex.plan().hasModelSubject() ? gluelab.workflow.modelwriteup.ModelWriteup.findings(ex) : WriteupSteps.writeup(ex);
+    }
+
+    /** Step 11 for the plan's subject: the skill feedback, written as a reviewable list. */
+    public List<gluelab.workflow.feedback.FeedbackItem> feedback(gluelab.workflow.experiment.ExperimentFolder ex) {
+        return ex.plan().hasModelSubject() ? gluelab.workflow.modelwriteup.ModelWriteup.feedback(ex) : WriteupSteps.skillFeedback(ex);
+    }
+
     /** A markdown file or PNG chart an experiment step wrote, shown rendered in a notebook. */
     public static gluelab.report.ShownFile show(Path file) { return gluelab.report.ShownFile.of(file); }
 

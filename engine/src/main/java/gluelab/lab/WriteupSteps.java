@@ -91,6 +91,9 @@ final class WriteupSteps {
         for (long t : plan.tokens()) if (!confirmedTokens.contains(t)) notTested.add(Delta.tokens(t) + " tokens in fresh processes (screened in step 01 only)");
         notTested.forEach(b::notTested);
 
+        var source = gluelab.backend.cuda.FusedSources.of(op)
+                .orElseThrow(() -> new IllegalArgumentException("catalogue op " + op + " has no fused kernel family in " + gluelab.backend.cuda.FusedSources.FOLDER + " to name in its PR"));
+        for (String k : source.kernels()) b.code(source.file(), k, "the catalogue's fused kernel that runs " + op + " in place of its eager kernels");
         String kernels = ranked.map(c -> eagerKernels(ex, op, c.tokens())).orElse("several");
         long floorTokens = ranked.map(Candidate::tokens).orElse(plan.largestTokens());
         String floor = ranked.map(c -> String.format(Locale.ROOT, "%.1f us", c.idealUs())).orElse("its floor");
@@ -106,6 +109,14 @@ final class WriteupSteps {
                 .testPlan("screen eager vs fused interleaved, then confirm in 3 fresh processes, normal launch and graph replay (step 07)",
                         "outputs and every gradient vs eager and fp64 in bf16 and fp32 (step 08)");
         return b;
+    }
+
+    /** Step 09 on the catalogue: a change per op step 07 confirmed as a win (eager -> fused), titled and committed as notebook 09 does. */
+    static ChangeStack stackOfWins(Gluelab lab, ExperimentFolder ex, String commit) {
+        ChangeStack stack = stack(lab, ex);
+        List<String> wins = Confirmation.latest(ex).rows().stream().filter(ConfirmedRow::win).map(r -> r.comparison().op()).distinct().toList();
+        for (String op : wins) stack = commit(lab, ex, change(lab, ex, op, "Run " + op + " as one fused kernel", commit).build());
+        return stack;
     }
 
     /** Adds {@code change} to the experiment's stack (replacing one with its id), saves it and marks step 09 done. */
@@ -162,20 +173,7 @@ final class WriteupSteps {
 
     /** Per dtype, the worst error against fp64 and against eager over every output and gradient of {@code op}'s {@code variant}. */
     static List<CorrectnessVerdict> verdicts(CorrectnessResult result, String op, String variant) {
-        List<CorrectnessVerdict> out = new ArrayList<>();
-        Map<DType, List<CheckRow>> byDtype = new TreeMap<>();
-        for (CheckRow r : result.rows()) {
-            if (r.subject().equals(op) && r.candidate().equals(variant) && r.vsFp64() != null) byDtype.computeIfAbsent(r.dtype(), k -> new ArrayList<>()).add(r);
-        }
-        byDtype.forEach((dtype, rows) -> {
-            boolean ok = rows.stream().allMatch(CheckRow::ok);
-            out.add(new CorrectnessVerdict("fp64 reference, " + dtype.id(), rows.stream().mapToDouble(r -> r.vsFp64().relL2()).max().orElse(0),
-                    rows.stream().mapToDouble(r -> r.vsFp64().maxUlp()).max().orElse(0), ok));
-            List<CheckRow> vsEager = rows.stream().filter(r -> r.vsEager() != null).toList();
-            if (!vsEager.isEmpty()) out.add(new CorrectnessVerdict("eager " + dtype.id(), vsEager.stream().mapToDouble(r -> r.vsEager().relL2()).max().orElse(0),
-                    vsEager.stream().mapToDouble(r -> r.vsEager().maxUlp()).max().orElse(0), ok));
-        });
-        return out;
+        return gluelab.workflow.modelwriteup.Verdicts.of(result, op, variant);
     }
 
     /** The eager kernels per fwd+bwd step of {@code op} in step 01's record, e.g. "6 + 18". */

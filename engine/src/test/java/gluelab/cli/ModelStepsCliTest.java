@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import static gluelab.cli.CliBadInputTest.assertOneLine;
 import static gluelab.cli.CliTest.run;
@@ -19,6 +20,7 @@ class ModelStepsCliTest {
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--trees", "whole"), "tree whole compiles no regions of its own");
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--recompile-limit", "-1"), "recompile limit");
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r), "no experiment 'nope'");
+        for (String step : List.of("stack", "findings", "feedback")) assertOneLine(run("model", step, "nope", "--experiments-root", r), "no experiment 'nope'");
     }
 
     /** Without --fix: step 05 takes a shipped example's defaults (another model is told what to pass), step 08 the fixes step 05 tried. */
@@ -39,5 +41,6 @@ class ModelStepsCliTest {
     @Test void theStepsAreModelSubcommands() {
         String help = run("model", "--help").out();
         assertTrue(help.contains("graphs") && help.contains("Step 06") && help.contains("check") && help.contains("Step 08"), help);
+        for (String step : List.of("stack", "Step 09", "findings", "Step 10", "feedback", "Step 11")) assertTrue(help.contains(step), step + ": " + help);
     }
 }

@@ -3,7 +3,6 @@ package gluelab.lab;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
 import gluelab.workflow.experiment.ModelSubject;
-import gluelab.workflow.experiment.Step;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,22 +22,6 @@ class SubjectStepsTest {
         return ex;
     }
 
-    static final List<Step> BUILT_FOR_A_MODEL = List.of(Step.PLAN, Step.BASELINES, Step.IDEAL_TIMES, Step.PROFILE_DIFF, Step.RANK, Step.FIX, Step.GRAPH_BUDGET,
-            Step.CONFIRM, Step.CORRECTNESS);
-
-    @Test void aStepNotBuiltForAModelSaysWhatToRunInsteadAndTheModelStepsReadThePlan(@TempDir Path root) {
-        ExperimentFolder ex = modelExperiment(root);
-        for (Step s : BUILT_FOR_A_MODEL) assertEquals(ex.plan(), ex.planFor(s), s.toString());
-        var e = assertThrows(IllegalArgumentException.class, () -> ex.planFor(Step.STACK));
-        assertEquals("notebook 09-stack is built for gluelab's op catalogue, not yet for a model, and experiment 'llama' plans the model " + LLAMA
-                + ":build: this step has no model form yet; the model's numbers are in the experiment's steps/ folder and devlog.md", e.getMessage());
-        for (Step s : Step.values()) {
-            if (BUILT_FOR_A_MODEL.contains(s)) continue;
-            String m = assertThrows(IllegalArgumentException.class, () -> ex.planFor(s), s.toString()).getMessage();
-            assertFalse(m.contains("\n"), "one line: " + m);
-        }
-    }
-
     @Test void step05sDefaultsAreTheShippedExamplesAndAnotherModelIsToldWhatToPass(@TempDir Path root) {
         ExperimentFolder ex = modelExperiment(root);
         var d = SubjectFixSteps.modelFixes(ex, "");
@@ -54,12 +37,6 @@ class SubjectStepsTest {
         var e = assertThrows(IllegalArgumentException.class, () -> SubjectFixSteps.modelFixes(other, ""));
         assertTrue(e.getMessage().startsWith("no fixes given, and blocks.py:build is not a shipped example with default fixes: pass them, e.g. -p modelFixes='")
                 && e.getMessage().contains("`gluelab model fix mine --fix NAME=SPEC`"), e.getMessage());
-    }
-
-    @Test void aCatalogueExperimentReadsItsPlanInEveryStep(@TempDir Path root) {
-        ExperimentFolder ex = ExperimentFolder.open("demo", root);
-        ex.plan("llama-3-8b", List.of(32L), 0.01, "cpu");
-        for (Step s : Step.values()) assertEquals(ex.plan(), ex.planFor(s));
     }
 
     @Test void regionsAreCommaSeparatedAndBlankIsNone() {

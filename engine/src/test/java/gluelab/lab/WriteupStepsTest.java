@@ -55,6 +55,11 @@ class WriteupStepsTest {
             ChangeStack stack = lab.commit(ex, change);
             assertEquals(stack, ChangeStack.load(ex.stackFile()));
             assertEquals(1, lab.commit(ex, change).changes().size(), "committing again replaces the entry");
+            assertTrue(change.code().stream().allMatch(c -> c.file().equals("kernels/src/main/cuda/rmsnorm.cu") && c.function().startsWith("fused_rmsnorm_")),
+                    "the PR names the catalogue's fused kernels: " + change.code());
+            ChangeStack viaFacade = lab.changeStack(ex, "abc1234");
+            if (row.win()) assertEquals("Run rmsnorm as one fused kernel", viaFacade.change("rmsnorm-fused").title(), "each confirmed win, titled as notebook 09 titles it");
+            else assertEquals(stack, viaFacade, "no confirmed win: the stack stays as it was");
 
             var written = lab.writeup(ex);
             assertEquals(List.of(), written.violations());

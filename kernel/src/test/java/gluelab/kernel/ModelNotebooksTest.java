@@ -10,6 +10,9 @@ import gluelab.workflow.experiment.Step;
 import gluelab.workflow.model.ModelCheckStep;
 import gluelab.workflow.model.ModelFixResult;
 import gluelab.workflow.model.ModelFixStep;
+import gluelab.workflow.stack.ChangeStack;
+import gluelab.workflow.writeup.PrChecker;
+import gluelab.ops.Replay;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,18 +29,21 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The story's notebooks 00-08 on the analyst's model, as `gluelab run ... -p modelFile=...` runs them:
+ * The story's notebooks 00-11 on the analyst's model, as `gluelab run ... -p modelFile=...` runs them:
  * the shipped Llama-3 example at tiny dims (16 tokens) on the CPU with the real torch (GLUELAB_PYTHON),
  * one experiment planned by 00 and carried through every step to 08's correctness; step 05 tries the
  * example's default fix (the real-arithmetic RoPE as a region) and 07 confirms it in fresh processes,
- * both real measurements; step 06 counts graphs with aot_eager (the same graphs, no C++ compile).
+ * both real measurements; step 06 counts graphs with aot_eager (the same graphs, no C++ compile);
+ * 09-11 write the stack, the findings doc, the PR text and the feedback from them, and the CLI's
+ * `model stack|findings|feedback` and `pr check` read the same experiment. One story run serves every
+ * test here: a model story on the CPU costs minutes, most of it compiling.
  */
 @Tag("slow")
 class ModelNotebooksTest {
     static final Path NOTEBOOKS = Path.of("../notebooks").toAbsolutePath().normalize();
     static final Path LLAMA = NOTEBOOKS.resolveSibling("docs/examples/models/llama3.py");
     static final List<String> STORY = List.of("00-plan", "01-baselines", "02-ideal-times", "03-profile-diff", "04-rank", "05-fix", "06-graph-budget",
-            "07-confirm", "08-correctness");
+            "07-confirm", "08-correctness", "09-stack", "10-findings", "11-feedback");
     @TempDir static Path dir;
     static Map<String, JsonNode> executed = new LinkedHashMap<>();
     static KernelCommandsTest.Result run;
@@ -58,11 +64,11 @@ class ModelNotebooksTest {
             args.add(dir.resolve(nb + ".ipynb").toString());
         }
         args.addAll(List.of("-p", "experiment=llama", "-p", "modelFile=" + LLAMA + ":build", "-p", "inputs=x:T,64:fp32", "-p", "tokens=16",
-                "-p", "graphBackend=aot_eager", "--out", dir.resolve("executed").toString()));
+                "-p", "graphBackend=aot_eager", "-p", "commit=abc1234", "--out", dir.resolve("executed").toString()));
         long t0 = System.nanoTime();
         run = KernelCommandsTest.gluelab(args.toArray(String[]::new));
         seconds = (System.nanoTime() - t0) * 1e-9;
-        System.out.printf("ModelNotebooksTest: notebooks 00-08 on llama3.py at 16 tokens ran in %.0f s%n", seconds);
+        System.out.printf("ModelNotebooksTest: notebooks 00-11 on llama3.py at 16 tokens ran in %.0f s%n", seconds);
         for (String nb : STORY) {
             Path f = dir.resolve("executed/" + nb + ".ipynb");
             if (Files.exists(f)) executed.put(nb, Json.MAPPER.readTree(f.toFile()));
@@ -85,12 +91,13 @@ class ModelNotebooksTest {
 
     static ExperimentFolder experiment() { return ExperimentFolder.open("llama", dir.resolve("out/experiments")); }
 
-    @Test void theNineNotebooksRunOnTheModelWithoutAnError() {
+    @Test void theTwelveNotebooksRunOnTheModelWithoutAnError() {
         assertEquals(0, run.code(), run.toString());
         assertEquals(STORY, List.copyOf(executed.keySet()));
         for (var e : executed.entrySet()) assertFalse(shown(e.getValue()).contains("ERROR OUTPUT"), e.getKey() + ": " + shown(e.getValue()));
         assertTrue(shown("00-plan").contains("llama3.py"), "the plan names the model file: " + shown("00-plan"));
-        for (Step s : List.of(Step.PLAN, Step.BASELINES, Step.IDEAL_TIMES, Step.PROFILE_DIFF, Step.RANK, Step.FIX, Step.GRAPH_BUDGET, Step.CONFIRM, Step.CORRECTNESS))
+        for (Step s : List.of(Step.PLAN, Step.BASELINES, Step.IDEAL_TIMES, Step.PROFILE_DIFF, Step.RANK, Step.FIX, Step.GRAPH_BUDGET, Step.CONFIRM, Step.CORRECTNESS,
+                Step.STACK, Step.FINDINGS, Step.FEEDBACK))
             assertTrue(experiment().has(s), s + " marked done");
     }
 
@@ -136,5 +143,60 @@ class ModelNotebooksTest {
         var correctness = ModelCheckStep.load(experiment());
         assertTrue(correctness.passed(), correctness.summary());
         assertTrue(correctness.rows().stream().anyMatch(r -> r.candidate().equals("rope")), correctness.summary());
+    }
+
+    @Test void theStackNamesTheFixsFilesAndFunctions() {
+        String s = shown("09-stack");
+        ChangeStack stack = ChangeStack.load(experiment().stackFile());
+        var rope = stack.change("rope");
+        assertTrue(s.contains("rope: " + rope.headline().describe()), s);
+        assertTrue(s.contains("rope: `llama3.py:apply_rotary_emb` (def at line 48): replaced by `rewrites.py:apply_rotary_emb_real`"), s);
+        assertTrue(s.contains("llama3.py:build (runs the changed path)"), s);
+        assertEquals("abc1234", rope.commit());
+        assertNull(rope.delta(16, Replay.GRAPH), "the CPU has no graph replay: no graph row is stated");
+        assertTrue(rope.problem().getFirst().startsWith("Step 03 profiles `apply_rotary_emb (llama3.py:"), rope.problem().toString());
+        assertTrue(rope.correctness().stream().allMatch(v -> v.pass()), rope.correctness().toString());
+    }
+
+    @Test void theFindingsAndPrTextCarryTheModelsNumbersAndPassTheCheck() throws Exception {
+        String s = shown("10-findings");
+        ExperimentFolder ex = experiment();
+        assertTrue(s.contains("apply_rotary_emb (llama3.py:"), "the ranking's source locations in the findings doc: " + s);
+        assertTrue(s.contains("rope.md: 0 violation(s)"), s);
+        Path pr = ex.prDir().resolve("rope.md");
+        assertEquals(List.of(), PrChecker.check(pr, ChangeStack.load(ex.stackFile())));
+        String text = Files.readString(pr);
+        assertTrue(text.contains("## Code\n\n- `llama3.py:apply_rotary_emb` (def at line 48): replaced by `rewrites.py:apply_rotary_emb_real`"), text);
+        assertTrue(text.contains("- `rewrites.py:apply_rotary_emb_real` (def at line 27): the replacement"), text);
+        assertTrue(text.contains("correctness vs fp64 reference, fp32: rel L2"), text);
+        String findings = Files.readString(ex.findingsFile());
+        for (String part : List.of("### Baselines (step 01)", "### Ranking per source line (step 04)", "### Fixes (step 05)", "### Graph budget (step 06)",
+                "### Source lines of the changed functions (eager profile, step 03, 16 tokens)", "### Confirmation in fresh processes (step 07)",
+                "### Correctness (step 08)", "- code: `llama3.py:apply_rotary_emb` (def at line 48)", "process 3 pid "))
+            assertTrue(findings.contains(part), part + "\n" + findings);
+
+        KernelCommandsTest.Result check = KernelCommandsTest.gluelab("pr", "check", pr.toString());
+        assertEquals(0, check.code(), check + "\n" + text);
+        Path edited = dir.resolve("rope-edited.md");
+        Files.writeString(edited, text.replace("`llama3.py:apply_rotary_emb` (def at line 48)", "the RoPE function")
+                .replace("`rewrites.py:apply_rotary_emb_real` (def at line 27)", "its rewrite"));
+        KernelCommandsTest.Result bad = KernelCommandsTest.gluelab("pr", "check", edited.toString());
+        assertEquals(1, bad.code(), bad.toString());
+        assertTrue(bad.out().contains("[code] a Code item that names no file and function"), bad.out());
+    }
+
+    @Test void theCommandLineWritesTheSameWriteUpFromTheExperiment() throws Exception {
+        String root = dir.resolve("out/experiments").toString();
+        ExperimentFolder ex = experiment();
+        String before = Files.readString(ex.prDir().resolve("rope.md"));
+        for (String step : List.of("stack", "findings", "feedback")) {
+            var args = new ArrayList<>(List.of("model", step, "llama", "--experiments-root", root));
+            if (step.equals("stack")) args.addAll(List.of("--commit", "abc1234"));
+            KernelCommandsTest.Result r = KernelCommandsTest.gluelab(args.toArray(String[]::new));
+            assertEquals(0, r.code(), step + ": " + r);
+        }
+        assertTrue(Files.isRegularFile(ex.feedbackFile()));
+        assertEquals(before.lines().filter(l -> l.startsWith("- `")).toList(), Files.readString(ex.prDir().resolve("rope.md")).lines().filter(l -> l.startsWith("- `")).toList(),
+                "the CLI's PR text names the same code as the notebook's");
     }
 }

@@ -60,7 +60,7 @@ class RenderersTest {
         var change = gluelab.workflow.stack.Change.builder("q-norm-rope", "Fuse q norm and RoPE").kind(gluelab.workflow.stack.FixKind.RESIZE_REGION)
                 .variant("region q_norm_rope").region("q_norm_rope").delta(16384, gluelab.ops.Replay.DIRECT, 1497, 1044).graphs(4, 8)
                 .commit("a1b2c3d").scope(gluelab.workflow.stack.Scope.specs(List.of("dsv3-ours"))).problem("p1", "p2", "p3").solution("s1", "s2", "s3")
-                .unchanged("the numerics").testPlan("t").build();
+                .unchanged("the numerics").testPlan("t").code("model.py", "rope", "rewritten").build();
         var stack = gluelab.workflow.stack.ChangeStack.empty(new gluelab.workflow.stack.Conditions("NVIDIA H200", "dsv3-ours", gluelab.tensor.DType.BF16,
                 List.of(gluelab.ops.Pass.FORWARD), "cold samples", 3)).with(change);
         String html = String.valueOf(render(stack).getData(MIMEType.TEXT_HTML));

@@ -200,19 +200,6 @@ public final class ExperimentFolder {
         return plan(ExperimentPlan.of(model, tokens, stopFraction, device));
     }
 
-    /**
-     * The plan, as notebook {@code step} reads it: a step whose notebook is built for gluelab's op
-     * catalogue only is refused on a model experiment, by one line saying what to run instead.
-     */
-    public ExperimentPlan planFor(Step step) {
-        ExperimentPlan plan = plan();
-        if (plan.hasModelSubject()) ModelSteps.instead(step, name).ifPresent(instead -> {
-            throw new IllegalArgumentException("notebook " + step.notebook() + " is built for gluelab's op catalogue, not yet for a model, and experiment '"
-                    + name + "' plans the model " + plan.modelSubject().entry() + ": " + instead);
-        });
-        return plan;
-    }
-
     /** The plan step 00 wrote. */
     public ExperimentPlan plan() {
         if (!hasPlan()) throw missing(Step.PLAN);

@@ -18,12 +18,13 @@ import java.util.regex.Pattern;
  * the last Problem line (from the numbers) and {@code unchanged} as the last Solution line, so
  * each has 4 to 6. {@code layerShare} is the share of the layer the changed path took before
  * (from the ranking, step 4), or null when unknown. {@code diagram} is plain text, drawn when data
- * moves between stages; null otherwise.
+ * moves between stages; null otherwise. {@code code} names each file and function the change edits
+ * (at least one): its PR lists them, so a reviewer knows where to look.
  */
 public record Change(String id, String title, FixKind kind, String variant, String region, List<Delta> deltas, Double layerShare,
                      List<CorrectnessVerdict> correctness, GraphCount graphs, String commit, String config, Scope scope,
                      List<String> problem, List<String> solution, String unchanged, String diagram,
-                     List<Rejected> rejected, List<String> notTested, List<String> testPlan) {
+                     List<Rejected> rejected, List<String> notTested, List<String> testPlan, List<CodeChange> code) {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]*");
     public static final int MIN_FACTS = 3, MAX_FACTS = 5;
 
@@ -50,6 +51,8 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
         notTested = lines(notTested, c + "notTested");
         testPlan = lines(testPlan, c + "testPlan");
         require(!testPlan.isEmpty(), c + "testPlan must say how the change was (or is to be) tested");
+        code = code == null ? List.of() : List.copyOf(code);
+        require(!code.isEmpty(), c + "code must name at least one file and function the change edits (.code(file, function, what))");
     }
 
     private static void require(boolean ok, String message) {
@@ -126,6 +129,7 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
         private Scope scope;
         private final List<String> problem = new ArrayList<>(), solution = new ArrayList<>(), notTested = new ArrayList<>(), testPlan = new ArrayList<>();
         private final List<Rejected> rejected = new ArrayList<>();
+        private final List<CodeChange> code = new ArrayList<>();
 
         private Builder(String id, String title) {
             this.id = id;
@@ -179,9 +183,14 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
 
         public Builder testPlan(String... steps) { testPlan.addAll(List.of(steps)); return this; }
 
+        /** A file and function the change edits, and what it does there. */
+        public Builder code(String file, String function, String what) { code.add(new CodeChange(file, function, what)); return this; }
+
+        public Builder code(CodeChange c) { code.add(c); return this; }
+
         public Change build() {
             return new Change(id, title, kind, variant, region, deltas, layerShare, correctness, graphs, commit, config, scope,
-                    problem, solution, unchanged, diagram, rejected, notTested, testPlan);
+                    problem, solution, unchanged, diagram, rejected, notTested, testPlan, code);
         }
     }
 }

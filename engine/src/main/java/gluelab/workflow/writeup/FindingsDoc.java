@@ -27,6 +27,15 @@ public final class FindingsDoc {
      * @param prDir  where the PR texts are, relative to the doc ("pr"), or null for no links
      */
     public static String markdown(ChangeStack stack, ExperimentRecord record, List<FeedbackItem> feedback, String prDir) {
+        return markdown(stack, record, List.of(), feedback, prDir);
+    }
+
+    /**
+     * As {@link #markdown(ChangeStack, ExperimentRecord, List, String)}, with {@code measured}: markdown
+     * sections (each opening with its {@code ### } header) under "What was measured", the steps'
+     * own tables of a subject without a record (a model's baselines, ranking, fixes, confirmation, correctness).
+     */
+    public static String markdown(ChangeStack stack, ExperimentRecord record, List<String> measured, List<FeedbackItem> feedback, String prDir) {
         StringBuilder md = new StringBuilder();
         md.append("# Findings: ").append(stack.conditions().model()).append(" on ").append(stack.conditions().device()).append("\n\n");
         md.append("## Stack summary\n\n").append(StackSummary.block(stack, null)).append('\n');
@@ -35,6 +44,7 @@ public final class FindingsDoc {
         md.append("- conditions: ").append(stack.conditions().describe()).append('\n');
         if (record != null) for (String line : Findings.measured(record)) md.append("- ").append(line).append('\n');
         md.append('\n');
+        for (String section : measured) md.append(section.strip()).append("\n\n");
 
         md.append("## The stack\n\n");
         if (stack.changes().isEmpty()) md.append("- no change committed yet\n\n");
@@ -43,6 +53,7 @@ public final class FindingsDoc {
             md.append("### ").append(i++).append(". ").append(c.title()).append(" (`").append(c.id()).append("`)\n\n");
             md.append("- fix: ").append(c.kind().description()).append(", variant ").append(c.variant()).append('\n');
             md.append("- reaches: ").append(String.join("; ", c.scope().lines())).append('\n');
+            for (var code : c.code()) md.append("- code: ").append(code.describe()).append('\n');
             md.append("- needs: commit ").append(c.commit()).append(c.config() == null ? "" : ", config " + c.config()).append('\n');
             for (CorrectnessVerdict v : c.correctness()) md.append("- correctness ").append(v.describe()).append('\n');
             if (c.graphs() != null) md.append("- ").append(c.graphs().describe()).append('\n');

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 public final class PrChecker {
     static final int MAX_FACT_CHARS = 160;
     static final int MIN_STEPS = 4, MAX_STEPS = 6;
-    static final List<String> ORDER = List.of("problem", "solution", "diagram", "reach", "results", "rejected alternatives", "not tested", "test plan");
+    static final List<String> ORDER = List.of("problem", "solution", "code", "diagram", "reach", "results", "rejected alternatives", "not tested", "test plan");
 
     private static final Pattern NUMBERS = Pattern.compile("\\d(?:[\\d,.]*\\d)?\\s*(?:[a-zA-Zµ%]{1,3}\\s*)?(?:->|→)\\s*\\d");
     private static final Pattern BOTH = Pattern.compile(NUMBERS.pattern() + "|\\d(?:[\\d,.]*\\d)?\\s*(?:[a-zA-Zµ%]{1,3}\\s*)?vs\\.?\\s*\\d");
@@ -35,6 +35,8 @@ public final class PrChecker {
     private static final Pattern SENTENCE_BREAK = Pattern.compile("[.!?;]\\s+\\S");
     private static final Pattern MOVES = Pattern.compile("\\b(writes?|written|reads?|round[- ]trips?|materiali[sz]e[sd]?|copies|copied|HBM|spills?|moves?)\\b",
             Pattern.CASE_INSENSITIVE);
+    /** A file and a function in it: {@code llama3.py:apply_rotary_emb}, {@code kernels/src/main/cuda/rmsnorm.cu:fused_rmsnorm_fwd}. */
+    static final Pattern FILE_FUNCTION = Pattern.compile("[\\w./-]*\\w\\.[A-Za-z][A-Za-z0-9]{0,5}:[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)*");
     private static final Pattern ARROW = Pattern.compile("->|-->|→|=>|\\bv\\b|▼|\\|");
 
     private PrChecker() {}
@@ -73,6 +75,7 @@ public final class PrChecker {
         c.steps("problem", PrRule.PROBLEM_STEPS, PrRule.PROBLEM_COST, COST, "the last Problem line must state the cost (a time in us/ms or a share in %)");
         c.steps("solution", PrRule.SOLUTION_STEPS, PrRule.SOLUTION_UNCHANGED, UNCHANGED, "the last Solution line must say what stays unchanged (\"Unchanged: ...\")");
         c.oneFact();
+        c.code();
         c.diagram();
         c.numbers();
         c.direction();
@@ -287,6 +290,21 @@ public final class PrChecker {
             }
             if (in(section).stream().noneMatch(l -> l.prose() && LIST_ITEM.matcher(l.text()).matches()))
                 add(at, rule, "the " + name + " section lists nothing; give at least one \"- \" item");
+        }
+
+        /** A Code section whose every item names a file and a function in it (FILE:FUNCTION). */
+        void code() {
+            int at = header("code");
+            if (at < 0) {
+                add(1, PrRule.CODE, "no \"## Code\" section; list each file and function the change edits (\"- `llama3.py:apply_rotary_emb`: replaced by ...\")");
+                return;
+            }
+            List<Line> items = in("code").stream().filter(l -> l.prose() && LIST_ITEM.matcher(l.text()).matches()).toList();
+            if (items.isEmpty()) add(at, PrRule.CODE, "the Code section lists nothing; give a \"- FILE:FUNCTION: what changes\" item per place the change edits");
+            for (Line l : items) {
+                if (!FILE_FUNCTION.matcher(l.text()).find())
+                    add(l.number(), PrRule.CODE, "a Code item that names no file and function (FILE:FUNCTION, e.g. llama3.py:apply_rotary_emb): " + abbreviate(l.text()));
+            }
         }
 
         void paragraphsAndTables() {

@@ -18,7 +18,7 @@ import java.util.Locale;
 /**
  * One PR text per stack entry (workflow step 10), laid out by the rules {@link PrChecker} enforces:
  * TLDR with the headline number; Problem and Solution as numbered one-fact lines (Problem ends
- * with the cost, Solution with what stays unchanged); a diagram when the change gives one; the
+ * with the cost, Solution with what stays unchanged); the files and functions it edits; a diagram when the change gives one; the
  * specs that reach the path; a results block (conditions, before -> after per workload,
  * correctness, graph count and limit); rejected alternatives, not tested, test plan; the stack
  * summary collapsed with this PR marked. No paragraphs, no tables.
@@ -45,6 +45,10 @@ public final class PrText {
         List<String> solution = new ArrayList<>(change.solution());
         solution.add("Unchanged: " + change.unchanged() + (change.unchanged().endsWith(".") ? "" : "."));
         numbered(md, solution);
+
+        md.append("## Code\n\n");
+        for (var c : change.code()) md.append("- ").append(c.describe()).append('\n');
+        md.append('\n');
 
         if (change.diagram() != null) md.append("## Diagram\n\n```text\n").append(change.diagram().strip()).append("\n```\n\n");
 

@@ -24,6 +24,11 @@ public final class Writeup {
     private Writeup() {}
 
     public static Written write(Path dir, ChangeStack stack, ExperimentRecord record, List<FeedbackItem> feedback) {
+        return write(dir, stack, record, List.of(), feedback);
+    }
+
+    /** As {@link #write(Path, ChangeStack, ExperimentRecord, List)}, with the steps' own sections under "What was measured" ({@link FindingsDoc}). */
+    public static Written write(Path dir, ChangeStack stack, ExperimentRecord record, List<String> measured, List<FeedbackItem> feedback) {
         List<Violation> violations = new ArrayList<>();
         for (var c : stack.changes()) violations.addAll(PrChecker.check(PrText.markdown(stack, c, c.id() + ".png"), PR_DIR + "/" + c.id() + ".md", null, stack));
         if (!violations.isEmpty()) {
@@ -34,7 +39,7 @@ public final class Writeup {
         for (Path p : prs) violations.addAll(PrChecker.check(p, stack));
         Path feedbackFile = SkillFeedback.write(dir.resolve(FEEDBACK), feedback == null ? List.of() : feedback);
         Path findings = dir.resolve(FINDINGS);
-        AtomicFiles.write(findings, FindingsDoc.markdown(stack, record, feedback, PR_DIR));
+        AtomicFiles.write(findings, FindingsDoc.markdown(stack, record, measured, feedback, PR_DIR));
         return new Written(findings, prs, feedbackFile, List.copyOf(violations));
     }
 }

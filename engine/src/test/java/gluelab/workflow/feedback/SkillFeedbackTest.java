@@ -55,7 +55,7 @@ class SkillFeedbackTest {
     void aWinThatDisappearsUnderGraphsIsHostTime() {
         var c = gluelab.workflow.stack.Change.builder("norm-regions", "Per-site norm regions").kind(gluelab.workflow.stack.FixKind.ENABLE_REGION).variant("v")
                 .commit("c").scope(gluelab.workflow.stack.Scope.specs(List.of("m"))).delta(4096, Replay.DIRECT, 500, 400).delta(4096, Replay.GRAPH, 300, 295)
-                .problem("p1", "p2", "p3").solution("s1", "s2", "s3").unchanged("u").testPlan("t").build();
+                .problem("p1", "p2", "p3").solution("s1", "s2", "s3").unchanged("u").testPlan("t").code("model.py", "norm", "compiled as a region").build();
         List<FeedbackItem> items = SkillFeedback.collect(List.of(), ChangeStack.empty(StackSamples.CONDITIONS).with(c), List.of(), List.of());
         assertEquals(1, items.size(), items.toString());
         assertTrue(items.getFirst().proposal().contains("mostly host time"), items.toString());

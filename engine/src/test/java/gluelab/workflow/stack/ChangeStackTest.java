@@ -26,10 +26,10 @@ class ChangeStackTest {
     void withoutSharesTheTotalTimeSavedOrders() {
         Change small = Change.builder("a", "small").kind(FixKind.REWRITE).variant("v").commit("c").scope(Scope.specs(List.of("m")))
                 .delta(2048, Replay.DIRECT, 100, 90).delta(4096, Replay.DIRECT, 200, 180).problem("p1", "p2", "p3")
-                .solution("s1", "s2", "s3").unchanged("u").testPlan("t").build();
+                .solution("s1", "s2", "s3").unchanged("u").testPlan("t").code("m.py", "f", "rewritten").build();
         Change big = Change.builder("b", "big").kind(FixKind.REWRITE).variant("v").commit("c").scope(Scope.specs(List.of("m")))
                 .delta(4096, Replay.DIRECT, 200, 150).delta(4096, Replay.GRAPH, 150, 149).layerShare(0.5).problem("p1", "p2", "p3")
-                .solution("s1", "s2", "s3").unchanged("u").testPlan("t").build();
+                .solution("s1", "s2", "s3").unchanged("u").testPlan("t").code("m.py", "f", "rewritten").build();
         ChangeStack s = ChangeStack.empty(StackSamples.CONDITIONS).with(small).with(big);
         // one change lacks a share: order by time saved over direct rows (50 vs 30 us)
         assertEquals(List.of("b", "a"), s.changes().stream().map(Change::id).toList());

@@ -36,6 +36,7 @@ public final class StackSamples {
                         "q stays in registers between the norm and the rotation.",
                         "The backward is generated for the one region.")
                 .unchanged("the model code, the numerics and the other regions")
+                .code("torchtitan/models/deepseek_v3/model.py", "Attention.forward", "q norm and RoPE called inside region q_norm_rope")
                 .diagram("""
                         before: x -> [rmsnorm] -> q (HBM) -> [rope] -> q_rot
                         after:  x -> [rmsnorm + rope] -> q_rot""")
@@ -59,6 +60,7 @@ public final class StackSamples {
                         "The three kernels become one launch.",
                         "Top-k keeps its eager kernel.")
                 .unchanged("the routing decisions and the expert GEMMs")
+                .code("torchtitan/models/moe.py", "TokenChoiceTopKRouter.forward", "compiled as region router_glue")
                 .testPlan("correctness vs eager bf16")
                 .build();
     }

@@ -41,7 +41,7 @@ class PrCheckerTest {
         gluelab.workflow.stack.Change c = StackSamples.qNormRope();
         gluelab.workflow.stack.Change noisy = new gluelab.workflow.stack.Change(c.id(), c.title(), c.kind(), c.variant(), c.region(),
                 c.deltas().stream().map(d -> d.withCaveat(CAVEAT)).toList(), c.layerShare(), c.correctness(), c.graphs(), c.commit(), c.config(),
-                c.scope(), c.problem(), c.solution(), c.unchanged(), c.diagram(), c.rejected(), c.notTested(), c.testPlan());
+                c.scope(), c.problem(), c.solution(), c.unchanged(), c.diagram(), c.rejected(), c.notTested(), c.testPlan(), c.code());
         return StackSamples.stack().with(noisy);
     }
 
@@ -57,6 +57,7 @@ class PrCheckerTest {
         BREAK.put(PrRule.SOLUTION_STEPS, t -> replace(t, "4. Unchanged:", "- also the backward\n4. Unchanged:"));
         BREAK.put(PrRule.SOLUTION_UNCHANGED, t -> replace(t, "4. Unchanged: the model code, the numerics and the other regions.", "4. The region compiles once."));
         BREAK.put(PrRule.ONE_FACT, t -> replace(t, "1. One region q_norm_rope holds the norm and RoPE.", "1. One region holds the norm and RoPE. It compiles once."));
+        BREAK.put(PrRule.CODE, t -> replace(t, "`torchtitan/models/deepseek_v3/model.py:Attention.forward`", "the attention module"));
         BREAK.put(PrRule.DIAGRAM, t -> replace(t, section(t, "Diagram"), ""));
         BREAK.put(PrRule.NUMBERS_IN_CODE, t -> replace(t, "- region q_norm_rope: dsv3-ours", "- dsv3-ours went 1497 -> 1044 us\n- region q_norm_rope: dsv3-ours"));
         BREAK.put(PrRule.CONDITIONS_ABOVE, t -> replace(t, "```\nNVIDIA H200, dsv3-ours, bf16, fwd+bwd, cold samples, median of 3 fresh processes, variant region q_norm_rope (norm + RoPE), fused\n", "```\n"));
@@ -130,6 +131,25 @@ class PrCheckerTest {
         assertTrue(v.stream().anyMatch(x -> x.rule() == PrRule.CHART_FILES && x.message().contains("does not exist beside the text")), v.toString());
         assertEquals(f + ":" + line + ": [one-fact] a step with more than one sentence; split it, one fact a line",
                 v.stream().filter(x -> x.rule() == PrRule.ONE_FACT).findFirst().orElseThrow().toString());
+    }
+
+    @Test
+    void aTextNamesTheFilesAndFunctionsItChanges() {
+        assertTrue(GOOD.contains("## Code\n\n- `torchtitan/models/deepseek_v3/model.py:Attention.forward`: q norm and RoPE called inside region q_norm_rope\n"), GOOD);
+        String other = replace(GOOD, section(GOOD, "Code"), "## Code\n\n- `kernels/src/main/cuda/rmsnorm.cu:fused_rmsnorm_fwd` (def at line 84): the fused kernel\n- llama3.py:Attention.rope: compiled\n\n");
+        assertEquals(List.of(), PrChecker.check(other, "ok.md", null));
+
+        String none = replace(GOOD, section(GOOD, "Code"), "");
+        List<Violation> v = PrChecker.check(none, "none.md", null);
+        assertEquals(List.of(new Violation("none.md", 1, PrRule.CODE,
+                "no \"## Code\" section; list each file and function the change edits (\"- `llama3.py:apply_rotary_emb`: replaced by ...\")")), v);
+
+        String vague = replace(GOOD, section(GOOD, "Code"), "## Code\n\n- the attention module\n- model.py without a function\n\n");
+        v = PrChecker.check(vague, "vague.md", null);
+        assertEquals(2, v.size(), v.toString());
+        assertTrue(v.stream().allMatch(x -> x.rule() == PrRule.CODE && x.message().startsWith("a Code item that names no file and function")), v.toString());
+        int line = vague.lines().toList().indexOf("- the attention module") + 1;
+        assertEquals(line, v.getFirst().line());
     }
 
     @Test

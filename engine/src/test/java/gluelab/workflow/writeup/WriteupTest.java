@@ -26,6 +26,7 @@ class WriteupTest {
                 .solution("One.", "Two.", "Three.")
                 .unchanged("the rest")
                 .testPlan("correctness vs eager bf16")
+                .code("model.py", "Block.forward", "compiled as region " + id)
                 .build();
     }
 
@@ -81,7 +82,7 @@ class WriteupTest {
     void aStackEntryWhosePrWouldBreakARuleStopsTheStepBeforeAnyWrite(@TempDir Path dir) {
         Change bad = Change.builder("slow-talk", "A change described with a vague speed").kind(gluelab.workflow.stack.FixKind.REWRITE).variant("v").commit("c")
                 .scope(gluelab.workflow.stack.Scope.specs(List.of("dsv3-ours"))).delta(4096, gluelab.ops.Replay.DIRECT, 200, 150)
-                .problem("The old form is slower.", "p2", "p3").solution("s1", "s2", "s3").unchanged("the numerics").testPlan("t").build();
+                .problem("The old form is slower.", "p2", "p3").solution("s1", "s2", "s3").unchanged("the numerics").testPlan("t").code("model.py", "rope", "rewritten").build();
         ChangeStack stack = StackSamples.stack().with(bad);
         var e = assertThrows(IllegalArgumentException.class, () -> Writeup.write(dir, stack, null, List.of()));
         assertTrue(e.getMessage().contains("pr/slow-talk.md:7: [direction]"), e.getMessage());

@@ -1,0 +1,238 @@
+package gluelab.workflow.modelwriteup;
+
+import gluelab.ops.Replay;
+import gluelab.torch.ModelFix;
+import gluelab.torch.ModelProfile;
+import gluelab.workflow.confirm.Confirmation;
+import gluelab.workflow.confirm.ModelConfirmResult;
+import gluelab.workflow.correctness.CorrectnessResult;
+import gluelab.workflow.experiment.ModelSubject;
+import gluelab.workflow.graphbudget.BudgetResult;
+import gluelab.workflow.graphbudget.RegionGraphs;
+import gluelab.workflow.model.ModelFixResult;
+import gluelab.workflow.stack.*;
+
+import java.nio.file.Path;
+import java.util.*;
+import java.util.stream.Collectors;
+
+/**
+ * Step 09 on the analyst's model: one change per fix that step 07 measured, filled from the steps
+ * before it. Its before -> after are step 07's confirmed rows, each carrying its caveat (noisy,
+ * unconfirmed, device not quiet) and, when the row is no win of at least {@link Confirmation#WITHIN},
+ * that it is none: such numbers are never stated as a win. Its code is the fix spec's files and
+ * functions with their {@code def} lines, its problem the profile's source lines of the changed
+ * function (step 03), its verdicts step 08's rows, its graph count step 06's for a region it compiles.
+ */
+public final class ModelChanges {
+    /** What the steps before left, each null when that step has not run. */
+    public record Inputs(ModelSubject subject, List<Long> tokens, ModelConfirmResult confirmed, ModelFixResult screened, ModelProfile profile,
+                         CorrectnessResult correctness, BudgetResult budget, String commit) {}
+
+    static final String NOT_A_WIN = "not a win in step 07: ";
+
+    private ModelChanges() {}
+
+    /** The stack under {@code conditions}: a change per measured fix; a fix step 07 could not measure, and a fix step 05 tried but step 07 did not, are noted. */
+    public static ChangeStack stack(Conditions conditions, Inputs in) {
+        ChangeStack stack = ChangeStack.empty(conditions);
+        for (ModelFix f : in.confirmed().fixes()) {
+            List<ModelConfirmResult.Row> rows = in.confirmed().rows().stream().filter(r -> r.fix().equals(f.name()) && r.measured()).toList();
+            if (rows.isEmpty()) stack = stack.withNotTested("fix " + f.name() + ": step 07 measured no row of it (" + in.confirmed().summary() + ")");
+            else stack = stack.with(change(f, rows, in));
+        }
+        if (in.screened() != null) {
+            Set<String> confirmed = in.confirmed().fixes().stream().map(ModelFix::name).collect(Collectors.toSet());
+            for (ModelFixResult.FixRow r : in.screened().rows()) {
+                if (confirmed.contains(r.fix())) continue;
+                stack = stack.withRejected(new Rejected("fix " + r.fix() + " (" + kind(r.kind()) + ", " + r.tokens() + " tokens, screened in step 05, not confirmed)", r.describe()));
+            }
+        }
+        return stack;
+    }
+
+    static Change change(ModelFix f, List<ModelConfirmResult.Row> rows, Inputs in) {
+        ModelSubject s = in.subject();
+        Path modelFile = Path.of(s.file());
+        String id = f.name().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("^-+|-+$", "");
+        Change.Builder b = Change.builder(id.isEmpty() ? "fix" : id, title(f, modelFile)).kind(fixKind(f.kind())).variant(variant(f)).commit(in.commit());
+        for (ModelConfirmResult.Row r : rows) b.delta(Delta.of(r.tokens(), r.replay(), r.baselineUs(), r.fixedUs()).withCaveat(caveat(r)));
+
+        List<String> functions = functions(f);
+        Optional<GraphCount> counted = regionCount(f, in.budget());
+        String region = counted.map(GraphCount::region).orElse(compiledRegions(f).stream().findFirst().map(ModelChanges::name).orElse(null));
+        if (region != null) b.region(region);
+        counted.ifPresent(b::graphs);
+        if (in.correctness() != null) Verdicts.ofFix(in.correctness(), f.name()).forEach(b::correctness);
+        b.scope(Scope.specs(List.of(display(modelFile) + ":" + s.function())));
+        for (ModelFix.Part p : f.parts()) code(p, modelFile).forEach(b::code);
+
+        List<String> problem = new ArrayList<>();
+        Optional<ModelProfile.TreeProfile> eager = in.profile() == null ? Optional.empty()
+                : in.profile().tree(gluelab.torch.ModelTree.EAGER).filter(t -> !t.failed());
+        String fn = functions.getFirst();
+        List<ModelProfile.SourceRow> lines = eager.map(t -> t.rows().stream().filter(r -> at(r.location(), fn)).toList()).orElse(List.of());
+        if (!lines.isEmpty()) {
+            ModelProfile.TreeProfile t = eager.get();
+            Map<String, Double> byLine = new LinkedHashMap<>();
+            lines.forEach(r -> byLine.merge(r.location(), r.us(), Double::sum));
+            String top = byLine.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+            double us = byLine.values().stream().mapToDouble(Double::doubleValue).sum();
+            problem.add("Step 03 profiles `" + top + "` as the costliest line of `" + fn + "` in the eager tree.");
+            problem.add(String.format(Locale.ROOT, "The lines of `%s` take %.1f us of the %.1f us eager step at %d tokens (%.1f%%).", fn, us, t.stepUs(),
+                    in.profile().tokens(), 100 * us / t.stepUs()));
+            double share = us / t.stepUs();
+            if (share > 0 && share <= 1) b.layerShare(share);
+        } else {
+            problem.add("`" + display(modelFile) + ":" + fn + "` runs in every step of the original model.");
+            problem.add(in.profile() == null ? "Step 03 has not profiled the model, so its share of the step is not known."
+                    : "Step 03's eager profile gives no op to a line of `" + fn + "`.");
+        }
+        problem.add("Step 05 screened fix `" + f.name() + "` (" + kind(f.kind()) + ") against the original model in one process.");
+        b.problem(problem.toArray(String[]::new));
+
+        List<String> solution = new ArrayList<>();
+        for (ModelFix.Part p : f.parts()) if (solution.size() < 3) solution.add(solutionFact(p, modelFile));
+        solution.add("Step 07 timed it in " + in.confirmed().processesOk() + " fresh processes against the original model.");
+        if (solution.size() < 5) solution.add(in.correctness() != null && !Verdicts.ofFix(in.correctness(), f.name()).isEmpty()
+                ? "Step 08 compared every output and gradient with eager and with fp64." : "Step 08 has not checked its outputs and gradients.");
+        b.solution(solution.toArray(String[]::new)).unchanged("the model's other functions, its parameters, its inputs and its outputs");
+
+        Set<Long> measured = new TreeSet<>();
+        rows.stream().filter(r -> r.replay() == Replay.DIRECT).forEach(r -> measured.add(r.tokens()));
+        for (long t : in.tokens()) if (!measured.contains(t)) b.notTested(Delta.tokens(t) + " tokens in fresh processes");
+        b.testPlan("screen against the model as written in one process (step 05, gluelab model fix)",
+                "confirm in " + gluelab.workflow.confirm.ModelConfirmation.PROCESSES + " fresh processes, normal launch and CUDA-graph replay (step 07, gluelab model confirm)",
+                "every output and gradient vs eager and fp64 in bf16 and fp32 (step 08, gluelab model check)");
+        return b.build();
+    }
+
+    /** The row's own caveat, and that it is no win when it is not one. */
+    static String caveat(ModelConfirmResult.Row r) {
+        List<String> why = new ArrayList<>();
+        if (!r.caveat().isEmpty()) why.add(r.caveat());
+        if (!r.win()) why.add(NOT_A_WIN + (r.fixedUs() >= r.baselineUs() ? "not faster than the model as written"
+                : String.format(Locale.ROOT, "under %.0f%% faster than the model as written", 100 * Confirmation.WITHIN)));
+        return String.join("; ", why);
+    }
+
+    /** "Replace apply_rotary_emb with rewrites.py:apply_rotary_emb_real", one clause per part. */
+    static String title(ModelFix f, Path modelFile) {
+        List<String> parts = new ArrayList<>();
+        for (ModelFix.Part p : f.parts()) {
+            parts.add(switch (p) {
+                case ModelFix.Swap s -> "Replace " + name(s.target()) + " with " + fileName(s.file()) + ":" + s.function();
+                case ModelFix.AutogradSwap s -> "Replace " + name(s.target()) + " with the autograd.Function " + fileName(s.file()) + ":" + s.function();
+                case ModelFix.RegionSet r -> "Compile " + r.regions().stream().map(ModelChanges::name).collect(Collectors.joining(", "))
+                        + (r.regions().size() == 1 ? " as its own region" : " as regions of their own");
+                case ModelFix.RegionOptions o -> "Compile " + name(o.region()) + " with Inductor options " + optionText(o);
+            });
+        }
+        return String.join(" + ", parts);
+    }
+
+    static String solutionFact(ModelFix.Part p, Path modelFile) {
+        String m = display(modelFile);
+        return switch (p) {
+            case ModelFix.Swap s -> "`" + fileName(s.file()) + ":" + s.function() + "` replaces `" + m + ":" + name(s.target()) + "` before build runs.";
+            case ModelFix.AutogradSwap s -> "The autograd.Function `" + fileName(s.file()) + ":" + s.function() + "` replaces `" + m + ":" + name(s.target())
+                    + "` with a hand-written backward.";
+            case ModelFix.RegionSet r -> r.regions().stream().map(x -> "`" + m + ":" + name(x) + "`").collect(Collectors.joining(", "))
+                    + " compile" + (r.regions().size() == 1 ? "s" : "") + " on " + (r.regions().size() == 1 ? "its" : "their") + " own with fullgraph=True.";
+            case ModelFix.RegionOptions o -> "`" + m + ":" + name(o.region()) + "` compiles on its own with Inductor options " + optionText(o) + ".";
+        };
+    }
+
+    /** The files and functions a part edits, each with its def line. */
+    static List<CodeChange> code(ModelFix.Part p, Path modelFile) {
+        String m = display(modelFile);
+        return switch (p) {
+            case ModelFix.Swap s -> List.of(new CodeChange(m, name(s.target()), PythonDefs.line(modelFile, name(s.target())),
+                            "replaced by `" + fileName(s.file()) + ":" + s.function() + "` (swap, bound before build runs)"),
+                    new CodeChange(display(Path.of(s.file())), s.function(), PythonDefs.line(Path.of(s.file()), s.function()), "the replacement"));
+            case ModelFix.AutogradSwap s -> List.of(new CodeChange(m, name(s.target()), PythonDefs.line(modelFile, name(s.target())),
+                            "replaced by the autograd.Function `" + fileName(s.file()) + ":" + s.function() + "`"),
+                    new CodeChange(display(Path.of(s.file())), s.function(), PythonDefs.line(Path.of(s.file()), s.function()),
+                            "the replacement, with a hand-written backward"));
+            case ModelFix.RegionSet r -> r.regions().stream().map(x -> new CodeChange(m, name(x), PythonDefs.line(modelFile, name(x)),
+                    "compiled on its own as a torch.compile region (fullgraph=True)")).toList();
+            case ModelFix.RegionOptions o -> List.of(new CodeChange(m, name(o.region()), PythonDefs.line(modelFile, name(o.region())),
+                    "compiled on its own with Inductor options " + optionText(o)));
+        };
+    }
+
+    /** The model functions a fix changes, in the order of its parts: what the profile's lines are looked up by. */
+    static List<String> functions(ModelFix f) {
+        List<String> out = new ArrayList<>();
+        for (ModelFix.Part p : f.parts()) {
+            switch (p) {
+                case ModelFix.Swap s -> out.add(name(s.target()));
+                case ModelFix.AutogradSwap s -> out.add(name(s.target()));
+                case ModelFix.RegionSet r -> r.regions().forEach(x -> out.add(name(x)));
+                case ModelFix.RegionOptions o -> out.add(name(o.region()));
+            }
+        }
+        return out.stream().distinct().toList();
+    }
+
+    /** The regions a fix compiles on its own (its region sets and region-scoped options), as the plan names them. */
+    static List<String> compiledRegions(ModelFix f) {
+        List<String> out = new ArrayList<>();
+        for (ModelFix.Part p : f.parts()) {
+            if (p instanceof ModelFix.RegionSet r) out.addAll(r.regions());
+            if (p instanceof ModelFix.RegionOptions o) out.add(o.region());
+        }
+        return out;
+    }
+
+    /** Step 06's count of the first region the fix compiles, when step 06 counted it. */
+    static Optional<GraphCount> regionCount(ModelFix f, BudgetResult budget) {
+        if (budget == null) return Optional.empty();
+        for (String r : compiledRegions(f)) {
+            for (RegionGraphs g : budget.regions()) {
+                if (g.region().equals(r) || g.region().equals(name(r))) return Optional.of(new GraphCount(name(r), g.graphs(), g.limit()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether a profile location ("apply_rotary_emb (llama3.py:50)", "Attention.rope (llama3.py:88)") is a line of {@code function} (a class: of its methods). */
+    static boolean at(String location, String function) {
+        return location.startsWith(function + " (") || location.startsWith(function + ".");
+    }
+
+    static FixKind fixKind(ModelFix.Kind k) {
+        return switch (k) {
+            case REGIONS -> FixKind.ENABLE_REGION;
+            case SWAP -> FixKind.REWRITE;
+            case OPTIONS -> FixKind.COMPILER_OPTION;
+            case AUTOGRAD -> FixKind.AUTOGRAD_FUNCTION;
+        };
+    }
+
+    static String kind(ModelFix.Kind k) { return k.name().toLowerCase(Locale.ROOT); }
+
+    /** The fix as the command line writes it, replacement files by their names. */
+    static String variant(ModelFix f) {
+        return f.name() + "=" + f.parts().stream().map(p -> switch (p) {
+            case ModelFix.Swap s -> "swap:" + s.target() + "=" + fileName(s.file()) + ":" + s.function();
+            case ModelFix.AutogradSwap s -> "autograd:" + s.target() + "=" + fileName(s.file()) + ":" + s.function();
+            default -> p.spec();
+        }).collect(Collectors.joining("+"));
+    }
+
+    /** {@code model.Attention.rope} -> {@code Attention.rope}. */
+    static String name(String path) { return path.startsWith("model.") ? path.substring("model.".length()) : path; }
+
+    static String optionText(ModelFix.RegionOptions o) {
+        return o.options().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+    }
+
+    static String fileName(String file) { return Path.of(file).getFileName().toString(); }
+
+    /** A file as a PR names it: relative to the working folder when inside it, else by its name. */
+    static String display(Path file) {
+        Path abs = file.toAbsolutePath().normalize(), here = Path.of("").toAbsolutePath().normalize();
+        return abs.startsWith(here) ? here.relativize(abs).toString() : abs.getFileName().toString();
+    }
+}
