@@ -3,7 +3,7 @@
 # on the shipped Llama-3 example at real dims (8B, bf16) through the CLI, plan -> step 05 (the example's
 # default fix) -> step 07 (3 fresh processes, normal and graph rows) -> step 08 (vs eager and fp64) ->
 # steps 09-11 -> pr check. Each step has a cap (CAP_* in seconds); what ran is packed under $OUT.
-#   TOKENS=8k ./model_story.sh        (about 6 minutes on a cold cache)
+#   TOKENS=8k ./model_story.sh        (about 7 minutes on a cold cache)
 cd "$(dirname "$0")"
 export PYTHONUNBUFFERED=1
 [ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.*
@@ -15,7 +15,10 @@ M=$PWD/models
 NAME=${NAME:-llama}
 log="$OUT/story.log"
 step() { local cap=$1; shift; local t0=$SECONDS; echo "== $* (cap ${cap}s)" | tee -a "$log"
-  timeout "$cap" "$G" "$@" >>"$log" 2>&1; local rc=$?; echo "== rc=$rc in $((SECONDS - t0)) s: $*" | tee -a "$log"; return $rc; }
+  timeout "$cap" "$G" "$@" >>"$log" 2>&1; local rc=$?; echo "== rc=$rc in $((SECONDS - t0)) s: $*" | tee -a "$log"
+  pack; return $rc; }
+# Packed after every step, so a call cut short still brings back what ran.
+pack() { tar czf "$OUT/model-story.tgz" -C "$GLUELAB_HOME/out" experiments -C "$OUT" story.log 2>/dev/null; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv,noheader | tee -a "$log"
 cd "$M"
 step "${CAP_PLAN:-60}" experiment "$NAME" --model-file llama3.py:build --inputs 'x:T,D:bf16' --tokens "${TOKENS:-8k}" --regions model.apply_rotary_emb --device cuda
@@ -27,4 +30,3 @@ step "${CAP_WRITE:-40}" model findings "$NAME"
 step "${CAP_WRITE:-40}" model feedback "$NAME"
 ex="$GLUELAB_HOME/out/experiments/$NAME"
 [ -d "$ex/pr" ] && step 30 pr check "$ex"/pr/*.md
-tar czf "$OUT/model-story.tgz" -C "$GLUELAB_HOME/out" experiments "$log" 2>/dev/null

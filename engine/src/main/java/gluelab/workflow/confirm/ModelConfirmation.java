@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.*;
+import java.util.function.Consumer;
 
 /**
  * Step 07 on the analyst's model: the fixes and the model as written, timed fwd+bwd at every planned
@@ -48,6 +49,8 @@ public final class ModelConfirmation {
     private final PythonChoice python;
     private Progress progress = Progress.NONE;
     private int processes = PROCESSES;
+    /** How the flag of a result saved before the last process starts. */
+    public static final String PARTIAL = "partial: ";
     private Listener listener = (i, p) -> {};
 
     /** Confirms on {@code device} with the Python {@code python} (each process starts it afresh). */
@@ -94,11 +97,20 @@ public final class ModelConfirmation {
         String id = "model-confirm-" + ID.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xfff);
         Path dir = ex.stepDir(Step.CONFIRM).resolve(id);
         for (var e : notConfirmed.entrySet()) ex.devlog().decision("confirmation " + id + ": T=" + e.getKey() + " not confirmed: step 05 measured no fix there (" + e.getValue() + ")");
-        ModelConfirmResult r = withNotConfirmed(run(id, ModelPlan.entry(s), inputsAt, fixes, timing, ex.devlog()), notConfirmed);
         Path file = dir.resolve(FILE + ".json");
+        // Saved after every process, so a run cut short (a killed CLI, a time limit) keeps the processes that finished, as unconfirmed rows.
+        ModelConfirmResult r = withNotConfirmed(run(id, ModelPlan.entry(s), inputsAt, fixes, timing, ex.devlog(),
+                sofar -> withNotConfirmed(sofar, notConfirmed).save(file)), notConfirmed);
         r.save(file);
         ex.done(Step.CONFIRM, List.of(), Map.of(FILE, ex.dir().relativize(file).toString()), r.summary());
         return r;
+    }
+
+    /** {@code r}, the result of the first {@code ran} of {@code planned} processes, flagged as a confirmation that has not finished. */
+    static ModelConfirmResult partial(ModelConfirmResult r, int ran, int planned) {
+        List<String> flags = new ArrayList<>(r.flags());
+        flags.add(PARTIAL + ran + " of " + planned + " processes had run when this was saved; the confirmation did not finish");
+        return new ModelConfirmResult(r.format(), r.id(), r.model(), r.fixes(), r.tokens(), r.before(), r.after(), r.processes(), r.rows(), flags, r.finished());
     }
 
     /** {@code r} with a flag per planned token count it did not time because step 05 measured no fix there. */
@@ -110,6 +122,12 @@ public final class ModelConfirmation {
     }
 
     ModelConfirmResult run(String id, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelFix> fixes, TimingConfig timing, Devlog devlog) {
+        return run(id, entry, inputsAt, fixes, timing, devlog, sofar -> {});
+    }
+
+    /** As above; {@code sofar} sees the result of the processes run so far after each but the last, flagged as partial. */
+    ModelConfirmResult run(String id, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelFix> fixes, TimingConfig timing, Devlog devlog,
+                           Consumer<ModelConfirmResult> sofar) {
         devlog.note("confirmation " + id + " started: " + fixes.stream().map(ModelFix::name).toList() + " of " + entry.shortName() + " in " + processes
                 + " fresh Python processes on " + device.id());
         QuietCheck before = QuietCheck.of(device, "before", Set.of());
@@ -126,6 +144,8 @@ public final class ModelConfirmation {
             } else {
                 devlog.deadEnd("confirmation " + id + " process " + i + " (pid " + run.pid() + ") FAILED: " + run.reason() + "; its results are not used");
             }
+            if (i < processes) sofar.accept(partial(aggregate(id, entry.shortName(), fixes, List.copyOf(inputsAt.keySet()), before, before, runs,
+                    device.capabilities().graphReplay() ? null : device.id() + " has no CUDA-graph replay (its capabilities), so the graph rows are not measured"), i, processes));
         }
         progress.update("confirm", processes, processes, "done");
         QuietCheck after = QuietCheck.of(device, "after", Set.of());

@@ -57,13 +57,29 @@ class ModelConfirmationTest {
             ModelFix ag = ModelFix.parse("rope-ag=autograd:model.apply_rotary_emb=" + EXAMPLES.resolve("rewrites.py") + ":apply_rotary_emb_autograd");
             Map<Integer, Long> killed = new ConcurrentHashMap<>();
             List<Long> measuring = new ArrayList<>();
+            List<ModelConfirmResult> savedBeforeTheSecond = new ArrayList<>();
             ModelConfirmResult r = new ModelConfirmation(cpu, python).listener((index, pid) -> {
                 measuring.add(pid);
                 if (index == 2 && killed.isEmpty()) {
+                    // What a run cut short here would leave: process 1's numbers, saved as a partial, unconfirmed result.
+                    try (var files = Files.list(ex.stepDir(Step.CONFIRM))) {
+                        files.map(d -> d.resolve(ModelConfirmation.FILE + ".json")).filter(Files::isRegularFile)
+                                .forEach(f -> savedBeforeTheSecond.add(ModelConfirmResult.load(f)));
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
                     killed.put(index, pid);
                     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
                 }
             }).run(ex, Presets.LLAMA_3_8B, List.of(ag), QUICK);
+
+            assertEquals(1, savedBeforeTheSecond.size(), "saved after process 1");
+            ModelConfirmResult first = savedBeforeTheSecond.getFirst();
+            assertEquals(1, first.processes().size(), first.text());
+            assertTrue(first.processes().getFirst().ok() && first.row("rope-ag", 32, Replay.DIRECT).orElseThrow().measured(), first.text());
+            assertTrue(first.row("rope-ag", 32, Replay.DIRECT).orElseThrow().caveat().contains("unconfirmed: 1 of 3"), first.text());
+            assertTrue(first.flags().contains(ModelConfirmation.PARTIAL + "1 of 3 processes had run when this was saved; the confirmation did not finish"), first.flags().toString());
+            assertFalse(r.flags().stream().anyMatch(f -> f.startsWith(ModelConfirmation.PARTIAL)), "the finished result is not partial: " + r.flags());
 
             assertEquals(3, r.processes().size(), r.text());
             var second = r.processes().get(1);
