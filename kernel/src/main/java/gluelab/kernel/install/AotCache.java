@@ -31,6 +31,10 @@ public final class AotCache {
 
     /** Trains {@code cache} for {@code kernelArgv}; the reason it could not, or null when it is written. */
     static String train(List<String> kernelArgv, Path cache) {
+        int cp = kernelArgv.indexOf("-cp");
+        for (String entry : cp < 0 ? new String[0] : kernelArgv.get(cp + 1).split(java.io.File.pathSeparator)) {
+            if (!entry.endsWith(".jar")) return "the class path holds " + entry + ", and a JDK AOT cache is made from jars only (install from the built jars, as bin/gluelab does)";
+        }
         Path log = cache.resolveSibling(FILE + ".log");
         try {
             Files.deleteIfExists(cache);

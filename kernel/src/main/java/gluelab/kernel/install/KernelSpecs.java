@@ -135,16 +135,13 @@ public final class KernelSpecs {
         Path cache = dir.resolve(AotCache.FILE).toAbsolutePath();
         Path trained = null;
         try {
+            // a cache trained for an earlier install is not this one's
             Files.deleteIfExists(cache);
+            if (aotCache) Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove the old " + cache + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write " + dir + ": " + e.getMessage(), e);
         }
         if (aotCache) {
-            try {
-                Files.createDirectories(dir);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
-            }
             @SuppressWarnings("unchecked") List<String> argv = (List<String>) spec(now.java(), now.classpath()).get("argv");
             String failed = AotCache.train(argv, cache);
             if (failed == null) trained = cache;
