@@ -9,14 +9,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The kernel's AOT cache (JDK 25: JEP 483 class loading and linking, 514 one-step training, 515
- * method profiles), written by a training run at install time: a kernel then starts in about three
- * quarters of the time (docs/benchmarks.md). The cache belongs to the JVM and jars it was trained
+ * method profiles), written by a training run at install time: a kernel then starts a quarter to a
+ * third sooner (docs/benchmarks.md). The cache belongs to the JVM and jars it was trained
  * with; after a rebuild the JVM finds it stale, ignores it and starts as without one (run
  * {@code gluelab kernel install} again to train a new one).
  */
 public final class AotCache {
     public static final String FILE = "gluelab.aot";
-    /** A training run on a loaded 2-core machine takes about 20 s; past this it is given up. */
+    /** A training run takes about 10 s on a 2-core machine; past this it is given up. */
     static final long TIMEOUT_S = 300;
 
     private AotCache() {}
