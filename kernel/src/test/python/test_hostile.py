@@ -136,6 +136,42 @@ class HostileCells(unittest.TestCase):
         reply, _ = run(self.kc, "1 + 1")
         self.assertEqual("ok", reply["status"])
 
+    def test_interrupting_a_cell_while_it_prints_loses_none_of_its_output(self):
+        """A cell printing numbered lines in a loop, stopped by an interrupt_request: every line it printed arrives,
+        the last ones (sent after the interrupt) too, and the reply says it was interrupted, not that a send failed."""
+        for attempt in range(3):
+            with self.subTest(attempt=attempt):
+                reply, _ = run(self.kc, "long printedLines = 0;")
+                self.assertEqual("ok", reply["status"], reply)
+                msg_id = self.kc.execute('while (true) {\n    System.out.println("line " + printedLines);\n    printedLines++;\n'
+                                         '    java.util.concurrent.locks.LockSupport.parkNanos(20_000);\n}')
+                got, deadline = [], time.time() + 60
+                while not any(m["msg_type"] == "stream" for m in got) and time.time() < deadline:
+                    m = self.kc.get_iopub_msg(timeout=60)
+                    if m["parent_header"].get("msg_id") == msg_id:
+                        got.append(m)
+                time.sleep(0.5)
+                interrupt(self.kc)
+                while not (got and got[-1]["msg_type"] == "status" and got[-1]["content"]["execution_state"] == "idle"):
+                    m = self.kc.get_iopub_msg(timeout=60)
+                    if m["parent_header"].get("msg_id") == msg_id:
+                        got.append(m)
+                reply = self.kc.get_shell_msg(timeout=60)
+                while reply["parent_header"].get("msg_id") != msg_id:
+                    reply = self.kc.get_shell_msg(timeout=60)
+                self.assertEqual("error", reply["content"]["status"])
+                self.assertEqual("InterruptedCellException", reply["content"]["ename"], reply["content"])
+                reply, counted = run(self.kc, "printedLines")
+                self.assertEqual("ok", reply["status"], reply)
+                n = int([m for m in counted if m["msg_type"] == "execute_result"][0]["content"]["data"]["text/plain"])
+                self.assertGreater(n, 100)
+                out = stdout_of(got)
+                # the stop may land between a println and the count that follows it
+                printed = "".join("line %d\n" % i for i in range(n))
+                if out != printed + "line %d\n" % n:
+                    lines = out.splitlines()
+                    self.assertEqual(printed, out, "%d lines printed, %d arrived, the last: %s" % (n, len(lines), lines[-3:]))
+
     def test_interrupts_while_idle_are_dropped_and_no_later_cell_loses_output(self):
         for _ in range(5):
             interrupt(self.kc)

@@ -186,12 +186,13 @@ public final class GluelabKernel extends BaseKernel {
             failed = true;
             throw new IllegalStateException(e.getMessage(), e);
         } finally {
-            // The cell's last output goes before its result, error or reply.
-            endStreams();
+            // The interrupt ends first (its retries stop, the thread's flag is cleared), so the cell's
+            // last output, sent next, before its result, error or reply, is not sent while interrupted.
             synchronized (interruptLock) {
                 executing = null;
                 Thread.interrupted();
             }
+            endStreams();
         }
     }
 

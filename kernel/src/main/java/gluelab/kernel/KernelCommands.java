@@ -48,10 +48,14 @@ public final class KernelCommands implements CliPlugin {
     static final class Install implements Callable<Integer> {
         @ArgGroup(exclusive = true, multiplicity = "0..1") Where where;
 
+        @picocli.CommandLine.Option(names = "--no-aot-cache", description = "Do not train the kernel's AOT cache (a JVM run of about 10 s that makes each kernel start a quarter to a third sooner).")
+        boolean noAotCache;
+
         @Override public Integer call() {
             // A shared machine's kernelspec may be a colleague's checkout: say whose is replaced.
             KernelSpecs.replacing(Where.dir(where)).ifPresent(System.out::println);
-            Path dir = KernelSpecs.install(Where.dir(where));
+            if (!noAotCache) System.out.println("training the kernel's AOT cache (--no-aot-cache skips it) ...");
+            Path dir = KernelSpecs.install(Where.dir(where), !noAotCache, System.out::println);
             System.out.println("installed kernelspec " + KernelSpecs.NAME + " in " + dir);
             if (where != null && where.prefix != null && !KernelSpecs.list(List.of()).contains(dir.toAbsolutePath().normalize())) {
                 System.out.println("note: Jupyter looks in " + where.prefix + " only when it is its Python environment's prefix; "

@@ -25,7 +25,18 @@ public final class GluelabConnection extends JupyterConnection {
         SeenMessages seen = new SeenMessages(SeenMessages.DEFAULT_CAPACITY);
         safeShell = new SafeShellChannel(ctx, hmac, false, this, seen);
         safeControl = new SafeShellChannel(ctx, hmac, true, this, seen);
+        // jjava builds its iopub and stdin sockets itself, and every part of it uses these fields.
+        replace("iopub", new RetryingIOPubChannel(ctx, hmac));
+        replace("stdin", new RetryingStdinChannel(ctx, hmac));
         input = new FrontEndInput(ctx, stdin, hmac);
+    }
+
+    /** Puts {@code socket} in jjava's field {@code name} (a socket not yet bound), closing the one it held. */
+    private void replace(String name, org.dflib.jjava.jupyter.channels.JupyterSocket socket) throws ReflectiveOperationException {
+        Field f = JupyterConnection.class.getDeclaredField(name);
+        f.setAccessible(true);
+        ((org.dflib.jjava.jupyter.channels.JupyterSocket) f.get(this)).close();
+        f.set(this, socket);
     }
 
     private final FrontEndInput input;

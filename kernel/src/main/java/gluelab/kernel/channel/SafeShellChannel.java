@@ -231,6 +231,9 @@ public final class SafeShellChannel extends ShellChannel {
         }
     }
 
+    /** A frame an interrupt made fail is sent again (see {@link InterruptedSends}): the cell's reply is not lost. */
+    @Override public boolean send(byte[] data, int flags) { return InterruptedSends.retryOnEintr(() -> super.send(data, flags)); }
+
     /** jjava's reader would take frames across message boundaries; the shell and control channels read through {@link #next()}. */
     @Override public synchronized Message<?> readMessage() {
         return next() instanceof WireMessage.Request r ? r.message() : null;

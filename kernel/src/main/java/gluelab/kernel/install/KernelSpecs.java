@@ -53,9 +53,13 @@ public final class KernelSpecs {
     static final List<String> HEAP_FLAGS = List.of("-XX:+UseG1GC", "-XX:GCTimeRatio=4", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30",
             "-XX:G1PeriodicGCInterval=5000");
 
-    public static Map<String, Object> spec(String javaExecutable, String classpath) {
+    public static Map<String, Object> spec(String javaExecutable, String classpath) { return spec(javaExecutable, classpath, null); }
+
+    /** The kernelspec; with {@code aotCache} (a trained {@link AotCache}) the JVM starts from it. */
+    public static Map<String, Object> spec(String javaExecutable, String classpath, Path aotCache) {
         Map<String, Object> spec = new LinkedHashMap<>();
         List<String> argv = new ArrayList<>(List.of(javaExecutable));
+        if (aotCache != null) argv.add("-XX:AOTCache=" + aotCache);
         argv.addAll(HEAP_FLAGS);
         argv.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "--add-modules", "jdk.incubator.vector", "-Djava.awt.headless=true",
                 "-Dslf4j.internal.verbosity=ERROR", "--add-opens", "jdk.jshell/jdk.jshell=ALL-UNNAMED",
@@ -117,11 +121,33 @@ public final class KernelSpecs {
         return Optional.of("replaced kernelspec " + NAME + " in " + dir + ": " + describe(dir) + " -> " + now.describe());
     }
 
-    /** Writes the kernelspec for this JVM and classpath; returns its folder. */
-    public static Path install(Path kernelsDir) {
+    /** Writes the kernelspec for this JVM and classpath, without an AOT cache; returns its folder. */
+    public static Path install(Path kernelsDir) { return install(kernelsDir, false, note -> {}); }
+
+    /**
+     * Writes the kernelspec for this JVM and classpath; returns its folder. With {@code aotCache} a
+     * training run writes the kernel's {@link AotCache} beside kernel.json first, and the kernelspec
+     * starts from it; when training fails, {@code notes} hears why and the kernelspec starts without one.
+     */
+    public static Path install(Path kernelsDir, boolean aotCache, java.util.function.Consumer<String> notes) {
         Launch now = Launch.current();
         Path dir = kernelsDir.resolve(NAME);
-        AtomicFiles.write(dir.resolve("kernel.json"), Json.write(spec(now.java(), now.classpath())));
+        Path cache = dir.resolve(AotCache.FILE).toAbsolutePath();
+        Path trained = null;
+        try {
+            // a cache trained for an earlier install is not this one's
+            Files.deleteIfExists(cache);
+            if (aotCache) Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + dir + ": " + e.getMessage(), e);
+        }
+        if (aotCache) {
+            @SuppressWarnings("unchecked") List<String> argv = (List<String>) spec(now.java(), now.classpath()).get("argv");
+            String failed = AotCache.train(argv, cache);
+            if (failed == null) trained = cache;
+            else notes.accept("no AOT cache, the kernel starts without one: " + failed);
+        }
+        AtomicFiles.write(dir.resolve("kernel.json"), Json.write(spec(now.java(), now.classpath(), trained)));
         for (String logo : LOGOS) AtomicFiles.write(dir.resolve(logo), logo(logo));
         remember(dir, true);
         return dir;
