@@ -35,6 +35,7 @@ class PackageLayersTest {
             List.of("sweep.slurm", "workflow.correctness", "workflow.fix", "expr.catalogue"),
             List.of("workflow.model"),
             List.of("workflow.confirm"),
+            List.of("workflow.modelwriteup"),
             List.of("lab"),
             List.of("cli"));
 

@@ -6,6 +6,7 @@ import gluelab.timing.TimingConfig;
 import gluelab.torch.ModelFix;
 import gluelab.torch.ModelGraphs;
 import gluelab.torch.ModelTree;
+import gluelab.workflow.confirm.ModelConfirmTables;
 import gluelab.workflow.confirm.Comparison;
 import gluelab.workflow.confirm.ModelConfirmResult;
 import gluelab.workflow.confirm.ModelConfirmation;
@@ -108,7 +109,7 @@ final class SubjectFixSteps {
             ModelFixResult fix = ModelFixStep.load(ex);
             ModelConfirmResult r = new ModelConfirmation(lab.device(), lab.torch().python()).progress(lab.progress())
                     .run(ex, lab.spec(plan.model()), fix, fix.fixes(), NOTEBOOK_TIMING);
-            List<Object> parts = new ArrayList<>(List.of(ModelTables.confirmation(r), ModelTables.processes(r)));
+            List<Object> parts = new ArrayList<>(List.of(ModelConfirmTables.confirmation(r), ModelConfirmTables.processes(r)));
             if (!r.flags().isEmpty()) parts.add(r.flags());
             return new StepView(subject(plan.modelSubject()) + ": step 05's fixes " + fix.fixes().stream().map(ModelFix::name).toList() + " at tokens " + r.tokens()
                     + ": " + r.summary(), parts);
