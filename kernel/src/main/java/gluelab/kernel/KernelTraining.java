@@ -45,8 +45,8 @@ public final class KernelTraining {
         System.exit(0);
     }
 
-    /** {@code n} distinct free loopback ports, held open together so none is handed out twice. */
-    private static int[] freePorts(int n) {
+    /** {@code n} distinct free loopback ports, held open together so none is handed out twice (the tests' kernels take theirs here too). */
+    static int[] freePorts(int n) {
         List<ServerSocket> held = new ArrayList<>();
         try {
             int[] ports = new int[n];

@@ -2,35 +2,13 @@ package gluelab.kernel;
 
 import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.util.ArrayList;
-import java.util.List;
-
 /** Free loopback ports for kernels started in tests. */
 final class TestPorts {
     private TestPorts() {}
 
     /** {@code n} distinct ports: all are held open together, so none is handed out twice. */
     static int[] distinct(int n) {
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                held.add(s);
-                ports[i] = s.getLocalPort();
-            }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            for (ServerSocket s : held) {
-                try { s.close(); } catch (IOException ignored) { }
-            }
-        }
+        return KernelTraining.freePorts(n);
     }
 
     static int one() {
