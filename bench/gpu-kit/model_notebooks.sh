@@ -1,0 +1,31 @@
+#!/bin/bash
+# One call on the GPU host from the kit folder (bin/gpu-kit copies this script, the notebooks and the
+# example models there): the notebooks 00-11 on a shipped example model at real dims through the
+# headless runner (`gluelab run`), packed every 20 s so a call cut short keeps what ran; then
+# `gluelab pr check` on the PR texts step 10 wrote. Every step's wall goes to story.log.
+#   NAME=llama FILE=llama3.py REGIONS=model.apply_rotary_emb TOKENS=2k,8k,32k ./model_notebooks.sh
+cd "$(dirname "$0")"
+export PYTHONUNBUFFERED=1
+[ -d gluelab ] || tar xJf gluelab-linux-x86_64.tar.*
+G=$PWD/gluelab/bin/gluelab
+export GLUELAB_HOME=${GLUELAB_HOME:-$PWD/wk}
+export GLUELAB_CACHE=${GLUELAB_CACHE:-/tmp/glc}
+export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-/tmp/inductor}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT" "$GLUELAB_HOME"
+NAME=${NAME:-llama}; FILE=${FILE:-llama3.py}; REGIONS=${REGIONS:-model.apply_rotary_emb}; TOKENS=${TOKENS:-2k,8k,32k}
+INPUTS=${INPUTS:-x:T,D:bf16}; MODEL=${MODEL:-llama-3-8b}
+log="$OUT/story.log"; exe="$OUT/executed"; mkdir -p "$exe"
+pack() { tar czf "$OUT/model-notebooks.tgz" -C "$GLUELAB_HOME" out -C "$OUT" story.log executed 2>/dev/null; }
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv,noheader | tee -a "$log"
+t_all=$SECONDS
+# One run of the twelve (a parameter goes to the notebooks that declare it); packed every 20 s meanwhile.
+( while sleep 20; do pack; done ) & packer=$!
+timeout "${STORY_S:-540}" "$G" run notebooks/[0-9][0-9]-*.ipynb --out "$exe" --cell-timeout "${CELL_S:-300}" -p experiment="$NAME" -p model="$MODEL" \
+  -p modelFile="$PWD/models/$FILE:build" -p inputs="$INPUTS" -p tokens="$TOKENS" -p stopFraction="${STOP:-0.01}" -p device=cuda -p regions="$REGIONS" -p commit="${COMMIT:-unknown}" \
+  2>&1 | while IFS= read -r line; do echo "[$((SECONDS - t_all)) s] $line"; done >>"$log"
+echo "== notebooks rc=${PIPESTATUS[0]} in $((SECONDS - t_all)) s" | tee -a "$log"
+kill $packer 2>/dev/null
+ex="$GLUELAB_HOME/out/experiments/$NAME"
+if ls "$ex"/pr/*.md >/dev/null 2>&1; then "$G" pr check "$ex"/pr/*.md >>"$log" 2>&1; echo "== pr check rc=$?" | tee -a "$log"; fi
+echo "== story $((SECONDS - t_all)) s" | tee -a "$log"
+pack
