@@ -493,8 +493,9 @@ def backward_node(e):
 
 def op_bytes(e):
     """Bytes the op's tensor inputs hold, from record_shapes (dims and dtypes)."""
+    # torch 2.13 records input_dtypes; 2.11 (the H200 host) has no such attribute: no bytes, so no floor, rather than a failed profile.
     total = 0
-    for dims, dt in zip(e.input_shapes or [], e.input_dtypes or []):
+    for dims, dt in zip(e.input_shapes or [], getattr(e, "input_dtypes", None) or []):
         if dims and dt in DTYPE_BYTES:
             n = 1
             for d in dims:
@@ -558,7 +559,7 @@ def op_flops(e):
 def op_dtype(e):
     """The dtype of the op's first tensor input, as --inputs writes it ('' when it has none)."""
     names = {"float": "fp32", "c10::BFloat16": "bf16", "c10::Half": "fp16", "double": "fp64"}
-    for dims, dt in zip(e.input_shapes or [], e.input_dtypes or []):
+    for dims, dt in zip(e.input_shapes or [], getattr(e, "input_dtypes", None) or []):
         if dims and dt:
             return names.get(dt, dt)
     return ""
