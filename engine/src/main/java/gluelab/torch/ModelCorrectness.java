@@ -3,6 +3,7 @@ package gluelab.torch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import gluelab.check.ErrorStats;
 import gluelab.files.Json;
 import gluelab.progress.Progress;
 import gluelab.tensor.DType;
@@ -12,39 +13,56 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * The tensors step 08 compares, from one harness run: per dtype, every floating output ({@code out0}, ...), input gradient
- * ({@code grad x}) and parameter gradient ({@code grad layers.0.attention.wq.weight}) of the model as written (eager), of an
- * fp64 copy of it holding the same weights and inputs rounded to that dtype, and of each fix in that dtype run twice on the same
- * inputs. Values come back as float64; they are compared in Java ({@code gluelab.check.ErrorStats}) and not kept.
+ * What step 08 compares, from one harness run: per dtype, every floating output ({@code out0}, ...), input gradient
+ * ({@code grad x}) and parameter gradient ({@code grad layers.0.attention.wq.weight}) of the model as written (eager) against an
+ * fp64 copy of it holding the same weights and inputs rounded to that dtype, and each fix in that dtype run twice on the same
+ * inputs, against fp64, against eager and against its own first step. Torch computes the {@link ErrorStats} where the tensors
+ * are (a model's gradients are gigabytes at real dims); {@link #errorStats} is the check that its numbers are Java's.
  */
 public record ModelCorrectness(String model, List<AtDtype> dtypes) {
     public ModelCorrectness {
         dtypes = List.copyOf(dtypes);
     }
 
-    /** One dtype: {@code error} set (and no tensors) when eager or the fp64 copy failed. */
-    public record AtDtype(DType dtype, String error, Map<String, double[]> eager, Map<String, double[]> fp64, List<FixRun> fixes) {
+    /**
+     * One dtype: {@code error} set (and nothing else) when the model as written failed; {@code referenceError} set when its fp64
+     * copy failed or did not fit (then no tensor has a stat vs fp64). {@code tensors} are the model's, in the harness's order.
+     */
+    public record AtDtype(DType dtype, String error, String referenceError, List<Tensor> tensors, List<FixRun> fixes) {
         public AtDtype {
+            tensors = List.copyOf(tensors);
             fixes = List.copyOf(fixes);
         }
     }
 
+    /** One tensor of the model as written: its size and eager's error against the fp64 copy (null without one). */
+    public record Tensor(String name, long elements, ErrorStats eagerVsFp64) {}
+
     /**
-     * One fix in one dtype: its two steps' tensors, the parameters of the model as written it does not have ({@code missing}:
-     * a swap that renamed them) and those it added ({@code unexpected}); {@code error} names the line that raised.
+     * One fix in one dtype: per tensor of the model, the fix's errors; the parameters of the model as written it does not have
+     * ({@code missing}: a swap that renamed them) and those it added ({@code unexpected}); its second step against its first;
+     * {@code error} names the line that raised.
      */
-    public record FixRun(String fix, String error, List<String> missing, List<String> unexpected, Map<String, double[]> first,
-                         Map<String, double[]> second) {
+    public record FixRun(String fix, String error, List<String> missing, List<String> unexpected, List<FixTensor> tensors, List<Repeat> repeat) {
         public FixRun {
             missing = List.copyOf(missing);
             unexpected = List.copyOf(unexpected);
+            tensors = List.copyOf(tensors);
+            repeat = List.copyOf(repeat);
         }
     }
+
+    /**
+     * A tensor of the model in a fix: how many values the fix has there (-1: none, a gradient it does not produce), and its errors
+     * vs fp64 (null without a reference or when the sizes differ) and vs eager (null when the sizes differ).
+     */
+    public record FixTensor(String name, long elements, ErrorStats vsFp64, ErrorStats vsEager) {}
+
+    /** A tensor of the fix's first step against the same tensor of its second (null: the second step did not give it). */
+    public record Repeat(String name, ErrorStats stats) {}
 
     public static ModelCorrectness run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelFix> fixes, List<DType> dtypes,
                                        String blocks, Progress progress) {
@@ -58,14 +76,38 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
         JsonNode reply = bridge.call(req, "correctness of " + entry.shortName(), progress);
         List<AtDtype> out = new ArrayList<>();
         for (JsonNode d : reply.path("dtypes")) {
+            List<Tensor> tensors = new ArrayList<>();
+            for (JsonNode t : d.path("tensors")) {
+                String name = t.path("name").asText();
+                tensors.add(new Tensor(name, t.path("elements").asLong(), stats(t.path("eagerVsFp64"), name, "fp64")));
+            }
             List<FixRun> runs = new ArrayList<>();
             for (JsonNode f : d.path("fixes")) {
-                runs.add(new FixRun(f.path("name").asText(), f.path("error").asText(), texts(f.path("missing")), texts(f.path("unexpected")),
-                        tensors(f.path("first")), tensors(f.path("second"))));
+                List<FixTensor> mine = new ArrayList<>();
+                for (JsonNode t : f.path("tensors")) {
+                    String name = t.path("name").asText();
+                    mine.add(new FixTensor(name, t.path("elements").asLong(), stats(t.path("vsFp64"), name, "fp64"), stats(t.path("vsEager"), name, "eager")));
+                }
+                List<Repeat> repeat = new ArrayList<>();
+                for (JsonNode t : f.path("repeat")) {
+                    String name = t.path("name").asText();
+                    repeat.add(new Repeat(name, stats(t.path("stats"), name, "first step")));
+                }
+                runs.add(new FixRun(f.path("name").asText(), f.path("error").asText(), texts(f.path("missing")), texts(f.path("unexpected")), mine, repeat));
             }
-            out.add(new AtDtype(DType.parse(d.path("dtype").asText()), d.path("error").asText(), tensors(d.path("eager")), tensors(d.path("fp64")), runs));
+            out.add(new AtDtype(DType.parse(d.path("dtype").asText()), d.path("error").asText(), d.path("referenceError").asText(), tensors, runs));
         }
         return new ModelCorrectness(entry.toString(), out);
+    }
+
+    /** The harness's ErrorStats of {@code actual} against {@code reference} per pair, both given as float64 values, in {@code dtype}'s ulps. */
+    public static List<ErrorStats> errorStats(TorchBridge bridge, List<double[][]> pairs, DType dtype) {
+        ObjectNode req = TorchBridge.request("error_stats");
+        ArrayNode ps = req.putArray("pairs");
+        for (double[][] p : pairs) ps.addObject().put("actual", bytes(p[0])).put("reference", bytes(p[1])).put("dtype", dtype.id());
+        List<ErrorStats> out = new ArrayList<>();
+        for (JsonNode s : bridge.call(req, "error stats", Progress.NONE).path("stats")) out.add(stats(s, "pair " + out.size(), "reference"));
+        return out;
     }
 
     /** The dtypes a fix can be checked in: bf16, fp16, fp32 (fp64 is the reference), at least one. */
@@ -76,21 +118,21 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
         }
     }
 
+    private static ErrorStats stats(JsonNode s, String tensor, String against) {
+        if (s.isMissingNode() || s.isNull()) return null;
+        return new ErrorStats(tensor, against, s.path("elements").asLong(), s.path("relL2").asDouble(), s.path("maxUlp").asDouble(), s.path("maxAbs").asDouble(),
+                s.path("mismatches").asLong());
+    }
+
     private static List<String> texts(JsonNode array) {
         List<String> out = new ArrayList<>();
         array.forEach(n -> out.add(n.asText()));
         return out;
     }
 
-    /** {name: base64 of little-endian float64} as {name: values}, in the harness's order. */
-    private static Map<String, double[]> tensors(JsonNode node) {
-        Map<String, double[]> out = new LinkedHashMap<>();
-        node.properties().forEach(e -> {
-            ByteBuffer b = ByteBuffer.wrap(Base64.getDecoder().decode(e.getValue().asText())).order(ByteOrder.LITTLE_ENDIAN);
-            double[] v = new double[b.remaining() / Double.BYTES];
-            b.asDoubleBuffer().get(v);
-            out.put(e.getKey(), v);
-        });
-        return out;
+    private static String bytes(double[] values) {
+        ByteBuffer b = ByteBuffer.allocate(values.length * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.asDoubleBuffer().put(values);
+        return Base64.getEncoder().encodeToString(b.array());
     }
 }

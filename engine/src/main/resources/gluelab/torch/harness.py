@@ -23,6 +23,9 @@ os.dup2(2, 1)  # print() in user code must not corrupt the protocol
 MIN_TORCH = (1, 12)
 MIN_COMPILE = (2, 0)
 GRAPH_REPEATS = 20
+# A graph sample of a model's whole step needs only enough replays to hide a graph launch (a few us): one
+# replay of a 272 ms step is plenty, and 20 made step 07 spend minutes of each process at 32k tokens.
+GRAPH_SAMPLE_SECONDS = 0.002
 LOG_LIMIT = 400_000
 
 torch = None
@@ -335,6 +338,15 @@ def measure(subjects, timing, clock):
             if s.stop is not None:
                 open_ -= 1
         rnd += 1
+
+
+def graph_repeats(step, clock):
+    """How many of `step` one graph sample captures: enough for GRAPH_SAMPLE_SECONDS, 1 to GRAPH_REPEATS (timed once here)."""
+    t0 = time.perf_counter()
+    step()
+    clock.sync()
+    seconds = time.perf_counter() - t0
+    return max(1, min(GRAPH_REPEATS, math.ceil(GRAPH_SAMPLE_SECONDS / max(seconds, 1e-9))))
 
 
 def graph_of(make_run, repeats):
@@ -855,6 +867,8 @@ def main():
                 reply = sys.modules["model_checks"].graphs(req, device)
             elif cmd == "model_correctness":
                 reply = sys.modules["model_checks"].correctness(req, device)
+            elif cmd == "error_stats":
+                reply = sys.modules["model_checks"].error_stats_request(req, device)
             elif cmd == "model_fix":
                 import model_variants  # beside this file; a fix of the analyst's model as a variant of it
                 reply = model_variants.fixes(req, device, clock)

@@ -3,6 +3,7 @@
 # gradient of a fixed model against eager and an fp64 copy. Bound by the harness like model_subject.py,
 # whose model loading, trees and error naming it uses.
 import functools
+import math
 import os
 import sys
 
@@ -213,12 +214,51 @@ def cast_model(model, dtype):
     return model
 
 
-def as_bytes(t):
-    """The tensor as base64 of its float64 values in memory order (little-endian), without numpy (torch does not require it)."""
+def ulp(mag, dt_name):
+    """gluelab.tensor.DType.ulp of each (non-negative, float64) magnitude: the float32 ulp of the value rounded to float32,
+    scaled to the dtype's mantissa, with the dtype's smallest normal's ulp below it."""
+    f = mag.to(torch.float32)
+    _, e = torch.frexp(f)  # f = m * 2^e with m in [0.5, 1): float32's ulp is 2^(e - 24) for a normal f
+    ulp32 = torch.where(f < 2.0 ** -126, torch.full_like(mag, 2.0 ** -149), torch.ldexp(torch.ones_like(mag), (e - 24).to(torch.int32)))
+    ulp32 = torch.where(torch.isinf(f), torch.full_like(mag, float("inf")), ulp32)
+    if dt_name == "bf16":
+        return torch.where(mag < 2.0 ** -126, torch.full_like(mag, 2.0 ** -133), ulp32 * 65536.0)
+    if dt_name == "fp16":
+        return torch.where(mag < 2.0 ** -14, torch.full_like(mag, 2.0 ** -24), ulp32 * 8192.0)
+    return ulp32
+
+
+def error_stats(actual, reference, dt_name):
+    """gluelab.check.ErrorStats.compare computed by torch where the tensors are, so a model's gradients (gigabytes at real
+    dims) never cross the bridge: rel L2, max ulp of dt_name at each reference value (magnitudes floored at 1e-3 of the
+    reference's RMS), max abs, and the count of non-finite values, over float64 copies of both."""
+    a = actual.detach().reshape(-1).to(torch.float64)
+    r = reference.detach().reshape(-1).to(device=a.device, dtype=torch.float64)
+    n = r.numel()
+    rms = math.sqrt(float((r * r).sum()) / max(1, n))
+    floor = max(1e-3 * rms, sys.float_info.min)
+    finite = torch.isfinite(a)
+    bad = n - int(finite.sum())
+    diff = torch.where(finite, a - r, torch.zeros_like(a))
+    rf = torch.where(finite, r, torch.zeros_like(r))
+    num = float("inf") if bad else float((diff * diff).sum())
+    den = float((rf * rf).sum())
+    absd = diff.abs()
+    max_abs = float(absd.max()) if n else 0.0
+    max_ulp = float((absd / ulp(torch.clamp(r.abs(), min=floor), dt_name)).max()) if n else 0.0
+    rel = math.sqrt(num) if den == 0 else math.sqrt(num / den)
+    return {"elements": n, "relL2": rel, "maxUlp": max_ulp, "maxAbs": max_abs, "mismatches": bad}
+
+
+def error_stats_request(req, device):
+    """The error_stats command: ErrorStats of two float64 vectors (base64, little-endian) in a dtype; the Java side checks its
+    own ErrorStats against this one (ErrorStatsAgreementTest)."""
     import base64
-    import ctypes
-    t = t.detach().to("cpu", torch.float64).contiguous()
-    return base64.b64encode(ctypes.string_at(t.data_ptr(), t.numel() * 8)).decode("ascii")
+    out = []
+    for pair in req["pairs"]:
+        a, r = (torch.frombuffer(bytearray(base64.b64decode(pair[k])), dtype=torch.float64).to(device) for k in ("actual", "reference"))
+        out.append(error_stats(a, r, pair["dtype"]))
+    return {"ok": True, "stats": out}
 
 
 def run_step(model, inputs, gos, dtype, rounded=None):
@@ -247,10 +287,6 @@ def run_step(model, inputs, gos, dtype, rounded=None):
     return out
 
 
-def encoded(tensors):
-    return {k: as_bytes(v) for k, v in tensors.items()}
-
-
 def variant_model(req, fix, tokens, device, dtype, state):
     """A fresh copy of the model (with `fix` applied when given) in `dtype`, holding `state`'s weights."""
     import model_variants
@@ -261,9 +297,29 @@ def variant_model(req, fix, tokens, device, dtype, state):
     return model, list(missing), list(unexpected)
 
 
+def weight_bytes(model, itemsize):
+    return sum(p.numel() for p in model.parameters() if p.is_floating_point()) * itemsize
+
+
+def compared(eager, fp64, first, dt_name):
+    """Per tensor of the model as written: how many values the fix has there, and its stats vs fp64 and vs eager."""
+    out = []
+    for name, ref in eager.items():
+        mine = first.get(name)
+        row = {"name": name, "elements": -1 if mine is None else mine.numel(), "vsFp64": None, "vsEager": None}
+        if mine is not None and mine.numel() == ref.numel():
+            row["vsEager"] = error_stats(mine, ref, dt_name)
+            if name in fp64:
+                row["vsFp64"] = error_stats(mine, fp64[name], dt_name)
+        out.append(row)
+    return out
+
+
 def correctness(req, device):
     """For each dtype: the model as written (eager) and an fp64 copy of it with the same (rounded) weights and inputs, then each
-    fix in that dtype, run twice; the tensors come back as float64 bytes and are compared on the Java side."""
+    fix in that dtype, run twice. The tensors stay where they are: torch computes ErrorStats of every output and gradient
+    (error_stats) and only the numbers come back. An fp64 copy that does not fit the device leaves the dtype's rows without a
+    reference (its reason kept), the fixes still compared with eager and with themselves."""
     import model_variants
     fixes = req.get("variants") or []
     for fix in fixes:
@@ -274,46 +330,68 @@ def correctness(req, device):
     done = 0
     for dt_name in req["dtypes"]:
         dtype = getattr(torch, DTYPES[dt_name])
-        row = {"dtype": dt_name, "error": "", "eager": {}, "fp64": {}, "fixes": []}
+        row = {"dtype": dt_name, "error": "", "referenceError": "", "tensors": [], "fixes": []}
         out["dtypes"].append(row)
         H.reset_dynamo()
         inputs = H.make_inputs(req["inputs"], device, seed=1234)
         gos = [None]
+        eager, fp64, state = {}, {}, None
         try:
             H.send({"progress": "correctness", "done": done, "total": total, "detail": "eager %s" % dt_name})
             _, base = MS.build_model(req, tokens, device)
             base = cast_model(base, dtype)
             base.train()
-            state = {k: v.detach().clone() for k, v in base.state_dict().items()}
+            # on the host: a second copy of the weights on the device would crowd out the fix's model
+            state = {k: v.detach().to("cpu", copy=True) for k, v in base.state_dict().items()}
             eager = run_step(base, inputs, gos, dtype)
-            done += 1
-            H.send({"progress": "correctness", "done": done, "total": total, "detail": "fp64 copy for %s" % dt_name})
-            ref, _, _ = variant_model(req, None, tokens, device, torch.float64, state)
-            # the same inputs the dtype run saw: rounded to dtype, then widened
-            fp64 = run_step(ref, {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in inputs.items()}, gos, torch.float64, dtype)
-            done += 1
-            row.update(eager=encoded(eager), fp64=encoded(fp64))
-            del base, ref
+            wanted = weight_bytes(base, 8) * 2  # the fp64 copy's weights and their gradients
+            del base
+            MS.free(device)
         except Exception as e:
             row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
             done += 2 + len(fixes)
+            eager = {}
+            MS.free(device)
             continue
+        done += 1
+        H.send({"progress": "correctness", "done": done, "total": total, "detail": "fp64 copy for %s" % dt_name})
+        ref = None
+        try:
+            if device == "cuda":
+                free_bytes, _ = torch.cuda.mem_get_info()
+                if wanted > free_bytes:
+                    raise MemoryError("the fp64 copy's weights and gradients need %.1f GiB, the device has %.1f GiB free"
+                                      % (wanted / 2 ** 30, free_bytes / 2 ** 30))
+            ref, _, _ = variant_model(req, None, tokens, device, torch.float64, state)
+            # the same inputs the dtype run saw: rounded to dtype, then widened
+            fp64 = run_step(ref, {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in inputs.items()}, gos, torch.float64, dtype)
+        except Exception as e:
+            row["referenceError"] = ("CUDA out of memory: " if H.is_oom(e) else "") + (str(e) if isinstance(e, MemoryError) else MS.user_error(e, req))
+            fp64 = {}
+        del ref
+        MS.free(device)
+        done += 1
+        row["tensors"] = [{"name": k, "elements": v.numel(), "eagerVsFp64": error_stats(v, fp64[k], dt_name) if k in fp64 else None}
+                          for k, v in eager.items()]
         for fix in fixes:
             H.send({"progress": "correctness", "done": done, "total": total, "detail": "%s %s" % (fix["name"], dt_name)})
             done += 1
-            f = {"name": fix["name"], "error": "", "missing": [], "unexpected": [], "first": {}, "second": {}}
+            f = {"name": fix["name"], "error": "", "missing": [], "unexpected": [], "tensors": [], "repeat": []}
             row["fixes"].append(f)
-            model = None
+            model = first = second = None
             try:
                 with H.CompileLogCapture():
                     model, f["missing"], f["unexpected"] = variant_model(req, fix, tokens, device, dtype, state)
                     first = run_step(model, inputs, gos, dtype)
-                    f["first"] = encoded(first)
+                    f["tensors"] = compared(eager, fp64, first, dt_name)
                     second = run_step(model, inputs, gos, dtype)
-                    f["second"] = encoded(second)
+                    f["repeat"] = [{"name": k, "stats": error_stats(second[k], v, dt_name) if k in second and second[k].numel() == v.numel() else None}
+                                   for k, v in first.items()]
             except Exception as e:
                 f["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + model_variants.fix_error(e, req, fix)
-            del model
+            del model, first, second
             MS.free(device)
+        del eager, fp64, state
+        MS.free(device)
     H.send({"progress": "correctness", "done": total, "total": total, "detail": "done"})
     return out

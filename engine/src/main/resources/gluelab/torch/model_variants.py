@@ -185,14 +185,16 @@ def prepared_row(req, fix, at, device, clock):
     return row, step
 
 
-def graph_twin(row, step, device):
-    """The whole fwd+bwd step captured as one CUDA graph and replayed; (row, replay) or (row with the reason, None)."""
+def graph_twin(row, step, clock):
+    """The whole fwd+bwd step captured as one CUDA graph (as many steps as H.graph_repeats sizes one sample to) and replayed;
+    (row, replay, repeats) or (row with the reason, None, 0)."""
     H = MS.H
     twin = dict(row, replay="graph", samples=[], error="", log="")
     try:
-        return twin, H.graph_of(lambda: step, H.GRAPH_REPEATS)
+        repeats = H.graph_repeats(step, clock)
+        return dict(twin, graphRepeats=repeats), H.graph_of(lambda: step, repeats), repeats
     except Exception as e:
-        return dict(twin, error="graph capture failed: " + MS.first_line(e)), None
+        return dict(twin, error="graph capture failed: " + MS.first_line(e)), None, 0
 
 
 def time_variants(req, device, clock, graphs=False, task="model fixes"):
@@ -214,10 +216,10 @@ def time_variants(req, device, clock, graphs=False, task="model fixes"):
             if step is not None:
                 ok.append((row, H.Subject(row["variant"], step)))
                 if graphs and device == "cuda":  # the CPU has no graphs: the Java side writes the skipped rows with the reason
-                    twin, replay = graph_twin(row, step, device)
+                    twin, replay, repeats = graph_twin(row, step, clock)
                     timed.append(twin)
                     if replay is not None:
-                        ok.append((twin, H.Subject(row["variant"] + " (graph)", replay, H.GRAPH_REPEATS)))
+                        ok.append((twin, H.Subject(row["variant"] + " (graph)", replay, repeats)))
         H.send({"progress": "measuring", "done": i, "total": jobs, "detail": "%d subjects @ %d tokens" % (len(ok), at["tokens"])})
         try:
             H.measure([s for _, s in ok], req["timing"], clock)

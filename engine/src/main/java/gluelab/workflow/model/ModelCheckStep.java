@@ -76,37 +76,17 @@ public final class ModelCheckStep {
         for (ModelCorrectness.AtDtype d : c.dtypes()) {
             DType dt = d.dtype();
             if (!d.error().isEmpty()) {
-                rows.add(new CheckRow(model, "eager", dt, "", "", null, null, 0, false, "the model as written or its fp64 copy failed: " + d.error()));
+                rows.add(new CheckRow(model, "eager", dt, "", "", null, null, 0, false, "the model as written failed: " + d.error()));
                 continue;
             }
+            Map<String, ModelCorrectness.Tensor> eager = new LinkedHashMap<>();
+            d.tensors().forEach(t -> eager.put(t.name(), t));
             for (ModelCorrectness.FixRun f : d.fixes()) {
                 if (!f.error().isEmpty()) {
                     rows.add(new CheckRow(model, f.fix(), dt, "", "", null, null, 0, false, f.error()));
                     continue;
                 }
-                for (var e : d.fp64().entrySet()) {
-                    String name = e.getKey();
-                    String pass = name.startsWith("grad ") ? "bwd" : "fwd";
-                    double[] mine = f.first().get(name);
-                    if (mine == null) {
-                        rows.add(new CheckRow(model, f.fix(), dt, pass, name, null, null, 0, false, "the fix gives no " + name
-                                + " (a detached input, or a parameter the fix renamed or dropped)"));
-                        continue;
-                    }
-                    if (mine.length != e.getValue().length) {
-                        rows.add(new CheckRow(model, f.fix(), dt, pass, name, null, null, 0, false, name + " has " + mine.length + " values in the fix, "
-                                + e.getValue().length + " in the model as written"));
-                        continue;
-                    }
-                    ErrorStats vsFp64 = ErrorStats.compare(name, "fp64", mine, e.getValue(), dt);
-                    ErrorStats eagerVsFp64 = ErrorStats.compare(name, "fp64", d.eager().get(name), e.getValue(), dt);
-                    ErrorStats vsEager = ErrorStats.compare(name, "eager", mine, d.eager().get(name), dt);
-                    double limit = Math.max(Checker.tolerance(dt), EAGER_FACTOR * eagerVsFp64.relL2());
-                    String note = String.format(Locale.ROOT, "eager: rel L2 %.2e vs fp64", eagerVsFp64.relL2())
-                            + (eagerVsFp64.relL2() > Checker.tolerance(dt) ? " (over " + dt.id() + "'s tolerance itself: a discrete choice such as top-k "
-                            + "routing may differ from the fp64 copy's, so the limit is wide; read the columns vs eager)" : "");
-                    rows.add(new CheckRow(model, f.fix(), dt, pass, name, vsFp64, vsEager, limit, vsFp64.relL2() <= limit, note));
-                }
+                for (ModelCorrectness.FixTensor t : f.tensors()) rows.add(row(model, f.fix(), dt, t, eager.get(t.name()), d.referenceError()));
                 for (String p : f.missing()) rows.add(new CheckRow(model, f.fix(), dt, "", "param " + p, null, null, 0, false,
                         "the fix's model has no parameter or buffer " + p + " of the model as written: its weights are not the model's"));
                 for (String p : f.unexpected()) rows.add(new CheckRow(model, f.fix(), dt, "", "param " + p, null, null, 0, false,
@@ -117,20 +97,37 @@ public final class ModelCheckStep {
         return rows;
     }
 
+    /** One tensor of a fix: within the limit vs fp64 passes; without an fp64 reference it is compared with eager only and does not pass. */
+    static CheckRow row(String model, String fix, DType dt, ModelCorrectness.FixTensor t, ModelCorrectness.Tensor eager, String referenceError) {
+        String name = t.name();
+        String pass = name.startsWith("grad ") ? "bwd" : "fwd";
+        if (t.elements() < 0) return new CheckRow(model, fix, dt, pass, name, null, null, 0, false, "the fix gives no " + name
+                + " (a detached input, or a parameter the fix renamed or dropped)");
+        if (eager == null || t.elements() != eager.elements()) return new CheckRow(model, fix, dt, pass, name, null, null, 0, false, name + " has "
+                + t.elements() + " values in the fix, " + (eager == null ? "none" : eager.elements()) + " in the model as written");
+        if (t.vsFp64() == null || eager.eagerVsFp64() == null) return new CheckRow(model, fix, dt, pass, name, null, t.vsEager(), 0, false,
+                "no fp64 reference" + (referenceError.isEmpty() ? "" : ": " + referenceError) + "; compared with eager only, so not passed");
+        ErrorStats eagerVsFp64 = eager.eagerVsFp64();
+        double limit = Math.max(Checker.tolerance(dt), EAGER_FACTOR * eagerVsFp64.relL2());
+        String note = String.format(Locale.ROOT, "eager: rel L2 %.2e vs fp64", eagerVsFp64.relL2())
+                + (eagerVsFp64.relL2() > Checker.tolerance(dt) ? " (over " + dt.id() + "'s tolerance itself: a discrete choice such as top-k "
+                + "routing may differ from the fp64 copy's, so the limit is wide; read the columns vs eager)" : "");
+        return new CheckRow(model, fix, dt, pass, name, t.vsFp64(), t.vsEager(), limit, t.vsFp64().relL2() <= limit, note);
+    }
+
     /** The fix's second step against its first: any value that differs (bit for bit) fails. */
     static CheckRow repeat(String model, ModelCorrectness.FixRun f, DType dt) {
         List<String> changed = new ArrayList<>();
         ErrorStats worst = null;
-        for (var e : f.first().entrySet()) {
-            double[] again = f.second().get(e.getKey());
-            if (again == null || again.length != e.getValue().length) {
-                changed.add(e.getKey() + " (missing on the second step)");
+        for (ModelCorrectness.Repeat r : f.repeat()) {
+            ErrorStats s = r.stats();
+            if (s == null) {
+                changed.add(r.name() + " (missing on the second step)");
                 continue;
             }
-            ErrorStats s = ErrorStats.compare(e.getKey(), "first step", again, e.getValue(), dt);
             if (worst == null || s.maxAbs() > worst.maxAbs() || !Double.isFinite(s.relL2())) worst = s;
             if (s.maxAbs() != 0 || s.mismatches() != 0 || !Double.isFinite(s.relL2()))
-                changed.add(e.getKey() + String.format(Locale.ROOT, " (rel L2 %.2e)", s.relL2()));
+                changed.add(r.name() + String.format(Locale.ROOT, " (rel L2 %.2e)", s.relL2()));
         }
         boolean ok = changed.isEmpty() && worst != null;
         return new CheckRow(model, f.fix(), dt, "fwd+bwd x2", "all outputs and gradients", worst, null, 0, ok,
