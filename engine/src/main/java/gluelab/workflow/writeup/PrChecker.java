@@ -140,22 +140,30 @@ public final class PrChecker {
 
         void add(int line, PrRule rule, String message) { out.add(new Violation(source, line, rule, message)); }
 
-        /** Each quote of a caveated delta's numbers (its before -> after pair, or its ratio) carries the caveat. */
+        /**
+         * Each quote of a caveated delta's numbers carries the caveat. A line that quotes before -> after pairs quotes those deltas
+         * only (two workloads often share a ratio, "1.02x", and the 2k line quoting its own is not a quote of the 8k one); a line
+         * that quotes a ratio and no pair may mean any delta with that ratio, so each caveated one must be carried.
+         */
         void evidence(gluelab.workflow.stack.ChangeStack stack) {
-            for (gluelab.workflow.stack.Change change : stack.changes()) {
-                for (gluelab.workflow.stack.Delta d : change.deltas()) {
-                    if (!d.caveated()) continue;
-                    String pair = gluelab.units.Micros.pair(d.before(), " -> ", d.after());
-                    String ratio = d.direction().contains("x ") ? d.direction().substring(0, d.direction().indexOf("x ") + 1) : null;
-                    for (Line l : lines) {
-                        String t = l.text();
-                        boolean quotes = quotesPair(t, d) || ratio != null && Pattern.compile("(?<![\\d.])" + Pattern.quote(ratio) + "\\b").matcher(t).find();
-                        if (quotes && !t.contains(d.caveat())) {
-                            add(l.number(), PrRule.EVIDENCE, change.id() + " at " + d.workload() + ": " + pair + " comes from rows with a caveat the line drops: " + d.caveat());
-                        }
-                    }
+            List<Map.Entry<gluelab.workflow.stack.Change, gluelab.workflow.stack.Delta>> deltas = new ArrayList<>();
+            for (gluelab.workflow.stack.Change change : stack.changes()) for (gluelab.workflow.stack.Delta d : change.deltas()) deltas.add(Map.entry(change, d));
+            for (Line l : lines) {
+                String t = l.text();
+                var quoted = deltas.stream().filter(e -> quotesPair(t, e.getValue())).toList();
+                if (quoted.isEmpty()) quoted = deltas.stream().filter(e -> quotesRatio(t, e.getValue())).toList();
+                for (var e : quoted) {
+                    gluelab.workflow.stack.Delta d = e.getValue();
+                    if (d.caveated() && !t.contains(d.caveat())) add(l.number(), PrRule.EVIDENCE, e.getKey().id() + " at " + d.workload() + ": "
+                            + gluelab.units.Micros.pair(d.before(), " -> ", d.after()) + " comes from rows with a caveat the line drops: " + d.caveat());
                 }
             }
+        }
+
+        /** Whether {@code t} quotes {@code d}'s ratio ("1.02x") as a number of its own. */
+        static boolean quotesRatio(String t, gluelab.workflow.stack.Delta d) {
+            String ratio = d.direction().contains("x ") ? d.direction().substring(0, d.direction().indexOf("x ") + 1) : null;
+            return ratio != null && Pattern.compile("(?<![\\d.])" + Pattern.quote(ratio) + "\\b").matcher(t).find();
         }
 
         /** Whether {@code t} quotes {@code d}'s pair in any unit (a stack summary writes all its lines in one). */

@@ -97,6 +97,36 @@ class PrCheckerTest {
         assertTrue(PrChecker.check(GOOD, "good.md", null, StackSamples.stack()).isEmpty(), "a sound stack asks for no caveat");
     }
 
+    /** The model story's stack on the H200: 2k clean, 8k and 32k noisy, each ratio shared by two workloads with other caveats. */
+    static gluelab.workflow.stack.ChangeStack sharedRatios() {
+        gluelab.workflow.stack.Change c = StackSamples.qNormRope();
+        var direct = gluelab.ops.Replay.DIRECT;
+        var graph = gluelab.ops.Replay.GRAPH;
+        List<gluelab.workflow.stack.Delta> deltas = List.of(gluelab.workflow.stack.Delta.of(2048, direct, 10218, 9990),
+                gluelab.workflow.stack.Delta.of(2048, graph, 9947, 9748),
+                gluelab.workflow.stack.Delta.of(8192, direct, 43800, 43000).withCaveat("noisy: 4 of 6 measurements"),
+                gluelab.workflow.stack.Delta.of(8192, graph, 43500, 42700).withCaveat("noisy: 5 of 6 measurements"),
+                gluelab.workflow.stack.Delta.of(32768, direct, 267100, 264100).withCaveat("noisy: n=4 < 10"),
+                gluelab.workflow.stack.Delta.of(32768, graph, 266700, 263900).withCaveat("noisy: n=4 < 10, noise 0.71%"));
+        gluelab.workflow.stack.Change shared = new gluelab.workflow.stack.Change(c.id(), c.title(), c.kind(), c.variant(), c.region(), deltas, c.layerShare(),
+                c.correctness(), c.graphs(), c.commit(), c.config(), c.scope(), c.problem(), c.solution(), c.unchanged(), c.diagram(), c.rejected(), c.notTested(),
+                c.testPlan(), c.code());
+        return StackSamples.stack().with(shared);
+    }
+
+    @Test
+    void aLineQuotingItsOwnPairIsNotAQuoteOfAnotherWorkloadWithTheSameRatio() {
+        var stack = sharedRatios();
+        String text = PrText.markdown(stack, stack.changes().stream().filter(x -> x.id().equals("q-norm-rope")).findFirst().orElseThrow(), "q-norm-rope.png");
+        assertTrue(text.contains("2k tokens: 10.2 -> 9.99 ms (-2.2%, 1.02x faster)\n"), text);
+        assertEquals(List.of(), PrChecker.check(text, "shared.md", null, stack));
+        // a ratio alone may mean any workload with it: each caveated one must ride along
+        String bad = replace(text, "## Rejected alternatives\n\n", "## Rejected alternatives\n\n- nothing else came near 1.01x faster (caveat: noisy: n=4 < 10)\n");
+        var v = PrChecker.check(bad, "bad.md", null, stack).stream().filter(x -> x.rule() == PrRule.EVIDENCE).toList();
+        assertEquals(1, v.size(), v.toString());
+        assertTrue(v.getFirst().message().contains("32k tokens, graph replay"), v.toString());
+    }
+
     @Test
     void theGeneratedSamplePasses() {
         assertEquals(List.of(), PrChecker.check(GOOD, "good.md", null));
