@@ -451,7 +451,7 @@ class Locator:
         while p is not None and module is None:
             if statement is None and frame is None:
                 statement = line_range(p.name)
-            if frame is None and getattr(p, "is_python_function", False):
+            if frame is None and is_python(p):
                 f = frame_of(p.name)
                 if f and os.path.basename(f[0]) == self.base:
                     frame = f
@@ -491,11 +491,35 @@ def backward_node(e):
     return None
 
 
-def op_bytes(e):
+def event_dtypes(prof):
+    """{event id: its inputs' dtypes} from the profiler's kineto events, which every torch 2.x records with record_shapes:
+    FunctionEvent.input_dtypes is new in torch 2.13, and without dtypes torch 2.11 (the H200 host) gave no bytes, no floors
+    and GEMM floors at the fp32 peak. An event's id is its kineto event's correlation id; a kernel that shares it has none."""
+    out = {}
+    try:
+        for k in prof.profiler.kineto_results.events():
+            dts = list(k.dtypes())
+            if dts:
+                out[k.correlation_id()] = dts
+    except (AttributeError, RuntimeError):
+        pass
+    return out
+
+
+def input_dtypes(e, dtypes):
+    return dtypes.get(e.id) or getattr(e, "input_dtypes", None) or []
+
+
+def is_python(e):
+    """A frame of the profiler's Python tracer ('llama3.py(70): forward'): torch 2.13 flags it, older ones only name it so."""
+    flag = getattr(e, "is_python_function", None)
+    return bool(flag) if flag is not None else frame_of(e.name) is not None
+
+
+def op_bytes(e, dtypes):
     """Bytes the op's tensor inputs hold, from record_shapes (dims and dtypes)."""
-    # torch 2.13 records input_dtypes; 2.11 (the H200 host) has no such attribute: no bytes, so no floor, rather than a failed profile.
     total = 0
-    for dims, dt in zip(e.input_shapes or [], getattr(e, "input_dtypes", None) or []):
+    for dims, dt in zip(e.input_shapes or [], input_dtypes(e, dtypes)):
         if dims and dt in DTYPE_BYTES:
             n = 1
             for d in dims:
@@ -513,10 +537,11 @@ SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_fu
 GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::linear", "aten::matmul", "aten::_addmm_activation"}
 ATTENTION_BHLE = {"aten::_scaled_dot_product_flash_attention_for_cpu", "aten::_scaled_dot_product_flash_attention",
                   "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
-                  "aten::_scaled_dot_product_fused_attention_overrideable"}  # the math path is composite: its bmm ops count
+                  "aten::_scaled_dot_product_fused_attention_overrideable",
+                  "aten::_cudnn_attention_forward"}  # the math path is composite: its bmm ops count; cuDNN's op below SDPA launches the kernels
 ATTENTION_BLHE = {"aten::_flash_attention_forward", "aten::_efficient_attention_forward"}  # the kernels' own ops on CUDA: (B, L, H, E)
 ATTENTION_BLHE_BACKWARD = {"aten::_flash_attention_backward", "aten::_efficient_attention_backward"}
-ATTENTION_BHLE_BACKWARD = {n + "_backward" for n in ATTENTION_BHLE}
+ATTENTION_BHLE_BACKWARD = {n + "_backward" for n in ATTENTION_BHLE if not n.endswith("_forward")} | {"aten::_cudnn_attention_backward"}
 ATTENTION = ATTENTION_BHLE | ATTENTION_BLHE | ATTENTION_BLHE_BACKWARD | ATTENTION_BHLE_BACKWARD | {"aten::scaled_dot_product_attention"}
 
 
@@ -556,10 +581,10 @@ def op_flops(e):
     return 0
 
 
-def op_dtype(e):
+def op_dtype(e, dtypes):
     """The dtype of the op's first tensor input, as --inputs writes it ('' when it has none)."""
     names = {"float": "fp32", "c10::BFloat16": "bf16", "c10::Half": "fp16", "double": "fp64"}
-    for dims, dt in zip(e.input_shapes or [], getattr(e, "input_dtypes", None) or []):
+    for dims, dt in zip(e.input_shapes or [], input_dtypes(e, dtypes)):
         if dims and dt:
             return names.get(dt, dt)
     return ""
@@ -569,7 +594,8 @@ def op_dtype(e):
 
 def source_rows(prof, locator, steps, cuda):
     """Per (source location, op, pass, input shapes): calls and self time per step (GPU: its kernels' time), and input bytes."""
-    events = [e for e in prof.events() if not getattr(e, "is_python_function", False)]  # the attribute is new in torch 2.13
+    events = [e for e in prof.events() if not is_python(e)]
+    dtypes = event_dtypes(prof)
     where = {}
     for e in events:
         if e.sequence_nr >= 0 and backward_node(e) is None and e.name.startswith("aten::"):
@@ -590,10 +616,10 @@ def source_rows(prof, locator, steps, cuda):
             pass_, loc = "fwd", locator.locate(e)
         key = (loc, e.name, pass_, str(e.input_shapes or []))
         r = rows.setdefault(key, {"location": loc, "op": e.name, "pass": pass_, "shapes": key[3], "calls": 0, "us": 0.0, "bytes": 0,
-                                  "kind": op_kind(e.name), "flops": 0, "dtype": op_dtype(e)})
+                                  "kind": op_kind(e.name), "flops": 0, "dtype": op_dtype(e, dtypes)})
         r["calls"] += 1
         r["us"] += us
-        r["bytes"] += op_bytes(e)
+        r["bytes"] += op_bytes(e, dtypes)
         r["flops"] += op_flops(e)
     out = []
     for r in rows.values():
