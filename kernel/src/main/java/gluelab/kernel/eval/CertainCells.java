@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  *     {@code false}; a string or char literal of printable ASCII without a backslash. Its value is the boxed
  *     constant javac would make ({@code Integer}, {@code Long}, {@code Double}, {@code Boolean},
  *     {@code Character}, the interned {@code String}); one out of range or that javac would reject
- *     ({@code 2147483648}, {@code 1e999}-like overflow, a nonzero double that rounds to zero) goes to JShell.</li>
+ *     ({@code 2147483648}, a double too large, a nonzero one that rounds to zero) goes to JShell.</li>
  * <li>the name of a session variable that is valid and holds null, a {@code String} or a boxed primitive
  *     (a primitive variable), whose value is read from JShell's state. A variable of any other type goes to
  *     JShell, whose reading calls the object's {@code toString}; so does a name a user's static import could
