@@ -6,8 +6,9 @@ usage: JUPYTER_PATH=... python3 bench_kernel.py [cells]
 
 Ready: start until the kernel_info reply (median of 3 starts). Round trip: median over [cells]
 trivial cells (`1`) after 50 warm-up cells, with its 10th and 90th percentiles, and the kernel process's CPU time a cell over them
-(all its threads; less swayed than wall time by other work on the machine); the load average is
-printed before and after. BENCH_KERNELS=a,b,... names the kernelspecs (default gluelab,python3; e.g. a
+(all its threads; less swayed than wall time by other work on the machine); then the same for `1 + 1`, a cell gluelab
+compiles with JShell (`1` is a literal, which gluelab answers without javac: kernel/.../eval/CertainCells.java); the
+load average is printed before and after. BENCH_KERNELS=a,b,... names the kernelspecs (default gluelab,python3; e.g. a
 second gluelab kernelspec on another build, to compare builds in one run). Heap (gluelab only): the live bytes after a full GC
 (the JVM's class histogram), read every 250 cells of a notebook-like mix (expressions, statements,
 lambdas and streams, a table display, a compile error, a runtime error), up to [cells] cells after
@@ -63,16 +64,16 @@ def value(kc, code):
     return None
 
 
-def round_trip_ms(name, cells):
+def round_trip_ms(name, cells, code="1"):
     km, kc = jupyter_client.manager.start_new_kernel(kernel_name=name, startup_timeout=120)
     try:
         for _ in range(50):
-            run(kc, "1")
+            run(kc, code)
         times = []
         cpu = cpu_seconds(km)
         for _ in range(cells):
             t = time.perf_counter()
-            run(kc, "1")
+            run(kc, code)
             times.append(time.perf_counter() - t)
         cpu = cpu_seconds(km) - cpu
         times.sort()
@@ -155,6 +156,9 @@ if __name__ == "__main__":
         median, p10, p90, cpu = round_trip_ms(name, cells)
         print(f"{name}: ready (kernel_info reply after start) median {ready:.2f} s; "
               f"trivial cell round trip median {median:.1f} ms (p10 {p10:.1f}, p90 {p90:.1f}) over {cells} cells; "
+              f"kernel CPU {cpu:.1f} ms a cell; load {load()}", flush=True)
+        median, p10, p90, cpu = round_trip_ms(name, cells, "1 + 1")
+        print(f"{name}: `1 + 1` round trip median {median:.1f} ms (p10 {p10:.1f}, p90 {p90:.1f}) over {cells} cells; "
               f"kernel CPU {cpu:.1f} ms a cell; load {load()}", flush=True)
     if latency_only:
         sys.exit(0)

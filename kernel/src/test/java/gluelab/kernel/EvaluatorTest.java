@@ -131,6 +131,13 @@ class EvaluatorTest {
     }
 
     @Test
+    void aVariableWhoseNameStartsWithADollarIsADeclaration() {
+        e.eval("int $total = 5;");
+        assertEquals(5, e.eval("$total"));
+        assertEquals(6, e.eval("$total + 1"));
+    }
+
+    @Test
     void oneShotCellsSeeUserTypesAndTheirClassesAreUnloaded() {
         try (Evaluator ev = new Evaluator()) {
             ev.eval("class P { int a; P(int a) { this.a = a; } int twice() { return 2 * a; } }");

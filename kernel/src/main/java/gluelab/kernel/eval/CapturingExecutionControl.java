@@ -16,6 +16,10 @@ import java.util.Map;
 final class CapturingExecutionControl extends LocalExecutionControl {
     private volatile Object lastValue;
     private volatile Throwable lastThrown;
+    /** While set, {@link #varValue} reads the value without making its text (no user toString runs). */
+    private volatile boolean peeking;
+    /** Set by {@link #varValue} when the value was read while peeking. */
+    private volatile boolean peeked;
     final SnippetLoader loader;
 
     private CapturingExecutionControl(SnippetLoader loader) {
@@ -30,6 +34,10 @@ final class CapturingExecutionControl extends LocalExecutionControl {
             Field f = findClass(className).getDeclaredField(varName);
             f.setAccessible(true);
             lastValue = f.get(null);
+            if (peeking) {
+                peeked = true;
+                return "";
+            }
             return valueString(lastValue);
         } catch (ReflectiveOperationException e) {
             throw new InternalException("cannot read " + className + "." + varName + ": " + e);
@@ -39,6 +47,21 @@ final class CapturingExecutionControl extends LocalExecutionControl {
     @Override protected String throwConvertedInvocationException(Throwable cause) throws RunException, InternalException {
         lastThrown = cause;
         return super.throwConvertedInvocationException(cause);
+    }
+
+    /**
+     * Runs {@code read} (a JShell varValue call) with the value's text left unmade; true when it read the
+     * value ({@link #takeValue()} has it), false when the read failed (JShell reports that as a text).
+     */
+    boolean peeking(Runnable read) {
+        peeked = false;
+        peeking = true;
+        try {
+            read.run();
+        } finally {
+            peeking = false;
+        }
+        return peeked;
     }
 
     Object takeValue() {

@@ -23,8 +23,13 @@ public final class Evaluator implements AutoCloseable {
     private final JShell shell;
     private final CapturingExecutionControl.Provider provider;
     private final ShellCompactor compactor;
+    /** Null when every cell goes to JShell (tests compare the two paths). */
+    private final CertainCells certain;
 
-    public Evaluator() {
+    public Evaluator() { this(true); }
+
+    /** With {@code certainCells} false every cell is compiled by JShell, even one whose value is certain without it. */
+    Evaluator(boolean certainCells) {
         provider = new CapturingExecutionControl.Provider(Evaluator.class.getClassLoader());
         shell = JShell.builder().executionEngine(provider, java.util.Map.of()).compilerOptions("-Xlint:none")
                 .fileManager(IndexKeepingFileManager::new).build();
@@ -34,6 +39,7 @@ public final class Evaluator implements AutoCloseable {
         for (String s : STARTUP) shell.eval(s);
         ApiDocs.install();
         compactor = new ShellCompactor(shell);
+        certain = certainCells ? new CertainCells(shell, provider.control) : null;
     }
 
     /** Adds a jar or folder for the following cells. */
@@ -54,6 +60,12 @@ public final class Evaluator implements AutoCloseable {
     }
 
     private Object evalSnippets(String cell) {
+        CertainCells.Certain known = certain == null ? null : certain.value(cell);
+        if (known != null) {
+            if (stopRequested) throw new InterruptedCellException();
+            certainCells++;
+            return known.value();
+        }
         Object result = null;
         String remaining = cell;
         int consumed = 0;
@@ -137,6 +149,20 @@ public final class Evaluator implements AutoCloseable {
      * (statements, expressions, errors) are forgotten once run; -1 if this JDK does not allow it.
      */
     public int recordedSnippets() { return compactor.recordedSnippets(); }
+
+    /** Cells answered without javac so far (see {@link CertainCells}). */
+    int certainCells() { return certainCells; }
+
+    private int certainCells;
+
+    /** JShell's key and temporary-name counters as "nextKeyIndex/varNumber" (for tests). */
+    String countersState() {
+        try {
+            return new CertainCells.Counters(shell).state();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     /** Stops the running snippet (a loop stops at its next back-edge); the cell's later snippets do not run. */
     public void stop() {

@@ -84,7 +84,8 @@ final class SnippetLoader implements LoaderDelegate {
     /**
      * A batch whose wrapper runs code ({@code do_it$}) and has nothing later snippets can name
      * (besides that entry method only lambda bodies, constructors and static temporaries
-     * {@code $1}, {@code $2}...), and whose other classes are the wrapper's own nested ones.
+     * {@code $1}, {@code $2}...), and whose other classes are the wrapper's own nested ones. A user's
+     * variable named like a temporary ({@code int $3 = 1;}) is taken for one, and cannot be read later.
      */
     static boolean isOneShot(ClassBytecodes[] cbcs) {
         List<ClassModel> models = new ArrayList<>();
@@ -94,8 +95,9 @@ final class SnippetLoader implements LoaderDelegate {
         ClassModel wrapper = tops.getFirst();
         // A type declaration's wrapper holds only the type (and a constructor): no do_it$.
         if (wrapper.methods().stream().noneMatch(m -> m.methodName().equalsString("do_it$"))) return false;
+        // JShell names an expression's temporary $1, $2, ...; a user's `int $x` is a declaration.
         for (FieldModel f : wrapper.fields()) {
-            if (!f.fieldName().stringValue().startsWith("$")) return false;
+            if (!f.fieldName().stringValue().matches("\\$[0-9]+")) return false;
         }
         for (MethodModel method : wrapper.methods()) {
             String n = method.methodName().stringValue();
