@@ -29,11 +29,13 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
 
     /**
      * One dtype: {@code error} set (and nothing else) when the model as written failed; {@code referenceError} set when its fp64
-     * copy failed or did not fit (then no tensor has a stat vs fp64). {@code tensors} are the model's, in the harness's order.
+     * copy failed or did not fit (then no tensor has a stat vs fp64). {@code tensors} are the model's, in the harness's order;
+     * {@code eagerRepeat} its own second step against its first (how much the model as written changes by itself).
      */
-    public record AtDtype(DType dtype, String error, String referenceError, List<Tensor> tensors, List<FixRun> fixes) {
+    public record AtDtype(DType dtype, String error, String referenceError, List<Tensor> tensors, List<Repeat> eagerRepeat, List<FixRun> fixes) {
         public AtDtype {
             tensors = List.copyOf(tensors);
+            eagerRepeat = List.copyOf(eagerRepeat);
             fixes = List.copyOf(fixes);
         }
     }
@@ -81,6 +83,7 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
                 String name = t.path("name").asText();
                 tensors.add(new Tensor(name, t.path("elements").asLong(), stats(t.path("eagerVsFp64"), name, "fp64")));
             }
+            List<Repeat> eagerRepeat = repeats(d.path("eagerRepeat"));
             List<FixRun> runs = new ArrayList<>();
             for (JsonNode f : d.path("fixes")) {
                 List<FixTensor> mine = new ArrayList<>();
@@ -88,14 +91,10 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
                     String name = t.path("name").asText();
                     mine.add(new FixTensor(name, t.path("elements").asLong(), stats(t.path("vsFp64"), name, "fp64"), stats(t.path("vsEager"), name, "eager")));
                 }
-                List<Repeat> repeat = new ArrayList<>();
-                for (JsonNode t : f.path("repeat")) {
-                    String name = t.path("name").asText();
-                    repeat.add(new Repeat(name, stats(t.path("stats"), name, "first step")));
-                }
-                runs.add(new FixRun(f.path("name").asText(), f.path("error").asText(), texts(f.path("missing")), texts(f.path("unexpected")), mine, repeat));
+                runs.add(new FixRun(f.path("name").asText(), f.path("error").asText(), texts(f.path("missing")), texts(f.path("unexpected")), mine,
+                        repeats(f.path("repeat"))));
             }
-            out.add(new AtDtype(DType.parse(d.path("dtype").asText()), d.path("error").asText(), d.path("referenceError").asText(), tensors, runs));
+            out.add(new AtDtype(DType.parse(d.path("dtype").asText()), d.path("error").asText(), d.path("referenceError").asText(), tensors, eagerRepeat, runs));
         }
         return new ModelCorrectness(entry.toString(), out);
     }
@@ -122,6 +121,15 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
         if (s.isMissingNode() || s.isNull()) return null;
         return new ErrorStats(tensor, against, s.path("elements").asLong(), s.path("relL2").asDouble(), s.path("maxUlp").asDouble(), s.path("maxAbs").asDouble(),
                 s.path("mismatches").asLong());
+    }
+
+    private static List<Repeat> repeats(JsonNode array) {
+        List<Repeat> out = new ArrayList<>();
+        for (JsonNode t : array) {
+            String name = t.path("name").asText();
+            out.add(new Repeat(name, stats(t.path("stats"), name, "first step")));
+        }
+        return out;
     }
 
     private static List<String> texts(JsonNode array) {

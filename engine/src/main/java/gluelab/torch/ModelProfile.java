@@ -51,8 +51,12 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
         }
     }
 
-    /** torch's own totals of the profiled run ({@code prof.key_averages()}, all steps): an op or a kernel ({@code device} "cuda"). */
-    public record KeyAverage(String key, int count, double cpuUs, double selfCpuUs, double deviceUs, double selfDeviceUs, String device) {}
+    /**
+     * torch's own totals of the profiled run ({@code prof.key_averages()}, all steps): an op, a kernel ({@code device} "cuda"), or a
+     * range a library put on the device's timeline ({@code annotation}: Inductor's "## Call CompiledFxGraph ... ##"), which is no kernel
+     * and which torch leaves out of its own device totals too.
+     */
+    public record KeyAverage(String key, int count, double cpuUs, double selfCpuUs, double deviceUs, double selfDeviceUs, String device, boolean annotation) {}
 
     /** Profiles {@code trees} at {@code tokens}; traces go to {@code traceDir}/TREE.json.gz. */
     public static ModelProfile run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelTree> trees,
@@ -75,7 +79,7 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
             List<KeyAverage> averages = new ArrayList<>();
             for (JsonNode k : p.path("keyAverages")) {
                 averages.add(new KeyAverage(k.path("key").asText(), k.path("count").asInt(), k.path("cpuUs").asDouble(), k.path("selfCpuUs").asDouble(),
-                        k.path("deviceUs").asDouble(), k.path("selfDeviceUs").asDouble(), k.path("device").asText()));
+                        k.path("deviceUs").asDouble(), k.path("selfDeviceUs").asDouble(), k.path("device").asText(), k.path("annotation").asBoolean()));
             }
             out.add(new TreeProfile(ModelTree.parse(p.path("tree").asText()), p.path("error").asText(), p.path("trace").asText(),
                     p.path("stepUs").asDouble(), rows, averages));

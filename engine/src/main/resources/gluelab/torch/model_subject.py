@@ -470,6 +470,9 @@ class Locator:
         return self.cache[key]
 
     def label(self, statement, frame, module, own, region):
+        if frame is None and statement is not None:
+            # no Python tracer frame in the model file (torch 2.11 on the H200 host gave none): the statement's own range names it
+            frame, module = (self.base, statement[0], statement[1]), own
         if frame is None:
             if own is not None:
                 return "%s (module)" % own
@@ -640,7 +643,8 @@ def key_averages(prof):
             continue  # the Python tracer's frames: not ops
         out.append({"key": k.key, "count": k.count, "cpuUs": k.cpu_time_total, "selfCpuUs": k.self_cpu_time_total,
                     "deviceUs": getattr(k, "device_time_total", 0.0), "selfDeviceUs": getattr(k, "self_device_time_total", 0.0),
-                    "device": "cuda" if k.device_type == torch.autograd.DeviceType.CUDA else "cpu"})
+                    "device": "cuda" if k.device_type == torch.autograd.DeviceType.CUDA else "cpu",
+                    "annotation": bool(getattr(k, "is_user_annotation", False))})
     return out
 
 

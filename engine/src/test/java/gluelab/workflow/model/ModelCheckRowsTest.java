@@ -17,9 +17,13 @@ class ModelCheckRowsTest {
     static final ModelCorrectness.Repeat SAME = new ModelCorrectness.Repeat("out0", stats("out0", "first step", 0, 0));
 
     static ModelCorrectness of(String referenceError, ModelCorrectness.FixTensor t, ModelCorrectness.Repeat repeat) {
+        return of(referenceError, t, repeat, SAME);
+    }
+
+    static ModelCorrectness of(String referenceError, ModelCorrectness.FixTensor t, ModelCorrectness.Repeat repeat, ModelCorrectness.Repeat eagerRepeat) {
         ErrorStats eagerVsFp64 = referenceError.isEmpty() ? stats("out0", "fp64", 1e-3, 1e-3) : null;
         return new ModelCorrectness("m.py:build", List.of(new ModelCorrectness.AtDtype(DType.BF16, "", referenceError,
-                List.of(new ModelCorrectness.Tensor("out0", 4, eagerVsFp64)),
+                List.of(new ModelCorrectness.Tensor("out0", 4, eagerVsFp64)), List.of(eagerRepeat),
                 List.of(new ModelCorrectness.FixRun("rope", "", List.of(), List.of(), List.of(t), List.of(repeat))))));
     }
 
@@ -50,5 +54,17 @@ class ModelCheckRowsTest {
         assertFalse(rows.get(1).ok(), rows.get(1).toString());
         assertFalse(ModelCheckStep.rows("m", of("", new ModelCorrectness.FixTensor("out0", 4, stats("out0", "fp64", 1e-3, 1e-3),
                 stats("out0", "eager", 0, 0)), new ModelCorrectness.Repeat("out0", null))).get(1).ok());
+    }
+
+    @Test void aRepeatThatChangesNoMoreThanEagersOwnPassesAndOneThatChangesMoreFails() {
+        var fix = new ModelCorrectness.FixTensor("out0", 4, stats("out0", "fp64", 1e-3, 1e-3), stats("out0", "eager", 0, 0));
+        var eagerMoves = new ModelCorrectness.Repeat("out0", stats("out0", "first step", 1.4e-6, 1e-6));
+        CheckRow within = ModelCheckStep.rows("m", of("", fix, new ModelCorrectness.Repeat("out0", stats("out0", "first step", 1.5e-6, 1e-6)), eagerMoves)).get(1);
+        assertTrue(within.ok(), within.toString());
+        assertTrue(within.note().contains("eager's own 1.40e-06"), within.note());
+        CheckRow over = ModelCheckStep.rows("m", of("", fix, new ModelCorrectness.Repeat("out0", stats("out0", "first step", 3e-6, 1e-6)), eagerMoves)).get(1);
+        assertFalse(over.ok(), over.toString());
+        CheckRow eagerSteady = ModelCheckStep.rows("m", of("", fix, new ModelCorrectness.Repeat("out0", stats("out0", "first step", 1e-9, 1e-9)))).get(1);
+        assertFalse(eagerSteady.ok(), "eager's own step is bit for bit: any change is the fix's");
     }
 }
