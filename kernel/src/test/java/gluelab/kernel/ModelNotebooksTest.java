@@ -69,6 +69,7 @@ class ModelNotebooksTest {
         run = KernelCommandsTest.gluelab(args.toArray(String[]::new));
         seconds = (System.nanoTime() - t0) * 1e-9;
         System.out.printf("ModelNotebooksTest: notebooks 00-11 on llama3.py at 16 tokens ran in %.0f s%n", seconds);
+        run.out().lines().filter(l -> l.startsWith("ok: ") || l.startsWith("FAILED: ")).forEach(l -> System.out.println("  " + l));
         for (String nb : STORY) {
             Path f = dir.resolve("executed/" + nb + ".ipynb");
             if (Files.exists(f)) executed.put(nb, Json.MAPPER.readTree(f.toFile()));
