@@ -36,6 +36,14 @@ public final class Calibrator {
     private final Device device;
     private final Path cacheDir;
 
+    /**
+     * Busy calibrations measured in this process, by the cache file they were not written to: "used for
+     * this run only", the run being the process, so the next lab on the device (the next notebook of
+     * a `gluelab run`, the next cell's {@code Gluelab.open}) takes it instead of measuring for a minute
+     * on the same busy machine. {@link #calibrate(boolean) calibrate(true)} measures again.
+     */
+    private static final Map<Path, Calibration> UNCACHED = new java.util.concurrent.ConcurrentHashMap<>();
+
     public Calibrator(Device device, Path cacheDir) {
         this.device = device;
         this.cacheDir = cacheDir;
@@ -53,7 +61,8 @@ public final class Calibrator {
     /**
      * The cached calibration, unless {@code force} or the cached one was taken on a busy machine:
      * then a fresh one. A fresh one that reads as busy ({@link Disturbance}) is used for this run
-     * but not cached as the device's figure unless {@code acceptBusy}.
+     * (the later calibrations of this process take it) but not cached as the device's figure unless
+     * {@code acceptBusy}.
      */
     public Calibration calibrate(boolean force, boolean acceptBusy) {
         Path file = cacheFile();
@@ -66,6 +75,8 @@ public final class Calibrator {
             }
         }
         if (!force && cached != null && !cached.isBusy()) return cached.asCached();
+        Calibration thisRun = force ? null : UNCACHED.get(file);
+        if (thisRun != null) return thisRun;
         if (!force && cached != null) {
             System.err.println("gluelab: the cached calibration (" + cached.measuredAt() + ") was taken on a busy machine (" + cached.busy() + "); measuring again");
         }
@@ -80,12 +91,14 @@ public final class Calibrator {
     Calibration settle(Calibration c, Calibration cached, boolean acceptBusy) {
         Path file = cacheFile();
         if (c.isBusy() && !acceptBusy) {
+            UNCACHED.put(file, c);
             System.err.println("gluelab: warning: this calibration reads as taken on a busy machine (" + c.busy() + "); it is used for this run"
                     + " only and not cached (calibrate again when the machine is quiet, or keep it with --accept-busy)" + loadNote());
             return c;
         }
         if (cached != null && c.copyMedian() < (1 - SUSPICIOUS_DROP) * cached.copyMedian()) keepPrevious(cached, c, file);
         AtomicFiles.write(file, Json.write(c));
+        UNCACHED.remove(file);
         return c;
     }
 

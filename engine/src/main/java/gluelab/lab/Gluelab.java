@@ -245,9 +245,10 @@ public final class Gluelab implements AutoCloseable {
     private gluelab.torch.TorchSide torch;
 
     /**
-     * The torch side on this lab's device, started once in the Python gluelab finds: GLUELAB_PYTHON, else
-     * the active virtual environment's, else the first of python3 on PATH and /usr/bin/python3 that
-     * imports torch (see {@link #torch(String)} to name one).
+     * The torch side on this lab's device in the Python gluelab finds: GLUELAB_PYTHON, else the active
+     * virtual environment's, else the first of python3 on PATH and /usr/bin/python3 that imports torch
+     * (see {@link #torch(String)} to name one). Its harness process is the one every lab of this JVM on
+     * that Python and device kind shares (the notebooks of one `gluelab run`), started by the first.
      */
     public gluelab.torch.TorchSide torch() { return torch(null); }
 
@@ -256,9 +257,14 @@ public final class Gluelab implements AutoCloseable {
         var choice = gluelab.torch.PythonFinder.standard().find(python, gluelab.torch.PythonSource.ARGUMENT);
         if (torch == null || !torch.bridge().alive() || !torch.python().python().equals(choice.python())) {
             if (torch != null) torch.close();
-            torch = gluelab.torch.TorchSide.start(choice, device);
+            torch = gluelab.torch.TorchSide.shared(choice, device);
         }
         return torch;
+    }
+
+    /** The Python {@link #torch()} runs in, found without starting a harness (step 07 starts fresh ones in it). */
+    public synchronized gluelab.torch.PythonChoice torchPython() {
+        return torch != null ? torch.python() : gluelab.torch.PythonFinder.standard().find(null, gluelab.torch.PythonSource.ARGUMENT);
     }
 
     /** The graph budget of a dynamo log (TORCH_LOGS=recompiles,graph_breaks,guards captured to a file); needs no torch. */
@@ -417,19 +423,19 @@ public final class Gluelab implements AutoCloseable {
         references.values().forEach(gluelab.ops.Catalogue::parse);
         var sz = sizing == null || sizing.isBlank() ? null : gluelab.workflow.model.ModelFixStep.Sizing.parse(sizing);
         var r = gluelab.workflow.model.ModelFixStep.run(ex, torch().bridge(), planSpec(ex), parsed, sz, gluelab.timing.TimingConfig.defaults(), torch().flushBytes(), progress);
-        return ModelFixReferences.add(this, ex, r, references);
+        return ModelFixReferences.add(this, ex, r, references, gluelab.timing.TimingConfig.defaults());
     }
 
     /** Adds "best known kernel" rows (fix name -> catalogue op) to what step 05 kept for the model. */
     public gluelab.workflow.model.ModelFixResult modelFixReferences(gluelab.workflow.experiment.ExperimentFolder ex, java.util.Map<String, String> references) {
         references.values().forEach(gluelab.ops.Catalogue::parse);
-        return ModelFixReferences.add(this, ex, gluelab.workflow.model.ModelFixStep.load(ex), references);
+        return ModelFixReferences.add(this, ex, gluelab.workflow.model.ModelFixStep.load(ex), references, gluelab.timing.TimingConfig.defaults());
     }
 
     /** Step 07 on a model-subject experiment: step 05's fixes against the model as written in three fresh Python processes, at the token counts step 05 measured. */
     public gluelab.workflow.confirm.ModelConfirmResult modelConfirm(gluelab.workflow.experiment.ExperimentFolder ex) {
         var fix = gluelab.workflow.model.ModelFixStep.load(ex);
-        return new gluelab.workflow.confirm.ModelConfirmation(device, torch().python()).progress(progress)
+        return new gluelab.workflow.confirm.ModelConfirmation(device, torchPython()).progress(progress)
                 .run(ex, planSpec(ex), fix, fix.fixes(), gluelab.timing.TimingConfig.defaults());
     }
 

@@ -17,12 +17,12 @@ import java.util.Map;
  * The "best known kernel" rows of step 05 on the model: for a fix whose op is a catalogue op, the
  * catalogue's fused kernel against the op's eager form, fwd+bwd, on the lab's device at the plan's
  * token counts and the plan's model spec's dims: a reference for the fix's saving, not a measurement
- * inside the analyst's model. Added to the step's saved result.
+ * inside the analyst's model, timed as the step timed its fixes ({@code timing}). Added to the step's saved result.
  */
 final class ModelFixReferences {
     private ModelFixReferences() {}
 
-    static ModelFixResult add(Gluelab lab, ExperimentFolder ex, ModelFixResult result, Map<String, String> fixToOp) {
+    static ModelFixResult add(Gluelab lab, ExperimentFolder ex, ModelFixResult result, Map<String, String> fixToOp, gluelab.timing.TimingConfig timing) {
         if (fixToOp.isEmpty()) return result;
         List<ModelFixResult.ReferenceRow> refs = new ArrayList<>(result.references());
         var plan = ex.plan();
@@ -30,7 +30,7 @@ final class ModelFixReferences {
             String fix = e.getKey(), op = e.getValue();
             if (result.fixes().stream().noneMatch(f -> f.name().equals(fix)))
                 throw new IllegalArgumentException("--reference " + fix + "=" + op + ": step 05 tried no fix '" + fix + "'");
-            BenchResult b = lab.bench(op).forPlan(plan).variants(Variant.EAGER.id(), Variant.FUSED.id()).check(0).run();
+            BenchResult b = lab.bench(op).forPlan(plan).variants(Variant.EAGER.id(), Variant.FUSED.id()).timing(timing).check(0).run();
             for (long t : plan.tokens()) {
                 double eager = fwdBwd(b, Variant.EAGER, t), fused = fwdBwd(b, Variant.FUSED, t);
                 String why = Double.isNaN(fused) ? b.skipped().stream().map(s -> s.reason()).findFirst().orElse("no fused row measured") : "";

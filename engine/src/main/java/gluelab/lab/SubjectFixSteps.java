@@ -76,7 +76,7 @@ final class SubjectFixSteps {
             boolean defaults = ModelFixDefaults.split(modelFixes).isEmpty();
             ModelFixResult r = ModelFixStep.run(ex, lab.torch().bridge(), lab.spec(plan.model()), chosen.parsed(), null, NOTEBOOK_TIMING, lab.torch().flushBytes(),
                     lab.progress());
-            r = ModelFixReferences.add(lab, ex, r, chosen.references());
+            r = ModelFixReferences.add(lab, ex, r, chosen.references(), NOTEBOOK_TIMING);
             List<Object> parts = new ArrayList<>(List.of(ModelTables.fixes(r)));
             if (!r.interactions().isEmpty()) parts.add(ModelTables.interactions(r));
             if (!r.references().isEmpty()) parts.add(ModelTables.references(r));
@@ -107,7 +107,7 @@ final class SubjectFixSteps {
         ExperimentPlan plan = ex.plan();
         if (plan.hasModelSubject()) {
             ModelFixResult fix = ModelFixStep.load(ex);
-            ModelConfirmResult r = new ModelConfirmation(lab.device(), lab.torch().python()).progress(lab.progress())
+            ModelConfirmResult r = new ModelConfirmation(lab.device(), lab.torchPython()).progress(lab.progress())
                     .run(ex, lab.spec(plan.model()), fix, fix.fixes(), NOTEBOOK_TIMING);
             List<Object> parts = new ArrayList<>(List.of(ModelConfirmTables.confirmation(r), ModelConfirmTables.processes(r)));
             if (!r.flags().isEmpty()) parts.add(r.flags());

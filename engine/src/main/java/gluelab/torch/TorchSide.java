@@ -21,11 +21,14 @@ public final class TorchSide implements AutoCloseable {
     private final Device device;
 
     private final PythonChoice python;
+    /** Taken from {@link SharedHarnesses}: closing lets go of it instead of ending it. */
+    private final boolean shared;
 
-    private TorchSide(TorchBridge bridge, Device device, PythonChoice python) {
+    private TorchSide(TorchBridge bridge, Device device, PythonChoice python, boolean shared) {
         this.bridge = bridge;
         this.device = device;
         this.python = python;
+        this.shared = shared;
     }
 
     /** The torch side in {@code python} (a path or a name on PATH), or in the Python {@link PythonFinder}'s rule finds when null. */
@@ -33,15 +36,30 @@ public final class TorchSide implements AutoCloseable {
         return start(PythonFinder.standard().find(python, PythonSource.ARGUMENT), device);
     }
 
-    /** The torch side in the chosen Python; the choice and why is printed once per process. */
+    /** The torch side in the chosen Python, in a harness process of its own; the choice and why is printed once per process. */
     public static TorchSide start(PythonChoice python, Device device) {
+        String kind = kindOf(device);
+        python.announceOnce();
+        return new TorchSide(TorchBridge.start(python.python().toString(), kind), device, python, false);
+    }
+
+    /**
+     * The torch side in the chosen Python, in the harness every lab of this JVM on that Python and
+     * device kind shares ({@link SharedHarnesses}); {@link #close()} lets go of it, and the last to let go ends it.
+     */
+    public static TorchSide shared(PythonChoice python, Device device) {
+        String kind = kindOf(device);
+        python.announceOnce();
+        return new TorchSide(SharedHarnesses.acquire(python.python(), kind), device, python, true);
+    }
+
+    private static String kindOf(Device device) {
         // gluelab's device kinds are torch's device names; TorchBridge refuses any other
         String kind = device.facts().kind();
         if (device.facts().ordinal() != 0) {
             throw new IllegalArgumentException("torch rows run on " + kind + ":0; start gluelab with CUDA_VISIBLE_DEVICES to pick another GPU");
         }
-        python.announceOnce();
-        return new TorchSide(TorchBridge.start(python.python().toString(), kind), device, python);
+        return kind;
     }
 
     /** The Python this side runs, and why that one. */
@@ -74,5 +92,8 @@ public final class TorchSide implements AutoCloseable {
         public tech.tablesaw.api.Table compiles() { return TorchTables.compiles(torch.compiles()); }
     }
 
-    @Override public void close() { bridge.close(); }
+    @Override public void close() {
+        if (shared) SharedHarnesses.release(bridge);
+        else bridge.close();
+    }
 }

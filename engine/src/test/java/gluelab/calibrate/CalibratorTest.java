@@ -105,6 +105,7 @@ class CalibratorTest {
             }
             assertTrue(err.toString(java.nio.charset.StandardCharsets.UTF_8).contains("not cached"), err.toString());
             assertFalse(java.nio.file.Files.exists(calibrator.cacheFile()), "a busy calibration is not the device's figure");
+            assertSame(busy, new Calibrator(device, dir).calibrate(false), "but it is this run's: the next lab here takes it instead of measuring again");
             calibrator.settle(busy, null, true);
             assertTrue(java.nio.file.Files.isRegularFile(calibrator.cacheFile()), "--accept-busy caches it");
             Calibration stored = gluelab.files.Json.MAPPER.readValue(calibrator.cacheFile().toFile(), Calibration.class);

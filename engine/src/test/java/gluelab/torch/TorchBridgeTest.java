@@ -180,7 +180,7 @@ public class TorchBridgeTest {
             BenchResult r = lab.bench("cast").tokens(16).timing(QUICK).check(0).withTorch(PYTHON).run();
             List<String> expected = torch.versions().compile() ? List.of("eager", "fused", "torch-eager", "torch-compile") : List.of("eager", "fused", "torch-eager");
             assertEquals(expected, r.rows().stream().map(x -> x.key().series()).toList());
-            assertSame(lab.torch(PYTHON), lab.torch(), "one harness per lab: the named Python is the one the rule finds here");
+            assertSame(lab.torch(PYTHON), lab.torch(), "one torch side per lab: the named Python is the one the rule finds here");
             assertEquals(python.python(), lab.torch().python().python());
         }
     }

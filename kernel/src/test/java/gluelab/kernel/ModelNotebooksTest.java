@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import gluelab.files.Json;
 import gluelab.torch.PythonFinder;
 import gluelab.torch.PythonSource;
+import gluelab.torch.TorchBridge;
 import gluelab.torch.TorchException;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.Step;
@@ -57,6 +58,7 @@ class ModelNotebooksTest {
             why = e.getMessage();
         }
         assumeTrue(why == null, "no Python with torch (set GLUELAB_PYTHON): " + why);
+        useOneFreshInductorCache();
         // Copies outside the checkout, so the experiment lands under dir/out/experiments, not the checkout's.
         List<String> args = new ArrayList<>(List.of("run"));
         for (String nb : STORY) {
@@ -69,10 +71,30 @@ class ModelNotebooksTest {
         run = KernelCommandsTest.gluelab(args.toArray(String[]::new));
         seconds = (System.nanoTime() - t0) * 1e-9;
         System.out.printf("ModelNotebooksTest: notebooks 00-11 on llama3.py at 16 tokens ran in %.0f s%n", seconds);
+        run.out().lines().filter(l -> l.startsWith("ok: ") || l.startsWith("FAILED: ")).forEach(l -> System.out.println("  " + l));
         for (String nb : STORY) {
             Path f = dir.resolve("executed/" + nb + ".ipynb");
             if (Files.exists(f)) executed.put(nb, Json.MAPPER.readTree(f.toFile()));
         }
+    }
+
+    /**
+     * One Inductor cache for the whole story, as bin/test gives the kernel part (TORCHINDUCTOR_CACHE_DIR): every harness,
+     * step 07's fresh ones too, compiles into it and loads what an earlier step compiled. Run alone, it is a temp folder of
+     * this JVM, so the story compiles cold as in CI, and the user's cache is neither read nor filled.
+     */
+    static void useOneFreshInductorCache() throws java.io.IOException {
+        String env = System.getenv("TORCHINDUCTOR_CACHE_DIR");
+        if (env != null && !env.isBlank() || System.getProperty(TorchBridge.INDUCTOR_CACHE_PROPERTY) != null) return;
+        Path cache = Files.createTempDirectory("gluelab-story-inductor-");
+        System.setProperty(TorchBridge.INDUCTOR_CACHE_PROPERTY, cache.toString());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try (var paths = Files.walk(cache)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (java.io.IOException ignored) {
+                // a temp folder: the system cleans it up otherwise
+            }
+        }, "story-inductor-cache-cleanup"));
     }
 
     /** Every output of a notebook as one text: streams, text/plain and text/html. */

@@ -39,10 +39,10 @@ public final class NotebookRunner {
     /** How long a stopped cell gets to end before the partial notebook is written without it. */
     static final long STOP_GRACE_MS = 10_000;
 
-    /** The outcome of one notebook; {@code stoppedBy} names the signal that ended the run, else null. */
-    public record Result(Path notebook, Path executed, boolean ok, int failedCell, String error, int cells, String stoppedBy) {
+    /** The outcome of one notebook; {@code stoppedBy} names the signal that ended the run, else null; {@code seconds} its wall time. */
+    public record Result(Path notebook, Path executed, boolean ok, int failedCell, String error, int cells, String stoppedBy, double seconds) {
         public String summary() {
-            if (ok) return "ok: " + notebook + " (" + cells + " code cells) -> " + executed;
+            if (ok) return "ok: " + notebook + " (" + cells + " code cells, " + String.format(Locale.ROOT, "%.0f", seconds) + " s) -> " + executed;
             String where = failedCell >= 0 ? ", cell " + failedCell : ", between cells";
             return (stoppedBy != null ? "STOPPED: " : "FAILED: ") + notebook + where + ": " + error + " (partial output in " + executed + ")";
         }
@@ -125,6 +125,7 @@ public final class NotebookRunner {
     public Result execute(long cellTimeoutSeconds) {
         if (cellTimeoutSeconds < 0) throw new IllegalArgumentException("--cell-timeout must be 0 (none) or a number of seconds, not " + cellTimeoutSeconds);
         runnerThread = Thread.currentThread();
+        long started = System.nanoTime();
         Thread exitHook = new Thread(this::writeOnUnexpectedExit, "gluelab-run-exit");
         Runtime.getRuntime().addShutdownHook(exitHook);
         ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -225,7 +226,8 @@ public final class NotebookRunner {
             // the JVM is already on its way out; the notebook is written
         }
         if (stopReason != null && error == null) error = stopReason;
-        return new Result(notebook, executed, failed < 0 && stopReason == null, failed, error, count, stopReason == null ? null : signal);
+        return new Result(notebook, executed, failed < 0 && stopReason == null, failed, error, count, stopReason == null ? null : signal,
+                (System.nanoTime() - started) * 1e-9);
     }
 
     private volatile String signal;
