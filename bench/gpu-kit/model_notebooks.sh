@@ -4,7 +4,8 @@
 # headless runner (`gluelab run`), packed every 20 s so a call cut short keeps what ran; then
 # `gluelab pr check` on the PR texts step 10 wrote. Every step's wall goes to story.log.
 #   NAME=llama FILE=llama3.py REGIONS=model.apply_rotary_emb TOKENS=2k,8k,32k ./model_notebooks.sh
-# NOTEBOOKS='notebooks/0[89]-*.ipynb notebooks/1[01]-*.ipynb' reruns some steps on an experiment already in $GLUELAB_HOME;
+# NOTEBOOKS='notebooks/0[89]-*.ipynb notebooks/1[01]-*.ipynb' EXTRA='-p checkTokens=0 -p commit=abc1234' reruns some steps on an
+# experiment already in $GLUELAB_HOME (EXTRA: parameters those notebooks declare);
 # step 08 checks at CHECK_TOKENS (0: the plan's smallest count, as the method asks; the notebook's 16 is for the CPU).
 cd "$(dirname "$0")"
 export PYTHONUNBUFFERED=1
@@ -22,8 +23,13 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu
 t_all=$SECONDS
 # One run of the twelve (a parameter goes to the notebooks that declare it); packed every 20 s meanwhile.
 ( while sleep 20; do pack; done ) & packer=$!
-timeout "${STORY_S:-540}" "$G" run ${NOTEBOOKS:-notebooks/[0-9][0-9]-*.ipynb} --out "$exe" --cell-timeout "${CELL_S:-300}" -p experiment="$NAME" -p model="$MODEL" \
-  -p modelFile="$PWD/models/$FILE:build" -p inputs="$INPUTS" -p tokens="$TOKENS" -p stopFraction="${STOP:-0.01}" -p device=cuda -p regions="$REGIONS" -p commit="${COMMIT:-unknown}" -p checkTokens="${CHECK_TOKENS:-0}" \
+if [ -n "$NOTEBOOKS" ]; then  # later steps of an experiment already planned: the plan's parameters are not theirs (gluelab run refuses them)
+  params=(-p experiment="$NAME" $EXTRA)  # EXTRA: the -p NAME=VALUE the chosen notebooks declare (gluelab run refuses others)
+else
+  params=(-p experiment="$NAME" -p model="$MODEL" -p modelFile="$PWD/models/$FILE:build" -p inputs="$INPUTS" -p tokens="$TOKENS" -p stopFraction="${STOP:-0.01}"
+          -p device=cuda -p regions="$REGIONS" -p commit="${COMMIT:-unknown}" -p checkTokens="${CHECK_TOKENS:-0}")
+fi
+timeout "${STORY_S:-540}" "$G" run ${NOTEBOOKS:-notebooks/[0-9][0-9]-*.ipynb} --out "$exe" --cell-timeout "${CELL_S:-300}" "${params[@]}" \
   2>&1 | while IFS= read -r line; do echo "[$((SECONDS - t_all)) s] $line"; done >>"$log"
 echo "== notebooks rc=${PIPESTATUS[0]} in $((SECONDS - t_all)) s" | tee -a "$log"
 kill $packer 2>/dev/null
