@@ -315,6 +315,12 @@ def compared(eager, fp64, first, dt_name):
     return out
 
 
+def repeated(first, second, dt_name):
+    """Each tensor of a first step against the same tensor of a second one on the same inputs (stats None: the second lacks it)."""
+    return [{"name": k, "stats": error_stats(second[k], v, dt_name) if k in second and second[k].numel() == v.numel() else None}
+            for k, v in first.items()]
+
+
 def correctness(req, device):
     """For each dtype: the model as written (eager) and an fp64 copy of it with the same (rounded) weights and inputs, then each
     fix in that dtype, run twice. The tensors stay where they are: torch computes ErrorStats of every output and gradient
@@ -347,8 +353,7 @@ def correctness(req, device):
             # the model as written run again: a fix's second step is judged against how much eager's own changes (fp32 on a GPU
             # can differ in the last bits from atomics in attention's backward, with or without the fix)
             again = run_step(base, inputs, gos, dtype)
-            row["eagerRepeat"] = [{"name": k, "stats": error_stats(again[k], v, dt_name) if k in again and again[k].numel() == v.numel() else None}
-                                  for k, v in eager.items()]
+            row["eagerRepeat"] = repeated(eager, again, dt_name)
             del again
             wanted = weight_bytes(base, 8) * 2  # the fp64 copy's weights and their gradients
             del base
@@ -391,8 +396,7 @@ def correctness(req, device):
                     first = run_step(model, inputs, gos, dtype)
                     f["tensors"] = compared(eager, fp64, first, dt_name)
                     second = run_step(model, inputs, gos, dtype)
-                    f["repeat"] = [{"name": k, "stats": error_stats(second[k], v, dt_name) if k in second and second[k].numel() == v.numel() else None}
-                                   for k, v in first.items()]
+                    f["repeat"] = repeated(first, second, dt_name)
             except Exception as e:
                 f["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + model_variants.fix_error(e, req, fix)
             del model, first, second
