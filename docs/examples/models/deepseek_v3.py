@@ -8,10 +8,13 @@
 #   gluelab experiment NAME --model-file docs/examples/models/deepseek_v3.py:build --inputs 'x:T,7168:bf16' --tokens 2k,8k,32k  (GPU)
 #   gluelab experiment NAME --model-file docs/examples/models/deepseek_v3.py:build --inputs 'x:T,64:fp32' --tokens 64,128        (CPU)
 #
-# The experts dispatch tokens with torch.where, whose output size depends on the routing (as the
-# reference implementation does): torch 2.13's dynamo traces it with unbacked sizes, and compiling the
-# 32 experts' loop takes minutes with Inductor's CPU backend, so on the CPU compile a region such as
-# model.norm_rope_cat rather than model.MoE.forward.
+# The routed experts' weights are stacked as torchtitan keeps them. On a GPU in bf16 they dispatch as
+# torchtitan does: the (token, slot) pairs sorted by expert into one padded buffer and three grouped GEMMs
+# (torch._grouped_mm), every shape fixed by the token count, so the block compiles once per count and a
+# CUDA graph captures it. Other dtypes (the CPU's fp32, step 08's fp32 and fp64 copies) loop over the experts
+# with torch.where, as DeepSeek-V3's reference does; that loop's sizes depend on the routing, so torch 2.13's
+# dynamo traces it with unbacked sizes and compiling it takes minutes with Inductor's CPU backend: on the
+# CPU compile a region such as model.norm_rope_cat rather than model.MoE.forward.
 import math
 from dataclasses import dataclass
 
@@ -145,22 +148,68 @@ class Expert(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+# Rows of each expert's group padded to a multiple of this: the grouped GEMM's backward slices its
+# inputs along the token dim, and bf16 rows must start 16-byte aligned there (torchtitan pads to 8 too).
+GROUP_ALIGN = 8
+
+
+class GroupedExperts(nn.Module):
+    """The routed experts' SwiGLU weights stacked (experts, out, in), as torchtitan keeps them for grouped GEMMs."""
+
+    def __init__(self, n_experts, dim, inter_dim):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.empty(n_experts, inter_dim, dim))
+        self.w2 = nn.Parameter(torch.empty(n_experts, dim, inter_dim))
+        self.w3 = nn.Parameter(torch.empty(n_experts, inter_dim, dim))
+
+    def forward(self, x, weights, indices):
+        # CUDA's grouped GEMM takes bf16 only: other dtypes (the CPU's fp32, step 08's fp32 and fp64 copies) loop.
+        if x.is_cuda and x.dtype == torch.bfloat16:
+            return self.grouped(x, weights, indices)
+        return self.looped(x, weights, indices)
+
+    def looped(self, x, weights, indices):
+        """The reference implementation's dispatch: each expert on the tokens routed to it (sizes depend on the routing)."""
+        y = torch.zeros_like(x)
+        for i, (w1, w2, w3) in enumerate(zip(self.w1.unbind(0), self.w2.unbind(0), self.w3.unbind(0))):
+            idx, top = torch.where(indices == i)
+            h = F.linear(F.silu(F.linear(x[idx], w1)) * F.linear(x[idx], w3), w2)
+            y = y.index_add(0, idx, h * weights[idx, top, None])
+        return y
+
+    def grouped(self, x, weights, indices):
+        """torchtitan's dispatch: the (token, slot) pairs sorted by expert into one padded buffer, three grouped
+        GEMMs over it, the rows scattered back. Every shape is fixed by T, so it compiles once and a CUDA graph
+        can capture it (no host sync on the routing)."""
+        n_experts, k = self.w1.size(0), indices.size(1)
+        flat = indices.flatten()
+        order = torch.argsort(flat, stable=True)
+        expert = flat[order]
+        counts = torch.zeros(n_experts, dtype=torch.int64, device=x.device).scatter_add_(0, flat, torch.ones_like(flat))
+        padded = (counts + GROUP_ALIGN - 1) // GROUP_ALIGN * GROUP_ALIGN
+        ends = torch.cumsum(padded, 0)
+        rank = torch.arange(flat.numel(), device=x.device) - (torch.cumsum(counts, 0) - counts)[expert]
+        rows = (ends - padded)[expert] + rank
+        token = order // k
+        buf = x.new_zeros(flat.numel() + n_experts * (GROUP_ALIGN - 1), x.size(1)).index_copy(0, rows, x[token])
+        offs = ends.to(torch.int32)
+        h = F.silu(torch._grouped_mm(buf, self.w1.transpose(-2, -1), offs=offs)) * torch._grouped_mm(buf, self.w3.transpose(-2, -1), offs=offs)
+        out = torch._grouped_mm(h, self.w2.transpose(-2, -1), offs=offs)[rows]
+        return torch.zeros_like(x).index_add(0, token, out * weights.flatten()[order, None])
+
+
 class MoE(nn.Module):
     def __init__(self, args):
         super().__init__()
         self.gate = Gate(args)
-        self.experts = nn.ModuleList([Expert(args.dim, args.moe_inter_dim) for _ in range(args.n_routed_experts)])
+        self.experts = GroupedExperts(args.n_routed_experts, args.dim, args.moe_inter_dim)
         self.shared_experts = Expert(args.dim, args.n_shared_experts * args.moe_inter_dim)
 
     def forward(self, x):
         shape = x.size()
         x = x.view(-1, shape[-1])
         weights, indices = self.gate(x)
-        y = torch.zeros_like(x)
-        for i, expert in enumerate(self.experts):
-            idx, top = torch.where(indices == i)
-            y = y.index_add(0, idx, expert(x[idx]) * weights[idx, top, None])
-        return (y + self.shared_experts(x)).view(shape)
+        return (self.experts(x, weights, indices) + self.shared_experts(x)).view(shape)
 
 
 class Block(nn.Module):

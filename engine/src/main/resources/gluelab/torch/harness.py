@@ -703,7 +703,8 @@ def containers():
 def repeated_blocks(model, path=None):
     """The model's repeated blocks: the children of the container at the dotted attribute `path` when
     the analyst names one, else the set of sibling modules of one class inside a ModuleList, Sequential
-    or ModuleDict (torchtitan keeps its layers in a ModuleDict) that holds the most parameters."""
+    or ModuleDict (torchtitan keeps its layers in a ModuleDict) that holds the most parameters; with no such
+    set, a container's only child that holds most of the model's parameters (a stack of one layer)."""
     if path:
         node = model
         for i, part in enumerate(path.split(".")):
@@ -721,6 +722,7 @@ def repeated_blocks(model, path=None):
         return kids
     # The group covering the most parameters: the layers of a MoE stack, not the experts inside each layer.
     best, best_size = [], (0, 0)
+    lone, lone_size = [], 0
     for m in model.modules():
         if isinstance(m, containers()):
             by_type = {}
@@ -730,6 +732,11 @@ def repeated_blocks(model, path=None):
                 size = (sum(p.numel() for k in group for p in k.parameters()), len(group))
                 if len(group) >= 2 and size > best_size:
                     best, best_size = group, size
+                elif len(group) == 1 and size[0] > lone_size:
+                    lone, lone_size = group, size[0]
+    # A stack of one layer (DeepSeek-V3's one MoE layer at real dims): its block, when it holds most of the model.
+    if not best and lone_size * 2 > sum(p.numel() for p in model.parameters()):
+        return lone
     return best
 
 

@@ -242,6 +242,12 @@ public class TorchBridgeTest {
                 return DictStack()
             def breaking():
                 return BreakingStack()
+            class OneLayer(DictStack):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = torch.nn.ModuleDict({"0": Block(0)})
+            def one_layer():
+                return OneLayer()
             """;
 
     static CompileComparison compare(Path file, String factory, String blocks, boolean fullgraph) {
@@ -266,6 +272,10 @@ public class TorchBridgeTest {
             assertTrue(c.compileRatio() > 0, c.text());
             assertTrue(c.text().contains("whole model / per block compile time"), c.text());
         }
+        // A stack of one layer (DeepSeek-V3's at real dims): the per-block arm compiles that layer.
+        CompileComparison one = compare(file, "one_layer", null, false);
+        assertEquals(1, one.arms().get(1).blocks(), one.text());
+        assertFalse(one.arms().get(1).failed(), one.text());
     }
 
     @Test void aFailedArmIsARowWithItsReasonAndNoRatio(@TempDir Path dir) throws Exception {
