@@ -238,8 +238,9 @@ class Transformer(nn.Module):
 
     def forward(self, x):
         h = x.unsqueeze(0)
+        freqs_cis = self.freqs_cis[: h.size(1)]  # built for max_seq_len; a shorter input takes its first rows
         for layer in self.layers.values():
-            h = layer(h, self.freqs_cis)
+            h = layer(h, freqs_cis)
         return h.squeeze(0)
 
 

@@ -31,8 +31,12 @@ public record ModelVariantTiming(String model, TorchVersions versions, long pid,
         rows = List.copyOf(rows);
     }
 
-    /** One variant at one token count and launch kind; {@code run} is null when it failed. */
-    public record Row(String variant, long tokens, Replay replay, String error, Measurement run, CompileReport compile) {
+    /**
+     * One variant at one token count and launch kind; {@code run} is null when it failed. {@code sharedParameters}: how many
+     * of the variant's parameters are the baseline model's own tensors (tied where name, shape and dtype match), so the two
+     * run on the same weights and a model at real dims is on the device once.
+     */
+    public record Row(String variant, long tokens, Replay replay, String error, Measurement run, CompileReport compile, int sharedParameters) {
         public boolean failed() { return !error.isEmpty() || run == null; }
 
         public double us() { return run == null ? Double.NaN : run.medianMicros(); }
@@ -56,7 +60,7 @@ public record ModelVariantTiming(String model, TorchVersions versions, long pid,
             Replay replay = Replay.parse(r.path("replay").asText("direct"));
             String label = entry.shortName() + "/" + variant + "@" + tokens + (replay == Replay.GRAPH ? " (graph)" : "");
             Measurement m = r.path("samples").isEmpty() ? null : Replies.measurement(label, timing, r);
-            rows.add(new Row(variant, tokens, replay, r.path("error").asText(), m, Replies.compile(label, r)));
+            rows.add(new Row(variant, tokens, replay, r.path("error").asText(), m, Replies.compile(label, r), r.path("sharedParameters").asInt()));
         }
         return new ModelVariantTiming(entry.toString(), bridge.versions(), reply.path("pid").asLong(), rows);
     }

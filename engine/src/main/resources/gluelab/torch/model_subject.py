@@ -387,7 +387,7 @@ LINE_RANGE = "gluelab.line: "
 
 def source_lines(file):
     """A TorchFunctionMode that puts each torch call made from the model file in a record_function
-    range named after the statement ('gluelab.line: llama3.py:88 forward'): the profiler's Python
+    range named after the statement ('gluelab.line: llama3.py:88 Attention.forward'): the profiler's Python
     tracer names a frame by its def line only, so the statement an op came from is recorded here.
     Only the eager tree runs under it: dynamo guards on the mode stack, so a compiled tree would
     recompile (and trace the mode) if it ran under one it was not compiled with."""
@@ -411,7 +411,8 @@ def source_lines(file):
                 f = f.f_back
             if f is None:
                 return func(*args, **kwargs)
-            key = (f.f_lineno, f.f_code.co_name)
+            # the qualified name ('Attention.forward'): without the Python tracer (torch 2.11 on the H200 host) no nn.Module range names the class
+            key = (f.f_lineno, getattr(f.f_code, "co_qualname", f.f_code.co_name))
             name = self.names.get(key)
             if name is None:
                 name = self.names[key] = "%s%s:%d %s" % (LINE_RANGE, base, key[0], key[1])
@@ -421,7 +422,7 @@ def source_lines(file):
 
 
 def line_range(name):
-    """(line, function) of a 'gluelab.line: llama3.py:88 forward' range, else None."""
+    """(line, function) of a 'gluelab.line: llama3.py:88 Attention.forward' range, else None."""
     if not name.startswith(LINE_RANGE):
         return None
     head, _, func = name[len(LINE_RANGE):].partition(" ")
@@ -531,7 +532,8 @@ def op_bytes(e, dtypes):
     return total
 
 
-SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_function: ", LINE_RANGE, COMPILED_RANGE)
+# "Activity Buffer Request": CUPTI allocating the profiler's own buffers (torch 2.11 on the H200 host), not the model's work.
+SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_function: ", LINE_RANGE, COMPILED_RANGE, "Activity Buffer Request")
 
 # Ops whose floor is their FLOPs, not their bytes: not glue. The composite ops (linear, matmul,
 # scaled_dot_product_attention) hold only dispatch time of their own; their FLOPs are counted on the

@@ -159,30 +159,50 @@ def fix_error(e, req, fix):
 BASELINE = "baseline"
 
 
-def prepared_row(req, fix, at, device, clock):
-    """(row, step): a variant built, compiled by its first fwd+bwd step, with its compile accounting; step None when it failed."""
+def share_parameters(model, baseline):
+    """Ties the variant's parameters to the baseline's where name, shape, dtype and device match (the same file built the same
+    way): the fix runs on the very weights of the model as written, and a model at real dims (DeepSeek-V3's one layer, 23 GB)
+    fits on the device once, not once per variant. Returns how many were tied; a swap that changes the modules keeps its own."""
+    if baseline is None:
+        return 0
+    theirs = dict(baseline.named_parameters())
+    tied = 0
+    for prefix, m in model.named_modules():
+        for name, p in list(m._parameters.items()):
+            q = theirs.get(prefix + "." + name if prefix else name)
+            if p is not None and q is not None and (q.shape, q.dtype, q.device, q.requires_grad) == (p.shape, p.dtype, p.device, p.requires_grad):
+                m._parameters[name] = q
+                tied += 1
+    return tied
+
+
+def prepared_row(req, fix, at, device, clock, baseline=None):
+    """(row, step, model): a variant built (its parameters tied to the baseline model's, when given), compiled by its first
+    fwd+bwd step, with its compile accounting; step None when it failed."""
     H = MS.H
     name = BASELINE if fix is None else fix["name"]
     row = {"variant": name, "tokens": at["tokens"], "replay": "direct", "error": "", "samples": [], "stop": None, "wall": 0.0,
-           "compileSeconds": 0.0, "graphs": 0, "breaks": 0, "log": ""}
+           "compileSeconds": 0.0, "graphs": 0, "breaks": 0, "log": "", "sharedParameters": 0}
     before = H.counters()
-    step = None
+    step, model = None, None
     with H.CompileLogCapture() as cap:
         t0 = time.perf_counter()
         try:
             _, model = build(dict(req, inputs=at["inputs"]), fix, at["tokens"], device)
+            row["sharedParameters"] = share_parameters(model, baseline)
             model.train()
             step = MS.train_step(model, H.make_inputs(at["inputs"], device))
             step()
             clock.sync()
+            model.zero_grad(set_to_none=True)  # the next variant builds beside the weights, not beside this step's gradients too
         except Exception as e:
-            row["error"], step = fix_error(e, req, fix), None
+            row["error"], step, model = fix_error(e, req, fix), None, None
         seconds = time.perf_counter() - t0
     after = H.counters()
     row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"], compileSeconds=seconds)
     if step is not None and H.recompile_limit_hit(cap.text):
         row["error"], step = "recompile limit hit, fell back to eager: " + H.recompile_limit_hit(cap.text), None
-    return row, step
+    return row, step, model
 
 
 def graph_twin(row, step, clock):
@@ -209,9 +229,12 @@ def time_variants(req, device, clock, graphs=False, task="model fixes"):
     for i, at in enumerate(req["at"]):
         H.send({"progress": task, "done": i, "total": jobs, "detail": "compiling %d variants @ %d tokens" % (len(variants) + 1, at["tokens"])})
         H.reset_dynamo()
-        timed, ok = [], []
+        timed, ok, baseline = [], [], None
         for fix in [None] + variants:
-            row, step = prepared_row(req, fix, at, device, clock)
+            row, step, model = prepared_row(req, fix, at, device, clock, baseline)
+            if fix is None:
+                baseline = model
+            model = None
             timed.append(row)
             if step is not None:
                 ok.append((row, H.Subject(row["variant"], step)))
@@ -229,7 +252,7 @@ def time_variants(req, device, clock, graphs=False, task="model fixes"):
             for row, _ in ok:
                 row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
         rows.extend(timed)
-        del ok
+        del ok, baseline
         MS.free(device)
     H.send({"progress": task, "done": jobs, "total": jobs, "detail": "done"})
     return {"ok": True, "pid": os.getpid(), "rows": rows}

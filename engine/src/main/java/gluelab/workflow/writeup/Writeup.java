@@ -19,7 +19,16 @@ public final class Writeup {
     public static final String FINDINGS = "findings.md", PR_DIR = "pr", FEEDBACK = "feedback.md";
 
     /** What was written, and the check of every PR text (empty when all pass). */
-    public record Written(Path findings, List<Path> prs, Path feedback, List<Violation> violations) {}
+    public record Written(Path findings, List<Path> prs, Path feedback, List<Violation> violations) {
+        /** Why {@link #prs()} is empty, for a notebook to show in place of a PR text. */
+        public static final String NO_PR = "no PR text: the change stack (step 09) holds no change, so there is nothing to propose;"
+                + " the findings doc says what was tried and why it did not go in";
+
+        /** The first PR text shown inline (its chart beside it), or {@link #NO_PR} when the stack wrote none. */
+        public Object firstPr() {
+            return prs.isEmpty() ? NO_PR : gluelab.report.ShownFile.of(prs.getFirst());
+        }
+    }
 
     private Writeup() {}
 

@@ -76,6 +76,9 @@ class ModelFixStepTest {
         ModelVariantTiming.Row rope = at16.row("rope", 16, Replay.DIRECT).orElseThrow();
         assertTrue(rope.run().samples().length >= 1 && rope.compile().graphs() >= 1, "raw samples and the rewrite's compile: " + rope);
         assertEquals(0, at16.row(ModelVariantTiming.BASELINE, 16, Replay.DIRECT).orElseThrow().compile().graphs(), "the model as written is not compiled");
+        assertEquals(0, at16.row(ModelVariantTiming.BASELINE, 16, Replay.DIRECT).orElseThrow().sharedParameters());
+        // llama3.py at tiny dims: 2 layers of 9 parameters (4 attention and 3 FFN weights, 2 norms), every one tied to the baseline's
+        assertEquals(18, rope.sharedParameters(), "the fix runs on the baseline's own weights: " + rope);
 
         assertEquals(List.of("baseline (no fix)", "alone: rope", "alone: norm", "all together"),
                 r.interactions().stream().filter(c -> c.tokens() == 16).map(ModelFixResult.Combination::label).toList());
