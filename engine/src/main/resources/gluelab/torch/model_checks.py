@@ -228,24 +228,39 @@ def ulp(mag, dt_name):
     return ulp32
 
 
+# Elements per piece in error_stats: its float64 copies of one piece, not of a whole tensor (one of DeepSeek-V3's expert
+# weight gradients is 3.8 G elements, 28 GiB in float64).
+STATS_PIECE = 1 << 25
+
+
 def error_stats(actual, reference, dt_name):
     """gluelab.check.ErrorStats.compare computed by torch where the tensors are, so a model's gradients (gigabytes at real
     dims) never cross the bridge: rel L2, max ulp of dt_name at each reference value (magnitudes floored at 1e-3 of the
-    reference's RMS), max abs, and the count of non-finite values, over float64 copies of both."""
-    a = actual.detach().reshape(-1).to(torch.float64)
-    r = reference.detach().reshape(-1).to(device=a.device, dtype=torch.float64)
-    n = r.numel()
-    rms = math.sqrt(float((r * r).sum()) / max(1, n))
+    reference's RMS), max abs, and the count of non-finite values, over float64 copies of both, a piece at a time."""
+    a_all = actual.detach().reshape(-1)
+    r_all = reference.detach().reshape(-1)
+    device = a_all.device if a_all.device.type != "cpu" else r_all.device
+    n = r_all.numel()
+
+    def pieces():
+        for i in range(0, n, STATS_PIECE):
+            yield (a_all[i:i + STATS_PIECE].to(device=device, dtype=torch.float64),
+                   r_all[i:i + STATS_PIECE].to(device=device, dtype=torch.float64))
+    rms = math.sqrt(sum(float((r * r).sum()) for _, r in pieces()) / max(1, n))
     floor = max(1e-3 * rms, sys.float_info.min)
-    finite = torch.isfinite(a)
-    bad = n - int(finite.sum())
-    diff = torch.where(finite, a - r, torch.zeros_like(a))
-    rf = torch.where(finite, r, torch.zeros_like(r))
-    num = float("inf") if bad else float((diff * diff).sum())
-    den = float((rf * rf).sum())
-    absd = diff.abs()
-    max_abs = float(absd.max()) if n else 0.0
-    max_ulp = float((absd / ulp(torch.clamp(r.abs(), min=floor), dt_name)).max()) if n else 0.0
+    bad, num, den, max_abs, max_ulp = 0, 0.0, 0.0, 0.0, 0.0
+    for a, r in pieces():
+        finite = torch.isfinite(a)
+        bad += a.numel() - int(finite.sum())
+        diff = torch.where(finite, a - r, torch.zeros_like(a))
+        rf = torch.where(finite, r, torch.zeros_like(r))
+        num += float((diff * diff).sum())
+        den += float((rf * rf).sum())
+        absd = diff.abs()
+        max_abs = max(max_abs, float(absd.max()))
+        max_ulp = max(max_ulp, float((absd / ulp(torch.clamp(r.abs(), min=floor), dt_name)).max()))
+    if bad:
+        num = float("inf")
     rel = math.sqrt(num) if den == 0 else math.sqrt(num / den)
     return {"elements": n, "relL2": rel, "maxUlp": max_ulp, "maxAbs": max_abs, "mismatches": bad}
 
@@ -295,6 +310,11 @@ def variant_model(req, fix, tokens, device, dtype, state):
     missing, unexpected = model.load_state_dict(state, strict=False)
     model.train()
     return model, list(missing), list(unexpected)
+
+
+def base_itemsize(model):
+    """Bytes per value of the model's floating parameters (its first one's)."""
+    return next((p.element_size() for p in model.parameters() if p.is_floating_point()), 4)
 
 
 def weight_bytes(model, itemsize):
@@ -347,6 +367,13 @@ def correctness(req, device):
             _, base = MS.build_model(req, tokens, device)
             base = cast_model(base, dtype)
             base.train()
+            if device == "cuda":
+                # beside the model: its gradients, eager's copy of them and a fix's two steps' copies (DeepSeek-V3's one layer
+                # in fp32 needs 180 GB of an H200's 141): said before any step runs, not found by an out-of-memory error
+                need, free_bytes = 4 * weight_bytes(base, base_itemsize(base)), torch.cuda.mem_get_info()[0]
+                if need > free_bytes:
+                    raise MemoryError("the %s check needs %.1f GiB beside the model (its gradients, eager's copy of them and a fix's two"
+                                      " steps' copies), the device has %.1f GiB free" % (dt_name, need / 2 ** 30, free_bytes / 2 ** 30))
             # on the host: a second copy of the weights on the device would crowd out the fix's model
             state = {k: v.detach().to("cpu", copy=True) for k, v in base.state_dict().items()}
             eager = run_step(base, inputs, gos, dtype)
@@ -359,7 +386,8 @@ def correctness(req, device):
             del base
             MS.free(device)
         except Exception as e:
-            row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+            row["error"] = str(e) if isinstance(e, MemoryError) else ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+            base = None
             done += 2 + len(fixes)
             eager = {}
             MS.free(device)
