@@ -539,7 +539,8 @@ SKIPPED_EVENTS = ("ProfilerStep#", "nn.Module: ", "autograd::engine::evaluate_fu
 # scaled_dot_product_attention) hold only dispatch time of their own; their FLOPs are counted on the
 # op below them that does the work, so a GEMM is not counted twice (on a GPU an op that launched no
 # kernel has no row at all).
-GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::linear", "aten::matmul", "aten::_addmm_activation"}
+GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::linear", "aten::matmul", "aten::_addmm_activation",
+         "aten::_grouped_mm"}  # torchtitan's MoE experts (the DeepSeek-V3 example on a GPU)
 ATTENTION_BHLE = {"aten::_scaled_dot_product_flash_attention_for_cpu", "aten::_scaled_dot_product_flash_attention",
                   "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
                   "aten::_scaled_dot_product_fused_attention_overrideable",
@@ -558,6 +559,18 @@ def op_kind(name):
     return "glue"
 
 
+def grouped_mm_flops(a, b):
+    """2 x the multiply-adds of torch._grouped_mm, by its operands' ranks: (M, K) x (G, K, N), each row of one group's
+    (padding rows included: the kernel runs them); (K, M) x (M, N) grouped along M, a weight gradient's; (G, M, K) x (G, K, N)."""
+    if len(a) == 2 and len(b) == 3:
+        return 2 * a[0] * a[1] * b[2]
+    if len(a) == 2 and len(b) == 2:
+        return 2 * a[0] * a[1] * b[1]
+    if len(a) == 3 and len(b) == 3:
+        return 2 * a[0] * a[1] * a[2] * b[2]
+    return 0
+
+
 def op_flops(e):
     """The op's FLOPs from record_shapes, as torch.utils.flop_counter counts them (a causal mask not halved); 0 for glue.
     A backward GEMM runs as aten::mm under its autograd node, so it is counted as one."""
@@ -569,6 +582,8 @@ def op_flops(e):
             return fc.mm_flop(shapes[0], shapes[1])
         if name in ("aten::addmm", "aten::_addmm_activation"):
             return fc.mm_flop(shapes[1], shapes[2])
+        if name == "aten::_grouped_mm":
+            return grouped_mm_flops(shapes[0], shapes[1])
         if name == "aten::bmm":
             return fc.bmm_flop(shapes[0], shapes[1])
         if name in ("aten::baddbmm", "aten::addbmm"):
