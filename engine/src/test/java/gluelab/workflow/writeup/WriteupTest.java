@@ -65,6 +65,15 @@ class WriteupTest {
     }
 
     @Test
+    void aStackWithNoChangeWritesNoPrAndSaysWhyInItsPlace(@TempDir Path dir) {
+        Writeup.Written none = Writeup.write(dir, ChangeStack.empty(StackSamples.CONDITIONS), null, List.of());
+        assertEquals(List.of(), none.prs());
+        assertEquals(Writeup.Written.NO_PR, none.firstPr(), "notebook 10 shows the reason, not a NoSuchElementException");
+        Writeup.Written some = Writeup.write(dir.resolve("some"), StackSamples.stack(), null, List.of());
+        assertEquals(gluelab.report.ShownFile.of(some.prs().getFirst()), some.firstPr());
+    }
+
+    @Test
     void whatWasMeasuredComesFromTheRunsRecordAsItsOwnFindingsPrintIt() {
         // a record the H200 wrote (demo run): device, calibration, timing and commit, the lines report.Findings prints
         var record = gluelab.record.RecordStore.load(Path.of("src/test/resources/records/h200-demo"));
