@@ -295,6 +295,10 @@ def graph_row(req, tree, step, device, clock):
 
 
 def free(device):
+    """Releases a finished model's device memory: dynamo's caches first, whose compiled graphs and guards hold the model's
+    parameters (a lab's harness lives on between notebooks, and DeepSeek-V3's weights kept there crowd out step 07's fresh
+    processes), then the allocator's cached blocks."""
+    H.reset_dynamo()
     gc.collect()
     if device == "cuda":
         torch.cuda.synchronize()
@@ -696,7 +700,7 @@ def profile_tree(req, tree, device, trace_path, steps=3):
         result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows), keyAverages=averages)
     except Exception as e:
         result["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
-    del model
+    step = model = None  # the step's closure holds the model too
     free(device)
     return result
 

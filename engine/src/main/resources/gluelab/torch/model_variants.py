@@ -252,7 +252,7 @@ def time_variants(req, device, clock, graphs=False, task="model fixes"):
             for row, _ in ok:
                 row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
         rows.extend(timed)
-        del ok, baseline
+        ok = baseline = step = model = replay = twin = None  # the last variant's step and graph hold its model
         MS.free(device)
     H.send({"progress": task, "done": jobs, "total": jobs, "detail": "done"})
     return {"ok": True, "pid": os.getpid(), "rows": rows}
