@@ -7,6 +7,7 @@ import gc
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import time
 import traceback
@@ -34,8 +35,17 @@ def user_frame(exc, files):
     return found
 
 
+# dynamo's "RuntimeError when making fake tensor call" says what failed further down: "got RuntimeError('shape ... is invalid')"
+FAKE_CAUSE = re.compile(r"\bgot (\w+(?:Error|Exception))\((['\"])(.*?)\2\)", re.S)
+
+
 def first_line(e):
-    return "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+    text = str(e).strip()
+    line = (text.splitlines() or [""])[0]
+    cause = FAKE_CAUSE.search(text) if "fake tensor" in line else None
+    if cause:
+        line += " (%s: %s)" % (cause.group(1), cause.group(3).splitlines()[0])
+    return "%s: %s" % (type(e).__name__, line)
 
 
 def load_module(file):

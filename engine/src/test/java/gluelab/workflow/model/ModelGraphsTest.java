@@ -161,6 +161,33 @@ class ModelGraphsTest {
         assertEquals(2, r.budget().region("model.scale_shift").orElseThrow().graphs(), "a static graph for 16, a dynamic one for 32 and 48: " + r.text());
     }
 
+    /** Step 06 builds the model once for the largest token count and calls it at every count: the example must take a shorter input. */
+    @Test void theDeepSeekExampleBuiltForItsLargestTokenCountRunsAtTheSmallerOne(@TempDir Path root) throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("dsv3", root);
+        ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(ModelPlanTest.EXAMPLES.resolve("deepseek_v3.py").toString(), "build", "x:T,64:fp32", "",
+                List.of("model.norm_rope_cat")), List.of(16L, 32L), 0.01, "cpu");
+        var options = new ModelGraphs.Options(List.of(ModelTree.REGIONS), false, "aot_eager", false, 0);
+        var r = ModelGraphsStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, options, Progress.NONE);
+        assertFalse(r.graphs().trees().getFirst().failed(), r.text());
+        RegionGraphs region = r.budget().region("model.norm_rope_cat").orElseThrow();
+        assertEquals(List.of(16L, 32L), region.tokens(), r.text());
+        assertEquals(2, region.graphs(), "one graph a token count, the layers' calls sharing it: " + r.text());
+    }
+
+    @Test void aShapeErrorInsideARegionNamesItsCauseNotOnlyDynamosHeadline(@TempDir Path root) throws Exception {
+        Path file = Files.writeString(root.resolve("bad.py"), TINY.replace("return x * w + 1.0", "return x.view(3, -1, 7) * 2.0"));
+        ExperimentFolder ex = ExperimentFolder.open("bad", root.resolve("experiments"));
+        // the plan's check runs eager, where the view fails too: planned on the good file, then the region's body breaks
+        Path good = Files.writeString(root.resolve("good.py"), TINY);
+        ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(good.toString(), "build", "x:T,8:fp32", "", List.of("model.scale_shift")),
+                List.of(16L), 0.01, "cpu");
+        Files.writeString(good, Files.readString(file));
+        var r = ModelGraphsStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelGraphs.Options(List.of(ModelTree.REGIONS), false, "aot_eager", false, 0), Progress.NONE);
+        var tree = r.graphs().tree(ModelTree.REGIONS).orElseThrow();
+        assertTrue(tree.failed(), r.text());
+        assertTrue(tree.error().contains("is invalid for input of size 128"), "the fake tensor call's own error: " + tree.error());
+    }
+
     @Test void theLlamaExamplesRopeRegionUnderInductor(@TempDir Path root) throws Exception {
         ExperimentFolder ex = ExperimentFolder.open("llama", root);
         ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(ModelPlanTest.EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
