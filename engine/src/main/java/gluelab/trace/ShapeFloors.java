@@ -130,7 +130,8 @@ public final class ShapeFloors {
         boolean withBias = name.equals("addmm") || name.equals("baddbmm");
         if (MATMULS.contains(name) && tensors.size() >= (withBias ? 3 : 2)) {
             long[] a = dims.get(tensors.get(withBias ? 1 : 0)), b = dims.get(tensors.get(withBias ? 2 : 1));
-            long rowsA = a.length == 0 ? 1 : numel(a) / a[a.length - 1];
+            long rowsA = 1;  // every dim but the last: an expert routed no tokens multiplies (32, 0) by (0, 64)
+            for (int d = 0; d < a.length - 1; d++) rowsA *= a[d];
             long n = b.length == 0 ? 1 : name.equals("linear") ? b[0] : b[b.length - 1];
             return new Bytes(read, rowsA * n * size(types.get(first)), shapes.toString(), "known: matmul output (memory floor only)");
         }
