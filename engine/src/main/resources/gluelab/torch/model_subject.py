@@ -305,9 +305,10 @@ def graph_row(req, tree, step, device, clock):
 
 
 def free(device):
-    """Releases a finished model's device memory: dynamo's caches first, whose compiled graphs and guards hold the model's
-    parameters (a lab's harness lives on between notebooks, and DeepSeek-V3's weights kept there crowd out step 07's fresh
-    processes), then the allocator's cached blocks."""
+    """Releases a finished model's device memory to the device: its compiled code (no later tree, variant or dtype reuses
+    it; each starts from a reset), then the allocator's cached blocks. Callers drop every reference to the model first
+    (its step's closure, a graph): a block still in use stays cached, and a lab's harness lives on between notebooks,
+    where DeepSeek-V3's weights kept that way crowded out step 07's fresh processes."""
     H.reset_dynamo()
     gc.collect()
     if device == "cuda":
