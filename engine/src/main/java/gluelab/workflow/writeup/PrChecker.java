@@ -143,7 +143,9 @@ public final class PrChecker {
         /**
          * Each quote of a caveated delta's numbers carries the caveat. A line that quotes before -> after pairs quotes those deltas
          * only (two workloads often share a ratio, "1.02x", and the 2k line quoting its own is not a quote of the 8k one); a line
-         * that quotes a ratio and no pair may mean any delta with that ratio, so each caveated one must be carried.
+         * that quotes a ratio and no pair may mean any delta with that ratio, so each caveated one must be carried. A line with a
+         * pair of its own that is no delta's (a rejected alternative's "1.76x faster (3250 vs 12640 us)") quotes those numbers,
+         * not a change's delta that happens to share the ratio.
          */
         void evidence(gluelab.workflow.stack.ChangeStack stack) {
             List<Map.Entry<gluelab.workflow.stack.Change, gluelab.workflow.stack.Delta>> deltas = new ArrayList<>();
@@ -151,7 +153,7 @@ public final class PrChecker {
             for (Line l : lines) {
                 String t = l.text();
                 var quoted = deltas.stream().filter(e -> quotesPair(t, e.getValue())).toList();
-                if (quoted.isEmpty()) quoted = deltas.stream().filter(e -> quotesRatio(t, e.getValue())).toList();
+                if (quoted.isEmpty() && !BOTH.matcher(t).find()) quoted = deltas.stream().filter(e -> quotesRatio(t, e.getValue())).toList();
                 for (var e : quoted) {
                     gluelab.workflow.stack.Delta d = e.getValue();
                     if (d.caveated() && !t.contains(d.caveat())) add(l.number(), PrRule.EVIDENCE, e.getKey().id() + " at " + d.workload() + ": "

@@ -127,6 +127,25 @@ class PrCheckerTest {
         assertTrue(v.getFirst().message().contains("32k tokens, graph replay"), v.toString());
     }
 
+    /** CI's loaded machine: step 05's region lost by 1.81x (its own numbers), the change's noisy delta was 1.81x too. */
+    @Test
+    void aRejectedAlternativeWithItsOwnNumbersIsNotAQuoteOfACaveatedDeltaWithTheSameRatio() {
+        gluelab.workflow.stack.Change c = StackSamples.qNormRope();
+        var noisy = gluelab.workflow.stack.Delta.of(16, gluelab.ops.Replay.DIRECT, 40500, 22376).withCaveat("noisy: 2 of 6 measurements (timeout); device not quiet");
+        assertTrue(noisy.direction().startsWith("1.81x faster"), noisy.direction());
+        var rejected = List.of(new gluelab.workflow.stack.Rejected("expression region 'rmsnorm region' (fwd, 16 tokens)", "1.81x slower (2429.0 vs 1342.3 us, ideal 5.4)"));
+        gluelab.workflow.stack.Change one = new gluelab.workflow.stack.Change(c.id(), c.title(), c.kind(), c.variant(), c.region(), List.of(noisy), c.layerShare(),
+                c.correctness(), c.graphs(), c.commit(), c.config(), c.scope(), c.problem(), c.solution(), c.unchanged(), c.diagram(), rejected, c.notTested(),
+                c.testPlan(), c.code());
+        var stack = StackSamples.stack().with(one);
+        String text = PrText.markdown(stack, one, "q-norm-rope.png");
+        assertTrue(text.contains("- expression region 'rmsnorm region' (fwd, 16 tokens): 1.81x slower (2429.0 vs 1342.3 us"), text);
+        assertEquals(List.of(), PrChecker.check(text, "loaded.md", null, stack));
+        // the same ratio with no numbers of its own may mean the delta: its caveat must ride along
+        String bad = replace(text, "## Rejected alternatives\n\n", "## Rejected alternatives\n\n- nothing else came near 1.81x faster\n");
+        assertTrue(PrChecker.check(bad, "bad.md", null, stack).stream().anyMatch(x -> x.rule() == PrRule.EVIDENCE), bad);
+    }
+
     @Test
     void theGeneratedSamplePasses() {
         assertEquals(List.of(), PrChecker.check(GOOD, "good.md", null));
