@@ -20,15 +20,16 @@ public record SourceRanking(List<SourceCandidate> ranked, double stopFraction) {
 
     public List<SourceCandidate> worthFixing() { return ranked.stream().filter(this::worthFixing).toList(); }
 
-    /** "fix", "below stop rule", or "not glue" for a GEMM or attention row. */
+    /** "fix", "below stop rule", "not glue" for a GEMM or attention row, or "no data moved" for overhead. */
     public String verdict(SourceCandidate c) {
+        if (c.kind() == gluelab.floor.OpKind.OVERHEAD) return "no data moved";
         if (!c.kind().glue()) return "not glue";
         return worthFixing(c) ? "fix" : "below stop rule";
     }
 
     /** The first {@code n} candidates as a text table. */
     public String text(int n) {
-        StringBuilder sb = new StringBuilder(String.format("  %-4s %-44s %-28s %-4s %5s %11s %11s %7s %10s  %s%n", "rank", "location", "op", "pass", "calls",
+        StringBuilder sb = new StringBuilder(String.format("  %-4s %-44s %-28s %-4s %-9s %5s %11s %11s %7s %10s  %s%n", "rank", "location", "op", "pass", "kind", "calls",
                 "measured_us", "ideal_us", "share%", "score", "verdict"));
         int i = 0;
         for (SourceCandidate c : ranked) {

@@ -3,6 +3,7 @@
 # timed, then timed and profiled tree by tree. The harness (harness.py) imports this file and binds
 # itself with bind(): the timing, the compile accounting and the input tensors are the harness's own.
 import contextlib
+import functools
 import gc
 import importlib.util
 import inspect
@@ -566,11 +567,34 @@ ATTENTION_BHLE_BACKWARD = {n + "_backward" for n in ATTENTION_BHLE if not n.ends
 ATTENTION = ATTENTION_BHLE | ATTENTION_BLHE | ATTENTION_BLHE_BACKWARD | ATTENTION_BHLE_BACKWARD | {"aten::scaled_dot_product_attention"}
 
 
+# Events that move no data of their own: allocations, and the autograd engine's nodes and hooks, whose
+# self time is bookkeeping on the host (the kernels or aten ops they run are rows of their own).
+NO_DATA = {"aten::_unsafe_view", "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided",
+           "CompiledFunction"}
+AUTOGRAD_NODE = re.compile(r"^(torch::autograd::\w+|[A-Z]\w*Backward\d*)$")
+
+
+@functools.lru_cache(maxsize=None)
+def is_view(name):
+    """An aten op with an overload whose every result aliases an input (its schema's `Tensor(a)`, not written):
+    a view (view, t, as_strided, transpose, reshape) moves no data; where one must copy, the copy is an op of its own."""
+    packet = getattr(torch.ops.aten, name[len("aten::"):], None) if name.startswith("aten::") else None
+    if packet is None:
+        return False
+    for overload in packet.overloads():
+        returns = getattr(packet, overload)._schema.returns
+        if returns and all(r.alias_info is not None and not r.alias_info.is_write for r in returns):
+            return True
+    return False
+
+
 def op_kind(name):
     if name in GEMMS or (name.endswith("_backward") and name[:-len("_backward")] in GEMMS):
         return "gemm"
     if name in ATTENTION:
         return "attention"
+    if name in NO_DATA or AUTOGRAD_NODE.match(name) or is_view(name):
+        return "overhead"
     return "glue"
 
 
@@ -654,7 +678,7 @@ def source_rows(prof, locator, steps, cuda):
                                   "kind": op_kind(e.name), "flops": 0, "dtype": op_dtype(e, dtypes)})
         r["calls"] += 1
         r["us"] += us
-        r["bytes"] += op_bytes(e, dtypes)
+        r["bytes"] += 0 if r["kind"] == "overhead" else op_bytes(e, dtypes)
         r["flops"] += op_flops(e)
     out = []
     for r in rows.values():

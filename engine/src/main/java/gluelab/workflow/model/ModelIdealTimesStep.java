@@ -57,8 +57,8 @@ public final class ModelIdealTimesStep {
 
     /**
      * One row per (location, op, pass), summed over calls and shapes, the costliest measured first. A view
-     * (transpose, as_strided) is counted as its inputs read and written, as step 04 ranks it, though it moves
-     * no data: its measured time can be under that floor.
+     * (transpose, as_strided), an allocation or an autograd node is kind overhead: it moves no data, so its
+     * floor is 0 bytes, as step 04 ranks it.
      */
     public static Table table(ModelProfile.TreeProfile tree, long tokens, double bandwidth, FlopPeak peak) {
         if (tree.failed()) throw new IllegalArgumentException("the " + tree.tree().id() + " tree's profile failed (" + tree.error() + "): no shapes to give floors");

@@ -66,7 +66,7 @@ public final class ModelRankStep {
                 + "score = (measured - ideal) x share of the step; ideal: the op's tensor inputs read and as many bytes written at "
                 + String.format("%.1f GB/s", bandwidth / 1e9) + "; for a GEMM or attention the larger of that and its FLOPs (torch.utils.flop_counter's count "
                 + "from the recorded shapes) over the peak: " + peak.basis() + ". Only glue is a fix candidate: GEMM and attention rows are shown, marked "
-                + "not glue.\n\n```\n"
+                + "not glue; views, allocations and autograd nodes move no data (kind overhead, ideal 0).\n\n```\n"
                 + r.text(25) + "```\n");
         List<SourceCandidate> worth = r.worthFixing();
         ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + r.ranked().size() + " (location, op) rows glue above the stop rule"

@@ -141,6 +141,31 @@ class ModelProfileTest {
         }
     }
 
+    /** Views, allocations and autograd nodes move no data: on the CPU their self time is host bookkeeping, never a glue candidate. */
+    @Test void viewsAndAutogradNodesAreOverheadWithNoBytes() {
+        var views = List.of("aten::t", "aten::view", "aten::transpose", "aten::as_strided", "aten::view_as_real", "aten::view_as_complex", "aten::unsqueeze");
+        var seen = new java.util.TreeSet<String>();
+        for (var r : eager.rows()) {
+            boolean noData = views.contains(r.op()) || r.op().equals("torch::autograd::AccumulateGrad") || r.op().matches("[A-Z]\\w*Backward\\d*");
+            if (noData) {
+                seen.add(r.op());
+                assertEquals(OpKind.OVERHEAD, r.kind(), r.toString());
+                assertEquals(0, r.bytes(), r.toString());
+            }
+        }
+        assertTrue(seen.stream().anyMatch(views::contains) && seen.stream().anyMatch(o -> o.endsWith("Backward0")), "the eager profile on the CPU holds views and autograd nodes: " + seen);
+        SourceRanking ranking = ModelRankStep.ranking(eager, BANDWIDTH, PEAK, 0.01);
+        for (SourceCandidate c : ranking.ranked()) {
+            if (c.kind() == OpKind.OVERHEAD) {
+                assertEquals(0, c.idealUs(), 0, c.label());
+                assertEquals("no data moved", ranking.verdict(c));
+            }
+        }
+        assertTrue(ranking.worthFixing().stream().noneMatch(c -> c.kind() == OpKind.OVERHEAD));
+        String header = ranking.text(1).lines().findFirst().orElseThrow();
+        assertTrue(header.matches(".*\\bpass\\s+kind\\s+calls\\b.*"), "the header names the kind column its rows print: " + header);
+    }
+
     @Test void theTraceImportsPerOpTotalsEqualTorchsKeyAveragesOfTheSameRun() {
         for (var t : result.profile().trees()) {
             Trace trace = TraceReader.read(Path.of(t.trace()));
