@@ -31,6 +31,9 @@ public final class ModelChanges {
 
     static final String NOT_A_WIN = "not a win in step 07: ";
 
+    /** Opens the title of a change that step 07 found no win at any token count: its PR text is a record, not a proposal. */
+    public static final String NOT_RECOMMENDED = "Not recommended (no win in step 07): ";
+
     private ModelChanges() {}
 
     /** The stack under {@code conditions}: a change per measured fix; a fix step 07 could not measure, and a fix step 05 tried but step 07 did not, are noted. */
@@ -55,7 +58,9 @@ public final class ModelChanges {
         ModelSubject s = in.subject();
         Path modelFile = Path.of(s.file());
         String id = f.name().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("^-+|-+$", "");
-        Change.Builder b = Change.builder(id.isEmpty() ? "fix" : id, title(f, modelFile)).kind(fixKind(f.kind())).variant(variant(f)).commit(in.commit());
+        boolean anyWin = rows.stream().anyMatch(ModelConfirmResult.Row::win);
+        Change.Builder b = Change.builder(id.isEmpty() ? "fix" : id, (anyWin ? "" : NOT_RECOMMENDED) + title(f, modelFile)).kind(fixKind(f.kind()))
+                .variant(variant(f)).commit(in.commit());
         for (ModelConfirmResult.Row r : rows) b.delta(Delta.of(r.tokens(), r.replay(), r.baselineUs(), r.fixedUs()).withCaveat(caveat(r)));
 
         List<String> functions = functions(f);
@@ -79,16 +84,14 @@ public final class ModelChanges {
             String top = byLine.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
             double us = byLine.values().stream().mapToDouble(Double::doubleValue).sum();
             problem.add("Step 03 profiles `" + top + "` as the costliest line of `" + fn + "` in the eager tree.");
-            problem.add(String.format(Locale.ROOT, "The lines of `%s` take %.1f us of the %.1f us eager step at %d tokens (%.1f%%).", fn, us, t.stepUs(),
-                    in.profile().tokens(), 100 * us / t.stepUs()));
-            double share = us / t.stepUs();
-            if (share > 0 && share <= 1) b.layerShare(share);
+            problem.add("The lines of `" + fn + "` take " + gluelab.units.Micros.of(us) + " of the " + gluelab.units.Micros.of(t.stepUs()) + " eager step at "
+                    + in.profile().tokens() + " tokens (" + gluelab.units.Numbers.percent(us / t.stepUs()) + ", under the profiler).");
         } else {
             problem.add("`" + display(modelFile) + ":" + fn + "` runs in every step of the original model.");
             problem.add(in.profile() == null ? "Step 03 has not profiled the model, so its share of the step is not known."
                     : "Step 03's eager profile gives no op to a line of `" + fn + "`.");
         }
-        problem.add("Step 05 screened fix `" + f.name() + "` (" + kind(f.kind()) + ") against the original model in one process.");
+        problem.add("Step 05 screened fix `" + f.name() + "` (" + kinds(f) + ") against the original model in one process.");
         b.problem(problem.toArray(String[]::new));
 
         List<String> solution = new ArrayList<>();
@@ -96,6 +99,8 @@ public final class ModelChanges {
         solution.add("Step 07 timed it in " + in.confirmed().processesOk() + " fresh processes against the original model.");
         if (solution.size() < 5) solution.add(in.correctness() != null && !Verdicts.ofFix(in.correctness(), f.name()).isEmpty()
                 ? "Step 08 compared every output and gradient with eager and with fp64." : "Step 08 has not checked its outputs and gradients.");
+        // Step 07 times the whole fwd+bwd step, so each delta is already a share of the layer: the changed path is all of it.
+        b.layerShare(1.0);
         b.solution(solution.toArray(String[]::new)).unchanged("the model's other functions, its parameters, its inputs and its outputs");
 
         Set<Long> measured = new TreeSet<>();
@@ -211,6 +216,9 @@ public final class ModelChanges {
     }
 
     static String kind(ModelFix.Kind k) { return k.name().toLowerCase(Locale.ROOT); }
+
+    /** Every part's kind in the fix's order: "swap + regions". */
+    static String kinds(ModelFix f) { return f.parts().stream().map(p -> kind(p.kind())).distinct().collect(Collectors.joining(" + ")); }
 
     /** The fix as the command line writes it, replacement files by their names. */
     static String variant(ModelFix f) {

@@ -37,8 +37,8 @@ public final class PrText {
 
         md.append("## Problem\n\n");
         List<String> problem = new ArrayList<>(change.problem());
-        problem.add("Cost: " + head.before() + " at " + head.workload() + " (" + passes + ")"
-                + (change.layerShare() == null ? "." : ", " + Numbers.percent(change.layerShare()) + " of the layer."));
+        problem.add("Cost: " + head.before() + " at " + head.workload() + " (" + passes + ")" + (change.layerShare() == null ? "."
+                : change.layerShare() == 1.0 ? ", the whole step." : ", " + Numbers.percent(change.layerShare()) + " of the layer."));
         numbered(md, problem);
 
         md.append("## Solution\n\n");

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -33,6 +34,32 @@ class ModelChangesTest {
         assertEquals("not a win in step 07: under 1% faster than the model as written", ModelChanges.caveat(within));
         var win = new ModelConfirmResult.Row("rope", 16, Replay.DIRECT, 100, 3, 80, 3, 3, "", "");
         assertEquals("", ModelChanges.caveat(win));
+    }
+
+    static gluelab.workflow.stack.ChangeStack stackOf(ModelFix f, ModelConfirmResult.Row... rows) {
+        var quiet = new gluelab.workflow.confirm.QuietCheck("before", true, List.of(), Map.of());
+        var confirmed = new ModelConfirmResult(ModelConfirmResult.FORMAT, "c", "llama3.py:build", List.of(f), List.of(32L), quiet, quiet, List.of(), List.of(rows),
+                List.of(), "");
+        var subject = new gluelab.workflow.experiment.ModelSubject(LLAMA.toString(), "build", "x:T,64:fp32", "", List.of());
+        return ModelChanges.stack(gluelab.workflow.stack.StackSamples.CONDITIONS,
+                new ModelChanges.Inputs(subject, List.of(32L), confirmed, null, null, null, null, "abc1234"));
+    }
+
+    /** The blind check's case: a fix 2x slower in step 07 got a PR text that read as a proposal, its cost the whole step called 0.04% of the layer. */
+    @Test void aFixWithNoWinIsNotRecommendedAndItsCostIsTheWholeStep() {
+        ModelFix f = ModelFix.parse("rope=swap:model.apply_rotary_emb=" + MODELS.resolve("rewrites.py") + ":apply_rotary_emb_real+regions:model.Attention.rope");
+        var stack = stackOf(f, new ModelConfirmResult.Row("rope", 32, Replay.DIRECT, 4450, 3, 8876, 3, 3, "", ""));
+        var c = stack.change("rope");
+        assertTrue(c.title().startsWith(ModelChanges.NOT_RECOMMENDED), c.title());
+        assertEquals(1.0, c.layerShare(), "step 07 times the whole step: the delta is already a share of it");
+        assertTrue(c.problem().contains("Step 05 screened fix `rope` (swap + regions) against the original model in one process."), c.problem().toString());
+        String text = gluelab.workflow.writeup.PrText.markdown(stack, c, null);
+        assertTrue(text.contains("Cost: 4450 us at 32 tokens (fwd+bwd), the whole step."), text);
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("TLDR: " + ModelChanges.NOT_RECOMMENDED)), text);
+        assertEquals(List.of(), gluelab.workflow.writeup.PrChecker.check(text, "rope.md", null, stack));
+
+        var won = stackOf(f, new ModelConfirmResult.Row("rope", 32, Replay.DIRECT, 4450, 3, 4000, 3, 3, "", "")).change("rope");
+        assertFalse(won.title().startsWith(ModelChanges.NOT_RECOMMENDED), "a win at a token count is a proposal: " + won.title());
     }
 
     @Test void eachKindOfPartNamesItsFileAndFunction() {
