@@ -103,7 +103,7 @@ public record ModelConfirmResult(int format, String id, String model, List<Model
                 + processes.size() + " fresh Python processes (" + processesOk() + " finished)\n");
         sb.append(String.format(Locale.ROOT, "  %-18s %7s %-7s %11s %11s %9s  %s%n", "fix", "tokens", "launch", "baseline_us", "fixed_us", "delta", "verdict"));
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "  %-18s %7d %-7s %11s %11s %9s  %s%n", r.fix(), r.tokens(), r.replay().id(),
+            sb.append(String.format(Locale.ROOT, "  %-18s %7d %-7s %11s %11s %9s  %s%n", r.fix(), r.tokens(), r.replay().launch(),
                     r.measured() ? String.format(Locale.ROOT, "%.1f", r.baselineUs()) : "-", r.measured() ? String.format(Locale.ROOT, "%.1f", r.fixedUs()) : "-",
                     r.measured() ? String.format(Locale.ROOT, "%+.1f%%", r.deltaPercent()) : "-", r.describe() + (r.caveat().isEmpty() ? "" : "; " + r.caveat())));
         }

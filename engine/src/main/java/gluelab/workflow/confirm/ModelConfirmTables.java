@@ -18,7 +18,7 @@ public final class ModelConfirmTables {
         for (var x : r.rows()) {
             t.stringColumn("fix").append(x.fix());
             t.longColumn("tokens").append(x.tokens());
-            t.stringColumn("launch").append(x.replay().id());
+            t.stringColumn("launch").append(x.replay().launch());
             t.doubleColumn("baseline_us").append(round(x.baselineUs(), 1));
             t.intColumn("baseline_n").append(x.baselineN());
             t.doubleColumn("fixed_us").append(round(x.fixedUs(), 1));

@@ -140,7 +140,7 @@ public final class ModelConfirmation {
             if (run.ok()) {
                 devlog.measurement("confirmation " + id + " process " + i + " (pid " + run.pid() + ", " + run.clocks() + "): " + String.join("; ",
                         run.timing().rows().stream().filter(x -> !x.failed()).map(x -> String.format(Locale.ROOT, "%s T=%d %s fwd+bwd %.1f us", x.variant(), x.tokens(),
-                                x.replay().id(), x.us())).toList()));
+                                x.replay().launch(), x.us())).toList()));
             } else {
                 devlog.deadEnd("confirmation " + id + " process " + i + " (pid " + run.pid() + ") FAILED: " + run.reason() + "; its results are not used");
             }

@@ -99,6 +99,8 @@ class ModelConfirmationTest {
             assertNotEquals(r.processes().get(0).pid(), r.processes().get(2).pid(), "fresh processes");
 
             assertEquals(4, r.rows().size(), r.text());
+            assertTrue(r.text().lines().anyMatch(l -> l.matches("\\s+rope-ag\\s+16 normal .*")) && !r.text().contains(" direct "),
+                    "the launch column's words are steps 01 and 05's (normal, graph): " + r.text());
             for (long t : new long[]{16, 32}) {
                 var direct = r.row("rope-ag", t, Replay.DIRECT).orElseThrow();
                 assertTrue(direct.measured() && direct.processesOk() == 2 && direct.fixedN() >= 1 && direct.fixedN() <= 2, r.text());
