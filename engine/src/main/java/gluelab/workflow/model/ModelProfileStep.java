@@ -81,11 +81,16 @@ public final class ModelProfileStep {
                 continue;
             }
             TraceSummary s = summaries.get(t.tree());
-            sb.append(String.format("trace `%s`: %.1f us of ops per step; kernels %d (%.1f us)%n%n", Path.of(t.trace()).getFileName(), t.stepUs(),
-                    s.kernelCount(), s.kernelTimeUs()));
+            // The CPU device runs no kernels: its trees compare by their ops' self time, which is all the trace has.
+            boolean kernels = s.kernelCount() > 0;
+            sb.append(String.format("trace `%s`: %.1f us of ops per step; ", Path.of(t.trace()).getFileName(), t.stepUs())
+                    + (kernels ? String.format("kernels %d (%.1f us)%n%n", s.kernelCount(), s.kernelTimeUs()) : String.format("no kernels (the CPU runs ops)%n%n")));
             if (diffs.containsKey(t.tree())) {
                 TraceDiff d = diffs.get(t.tree());
-                sb.append(String.format("against eager: kernel time %+.1f us, kernels %+d%n%n", d.kernelTimeDeltaUs(), d.kernelCountDelta()));
+                var eager = p.tree(ModelTree.EAGER).filter(e -> !e.failed());
+                if (kernels) sb.append(String.format("against eager: kernel time %+.1f us, kernels %+d%n%n", d.kernelTimeDeltaUs(), d.kernelCountDelta()));
+                else if (eager.isPresent()) sb.append(String.format("against eager: ops per step %+.1f us (%+.1f%%)%n%n", t.stepUs() - eager.get().stepUs(),
+                        100 * (t.stepUs() / eager.get().stepUs() - 1)));
             }
             s.symptoms().forEach(sym -> sb.append("- [").append(sym.id()).append("] ").append(sym.title()).append('\n'));
             sb.append("\n| location | op | pass | calls | us |\n|---|---|---|---|---|\n");
