@@ -674,8 +674,11 @@ def source_rows(prof, locator, steps, cuda):
         else:
             pass_, loc = "fwd", locator.locate(e)
         key = (loc, e.name, pass_, str(e.input_shapes or []))
+        kind = op_kind(e.name)
+        if cuda and kind == "overhead":
+            kind = "glue"  # it has device time of its own, so it launched kernels (an autograd node around compiled code): real work
         r = rows.setdefault(key, {"location": loc, "op": e.name, "pass": pass_, "shapes": key[3], "calls": 0, "us": 0.0, "bytes": 0,
-                                  "kind": op_kind(e.name), "flops": 0, "dtype": op_dtype(e, dtypes)})
+                                  "kind": kind, "flops": 0, "dtype": op_dtype(e, dtypes)})
         r["calls"] += 1
         r["us"] += us
         r["bytes"] += 0 if r["kind"] == "overhead" else op_bytes(e, dtypes)
