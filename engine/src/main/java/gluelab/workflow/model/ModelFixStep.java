@@ -103,8 +103,15 @@ public final class ModelFixStep {
             ex.devlog().measurement("fix " + r.fix() + " (" + r.kind().name().toLowerCase(Locale.ROOT) + ") @ " + r.tokens() + " tokens fwd+bwd: " + r.describe());
         }
         result.notes().forEach(n -> ex.devlog().decision("fixes: " + n));
-        ex.done(Step.FIX, List.of(), Map.of(FILE, ex.dir().relativize(file).toString()), result.summary());
+        Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
+        if (nothingMeasured(result)) ex.failed(Step.FIX, files, "nothing measured: " + result.summary());
+        else ex.done(Step.FIX, List.of(), files, result.summary());
         return result;
+    }
+
+    /** Every fix row failed (sizing arms included): the step kept the reasons but measured nothing. */
+    public static boolean nothingMeasured(ModelFixResult r) {
+        return r.rows().stream().noneMatch(ModelFixResult.FixRow::measured) && r.sizing().stream().allMatch(x -> Double.isNaN(x.us()));
     }
 
     /** The result from the timings so far; token counts in {@code failed} (or not yet timed) have FAILED rows with the reason. */
