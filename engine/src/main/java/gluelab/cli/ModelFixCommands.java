@@ -52,7 +52,7 @@ final class ModelFixCommands {
             var plan = ex.plan();
             if (fixes.isEmpty() && sz == null) {
                 var defaults = gluelab.workflow.model.ModelFixDefaults.of(plan.modelSubject())
-                        .orElseThrow(() -> gluelab.workflow.model.ModelFixDefaults.noneFor(plan.modelSubject(), ex.name()));
+                        .orElseThrow(() -> gluelab.workflow.model.ModelFixDefaults.noneFor(plan.modelSubject(), ex.name(), true));
                 fixes = defaults.fixes();
                 if (references.isEmpty()) references = new java.util.LinkedHashMap<>(defaults.references());
                 System.err.println("no --fix given: the defaults for " + defaults.model() + ": " + fixes.stream().map(f -> "--fix " + f).toList()

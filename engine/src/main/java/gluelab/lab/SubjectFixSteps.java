@@ -65,7 +65,7 @@ final class SubjectFixSteps {
         ModelSubject s = ex.plan().modelSubject();
         List<String> given = ModelFixDefaults.split(text);
         if (!given.isEmpty()) return new ModelFixDefaults(s.entry(), given, Map.of());
-        return ModelFixDefaults.of(s).orElseThrow(() -> ModelFixDefaults.noneFor(s, ex.name()));
+        return ModelFixDefaults.of(s).orElseThrow(() -> ModelFixDefaults.noneFor(s, ex.name(), false));
     }
 
     /** Step 05: the catalogue's candidates with the fixes {@code catalogue} adds, or the model's fixes ({@code modelFixes}, blank: the defaults). */

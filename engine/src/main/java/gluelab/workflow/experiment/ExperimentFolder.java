@@ -203,12 +203,25 @@ public final class ExperimentFolder {
     /** The plan step 00 wrote. */
     public ExperimentPlan plan() {
         if (!hasPlan()) throw missing(Step.PLAN);
-        return FolderFile.read(planFile())
+        FolderFile f = FolderFile.read(planFile())
                 .require("model", JsonNode::isTextual, "a model name")
                 .require("tokens", n -> n.isArray() && !n.isEmpty(), "a non-empty list of token counts")
                 .require("stopFraction", JsonNode::isNumber, "a number in (0, 1)")
-                .require("device", JsonNode::isTextual, "a device selector such as auto, cpu or cuda:0")
-                .as(ExperimentPlan.class);
+                .require("device", JsonNode::isTextual, "a device selector such as auto, cpu or cuda:0");
+        if (f.has("subject")) checkModelSubject(f);
+        return f.as(ExperimentPlan.class);
+    }
+
+    /** The analyst's model as the plan names it, checked field by field when the plan is read, not when a later step meets it. */
+    private static void checkModelSubject(FolderFile f) {
+        java.util.function.Predicate<JsonNode> text = n -> n.isTextual() && !n.asText().isBlank();
+        f.require("subject", JsonNode::isObject, "an object naming the model file, its function and its inputs")
+                .require("subject.file", text, "the model file's path")
+                .require("subject.function", text, "the name of the function that builds the model, such as build")
+                .require("subject.inputs", text, "forward's inputs as a string NAME:DIMS:DTYPE;..., such as \"x:T,D:bf16\"")
+                .optional("subject.blocks", JsonNode::isTextual, "the name of the container of repeated blocks (\"\": found)")
+                .optional("subject.regions", n -> n.isArray() && java.util.stream.StreamSupport.stream(n.spliterator(), false).allMatch(JsonNode::isTextual),
+                        "a list of functions such as [\"model.Attention.rope\"]");
     }
 
     private static String describe(ExperimentPlan p) {

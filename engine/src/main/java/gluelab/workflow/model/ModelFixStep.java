@@ -79,7 +79,8 @@ public final class ModelFixStep {
         List<ModelFix> ordered = ModelFix.cheapestFirst(fixes);
         List<ModelFix> variants = variants(ordered, sizing);
         Map<Long, List<TensorSpec>> inputsAt = ModelBaselinesStep.inputsAt(plan, spec);
-        Path file = ex.stepDir(Step.FIX).resolve(FILE + ".json");
+        // Not ex.stepDir: a fix refused before anything is timed must leave no empty steps/05-fix/ behind; the first save makes it.
+        Path file = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json");
         List<ModelVariantTiming> timings = new ArrayList<>();
         Map<Long, String> failed = new LinkedHashMap<>();
         ModelFixResult result = null;
