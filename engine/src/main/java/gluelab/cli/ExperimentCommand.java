@@ -57,7 +57,7 @@ public final class ExperimentCommand implements Callable<Integer> {
         ExperimentFolder ex = ExperimentFolder.open(name, base);
         if (model != null) {
             try (Gluelab lab = Gluelab.open(deviceOptions.device)) {
-                lab.plan(ex, model, stop, t);
+                saySorted(lab.plan(ex, model, stop, t));
             } catch (RuntimeException e) {
                 // A plan that could not be written must not leave an empty experiment behind to be mistaken for one.
                 if (!existed) removeIfEmpty(base.resolve(name));
@@ -73,10 +73,16 @@ public final class ExperimentCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The plan keeps its token counts ascending; counts given in another order are said to be sorted, not silently reordered. */
+    private void saySorted(gluelab.workflow.experiment.ExperimentPlan plan) {
+        if (!Tokens.parse(tokens).equals(plan.tokens())) System.err.println("token counts " + tokens + " sorted: the plan keeps them ascending, " + plan.tokens());
+    }
+
     /** Step 00 with the analyst's model as the subject: checked in the torch harness, then planned. */
     private Integer planModel(Path base) {
         if (tokens == null) throw new IllegalArgumentException("--model-file needs --tokens, e.g. --tokens 2k,8k,32k");
         if (inputs == null) throw new IllegalArgumentException("--model-file needs --inputs, e.g. --inputs 'x:T,D:bf16'");
+        if (inputs.isBlank()) throw new IllegalArgumentException("--inputs is empty: give forward's inputs as NAME:DIMS:DTYPE, e.g. --inputs 'x:T,D:bf16'");
         var entry = gluelab.torch.ModelEntry.parse(modelFile);
         var subject = new gluelab.workflow.experiment.ModelSubject(entry.file().toString(), entry.function(), inputs, blocks, regions);
         var spec = gluelab.model.SpecRegistry.load(gluelab.files.Locations.specFolders()).get(model == null ? gluelab.bench.BenchPlan.DEFAULT_MODEL : model);
@@ -87,6 +93,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             ExperimentFolder ex = ExperimentFolder.open(name, base);
             try {
                 var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id());
+                saySorted(planned.plan());
                 System.out.println(ex);
                 System.out.println("model check: " + planned.check().describe());
                 System.out.println(ex.status().print(100));

@@ -18,6 +18,7 @@ import java.util.concurrent.Callable;
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = "Step 08: every output and every parameter and input gradient of each fix vs the model as written and vs an fp64 copy of it "
                 + "(same weights and inputs), in bf16 and fp32: rel L2 with its limit, max ulp, verdict; a step that changes when run twice fails. "
+                + "Adds to step 08: a fix checked again replaces its earlier rows, other fixes' rows are kept (the command says which). "
                 + "Exit 1 when any row fails.")
 final class ModelCheckCommand implements Callable<Integer> {
     @Mixin ModelCommand.Common common;
@@ -41,8 +42,11 @@ final class ModelCheckCommand implements Callable<Integer> {
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
         try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {
-            var r = ModelCheckStep.run(ex, torch.bridge(), spec, parsed, ds, tokens, new ConsoleProgress(System.err));
-            System.out.println(common.json ? Json.write(r) : r.table().printAll() + "\n" + r.summary());
+            var checked = ModelCheckStep.check(ex, torch.bridge(), spec, parsed, ds, tokens, new ConsoleProgress(System.err));
+            var r = checked.now();
+            System.out.println(common.json ? Json.write(r) : r.table().printAll() + "\n" + r.summary() + "\n" + checked.merge());
+            if (common.json) System.err.println(checked.merge());
+            if (ModelCommand.rowsStatus(checked.nothingChecked(), ex, gluelab.workflow.experiment.Step.CORRECTNESS, "checked") != 0) return 1;
             return r.passed() ? 0 : 1;
         }
     }

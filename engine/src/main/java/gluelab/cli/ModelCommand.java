@@ -51,8 +51,20 @@ public final class ModelCommand implements Runnable {
         TorchSide start(Device device) { return TorchSide.start(PythonFinder.standard().find(python, PythonSource.FLAG), device); }
     }
 
+    /**
+     * The exit status of a step that produced rows: 1, saying so, when every row failed (the record is kept and the status shows
+     * the step as failed: failures are data, but nothing was {@code measured}); else 0.
+     */
+    static int rowsStatus(boolean nothing, ExperimentFolder ex, gluelab.workflow.experiment.Step step, String measured) {
+        if (!nothing) return 0;
+        System.err.println("nothing was " + measured + ": every row of step " + step + " failed (the reasons are kept in "
+                + ex.dir().relativize(ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(step.notebook())) + "/; the status shows the step as failed)");
+        return 1;
+    }
+
     @Command(name = "baselines", mixinStandardHelpOptions = true,
-            description = "Step 01: the model fwd+bwd as eager, per-block, whole and regions at each planned token count (wall, kernel time, peak memory, compiles).")
+            description = "Step 01: the model fwd+bwd as eager, per-block, whole and regions at each planned token count (wall, kernel time, peak memory, compiles). "
+                    + "Exit 1 when every row failed (nothing measured; the rows and their reasons are kept).")
     static final class Baselines implements Callable<Integer> {
         @Mixin Common common;
 
@@ -66,8 +78,8 @@ public final class ModelCommand implements Runnable {
                 var b = ModelBaselinesStep.run(ex, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
                         torch.flushBytes(), new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(b) : b.text());
+                return rowsStatus(ModelBaselinesStep.nothingMeasured(b), ex, gluelab.workflow.experiment.Step.BASELINES, "measured");
             }
-            return 0;
         }
     }
 

@@ -30,7 +30,8 @@ final class ModelFixCommands {
                     "  regions:model.Attention.rope,model.FeedForward.forward",
                     "  swap:model.apply_rotary_emb=rewrites.py:apply_rotary_emb_real",
                     "  options:model.RMSNorm.forward:epilogue_fusion=false,coordinate_descent_tuning=true",
-                    "  autograd:model.apply_rotary_emb=rewrites.py:RotaryReal.apply"})
+                    "  autograd:model.apply_rotary_emb=rewrites.py:RotaryReal.apply",
+                    "Exit 1 when every row failed (nothing measured; the rows and their reasons are kept)."})
     static final class Fix implements Callable<Integer> {
         @Mixin ModelCommand.Common common;
 
@@ -51,7 +52,7 @@ final class ModelFixCommands {
             var plan = ex.plan();
             if (fixes.isEmpty() && sz == null) {
                 var defaults = gluelab.workflow.model.ModelFixDefaults.of(plan.modelSubject())
-                        .orElseThrow(() -> gluelab.workflow.model.ModelFixDefaults.noneFor(plan.modelSubject(), ex.name()));
+                        .orElseThrow(() -> gluelab.workflow.model.ModelFixDefaults.noneFor(plan.modelSubject(), ex.name(), true));
                 fixes = defaults.fixes();
                 if (references.isEmpty()) references = new java.util.LinkedHashMap<>(defaults.references());
                 System.err.println("no --fix given: the defaults for " + defaults.model() + ": " + fixes.stream().map(f -> "--fix " + f).toList()
@@ -68,15 +69,16 @@ final class ModelFixCommands {
                     }
                 }
                 System.out.println(common.json ? Json.write(r) : r.text());
+                return ModelCommand.rowsStatus(ModelFixStep.nothingMeasured(r), ex, gluelab.workflow.experiment.Step.FIX, "measured");
             }
-            return 0;
         }
     }
 
     @Command(name = "confirm", mixinStandardHelpOptions = true,
             description = "Step 07: step 05's fixes against the model as written in 3 fresh Python processes (quiet checks, pids, clocks, raw samples), "
                     + "at the token counts step 05 measured (a step that stopped part-way: those it finished; the others are named), "
-                    + "launched normally and as a CUDA-graph replay of the whole fwd+bwd step (CUDA only).")
+                    + "launched normally and as a CUDA-graph replay of the whole fwd+bwd step (CUDA only). "
+                    + "Exit 1 when no row was measured (the record and its reasons are kept).")
     static final class Confirm implements Callable<Integer> {
         @Mixin ModelCommand.Common common;
 
@@ -102,8 +104,8 @@ final class ModelFixCommands {
                 var r = new ModelConfirmation(device, python).progress(new ConsoleProgress(System.err))
                         .run(ex, spec, fixResult, fixes, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)));
                 System.out.println(common.json ? Json.write(r) : r.text());
+                return ModelCommand.rowsStatus(r.nothingMeasured(), ex, gluelab.workflow.experiment.Step.CONFIRM, "measured");
             }
-            return 0;
         }
     }
 }

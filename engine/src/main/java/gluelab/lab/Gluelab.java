@@ -317,6 +317,8 @@ public final class Gluelab implements AutoCloseable {
      */
     public gluelab.workflow.model.ModelPlan.Planned planModel(gluelab.workflow.experiment.ExperimentFolder ex, String modelFile, String inputs,
                                                               String tokens, String model, double stopFraction, List<String> regions) {
+        // The parameter's own name: "subject.inputs" is the plan file's field, not what the notebook set.
+        if (inputs == null || inputs.isBlank()) throw new IllegalArgumentException("inputs is empty: give forward's inputs as NAME:DIMS:DTYPE, e.g. inputs = \"x:T,D:bf16\"");
         var entry = gluelab.torch.ModelEntry.parse(modelFile);
         var subject = new gluelab.workflow.experiment.ModelSubject(entry.file().toString(), entry.function(), inputs, "", regions);
         return gluelab.workflow.model.ModelPlan.write(ex, torch().bridge(), spec(model), subject, Tokens.parse(tokens), stopFraction, device.id());

@@ -65,7 +65,7 @@ final class SubjectFixSteps {
         ModelSubject s = ex.plan().modelSubject();
         List<String> given = ModelFixDefaults.split(text);
         if (!given.isEmpty()) return new ModelFixDefaults(s.entry(), given, Map.of());
-        return ModelFixDefaults.of(s).orElseThrow(() -> ModelFixDefaults.noneFor(s, ex.name()));
+        return ModelFixDefaults.of(s).orElseThrow(() -> ModelFixDefaults.noneFor(s, ex.name(), false));
     }
 
     /** Step 05: the catalogue's candidates with the fixes {@code catalogue} adds, or the model's fixes ({@code modelFixes}, blank: the defaults). */
@@ -133,9 +133,10 @@ final class SubjectFixSteps {
         if (plan.hasModelSubject()) {
             List<String> given = ModelFixDefaults.split(modelFixes);
             List<ModelFix> fixes = given.isEmpty() ? ModelFixStep.load(ex).fixes() : given.stream().map(ModelFix::parse).toList();
-            r = ModelCheckStep.run(ex, lab.torch().bridge(), lab.spec(plan.model()), fixes, ModelCheckStep.DTYPES, tokens, lab.progress());
+            var checked = ModelCheckStep.check(ex, lab.torch().bridge(), lab.spec(plan.model()), fixes, ModelCheckStep.DTYPES, tokens, lab.progress());
+            r = checked.now();
             what = subject(plan.modelSubject()) + ": " + (given.isEmpty() ? "step 05's fixes " : "the fixes ") + fixes.stream().map(ModelFix::name).toList()
-                    + " vs eager and fp64 in bf16 and fp32";
+                    + " vs eager and fp64 in bf16 and fp32 (" + checked.merge() + ")";
         } else {
             var check = lab.correctness(ex).tokens(tokens);
             ex.ranking().worthFixing().stream().map(c -> c.op().name()).distinct().forEach(op -> check.op(op, "fused"));

@@ -125,7 +125,7 @@ public final class RecordStore {
                 return rows;
             } catch (JsonProcessingException e) {
                 String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? Json.fieldPath(m) : "";
-                throw new IllegalArgumentException("rows file " + path + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": " + e.getOriginalMessage(), e);
+                throw new IllegalArgumentException("rows file " + path + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": " + Json.problem(e), e);
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read rows file " + path + ": " + e.getMessage(), e);
             }
@@ -150,7 +150,7 @@ public final class RecordStore {
         } catch (JsonProcessingException e) {
             var loc = e.getLocation();
             throw new IllegalArgumentException("corrupt experiment record " + file
-                    + (loc != null ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : "") + ": " + e.getOriginalMessage(), e);
+                    + (loc != null ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : "") + ": " + Json.problem(e), e);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read experiment record " + file + ": " + e.getMessage(), e);
         }
@@ -177,9 +177,7 @@ public final class RecordStore {
             return r;
         } catch (JsonProcessingException e) {
             String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? Json.fieldPath(m) : "";
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new IllegalArgumentException("experiment record " + file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": "
-                    + (cause == e ? e.getOriginalMessage() : cause.getMessage()), e);
+            throw new IllegalArgumentException("experiment record " + file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": " + Json.problem(e), e);
         }
     }
 

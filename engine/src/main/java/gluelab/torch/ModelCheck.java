@@ -42,6 +42,6 @@ public record ModelCheck(ModelEntry entry, long tokens, String moduleType, long 
 
     public String describe() {
         return entry.shortName() + " builds " + moduleType + " (" + String.format("%,d", parameters) + " parameters), forward" + forward
-                + " -> " + outputs + "; " + (blocks > 0 ? blocks + " repeated " + blockType + " blocks" : "no repeated blocks (" + blocksError + ")");
+                + " -> " + outputs + "; " + (blocks > 0 ? blocks + " repeated " + blockType + " blocks" : "no repeated blocks" + (blocksError.isBlank() ? "" : " (" + blocksError + ")"));
     }
 }

@@ -22,6 +22,14 @@ def bind(harness):
     H, torch = harness, harness.torch
 
 
+def a_kind(value):
+    """The type of value with its article, as a sentence says it: 'an int', 'a str', 'None'."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
 class ModelError(Exception):
     """Bad input about the analyst's model; the message names the file, the function and the input."""
 
@@ -80,7 +88,7 @@ def build_model(req, tokens, device, prepare=None):
     if build is None:
         raise ModelError("%s has no function '%s'" % (file, function))
     if not callable(build):
-        raise ModelError("%s:%s is a %s, not a function" % (file, function, type(build).__name__))
+        raise ModelError("%s:%s is %s, not a function" % (file, function, a_kind(build)))
     try:
         takes_tokens = len(inspect.signature(build).parameters) > 0
     except (TypeError, ValueError):
@@ -91,7 +99,7 @@ def build_model(req, tokens, device, prepare=None):
         where = user_frame(e, [file])
         raise ModelError("%s:%s(%s) failed: %s%s" % (file, function, tokens if takes_tokens else "", first_line(e), " (" + where + ")" if where else ""))
     if not isinstance(model, torch.nn.Module):
-        raise ModelError("%s:%s returned %s, not an nn.Module" % (file, function, type(model).__name__))
+        raise ModelError("%s:%s returned %s, not an nn.Module" % (file, function, a_kind(model)))
     return module, model.to(device)
 
 
@@ -196,7 +204,7 @@ def resolve_region(module, path):
     if fn is None:
         raise ModelError("region %s: %s has no attribute '%s'" % (path, ".".join(parts[:-1]), name))
     if not callable(fn):
-        raise ModelError("region %s: is a %s, not a function" % (path, type(fn).__name__))
+        raise ModelError("region %s: is %s, not a function" % (path, a_kind(fn)))
     return owner, name, fn
 
 

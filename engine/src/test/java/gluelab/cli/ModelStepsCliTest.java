@@ -29,13 +29,20 @@ class ModelStepsCliTest {
         var ex = gluelab.workflow.experiment.ExperimentFolder.open("mine", root);
         ex.plan(gluelab.workflow.experiment.ExperimentPlan.of("llama-3-8b", java.util.List.of(16L), 0.01, "cpu",
                 new gluelab.workflow.experiment.ModelSubject(root.resolve("blocks.py").toString(), "build", "x:T,64:fp32", "", java.util.List.of())));
-        assertOneLine(run("model", "fix", "mine", "--experiments-root", r), "blocks.py:build is not a shipped example with default fixes",
-                "`gluelab model fix mine --fix NAME=SPEC`");
+        var noFixes = run("model", "fix", "mine", "--experiments-root", r);
+        assertOneLine(noFixes, "blocks.py:build is not a shipped example with default fixes", "`gluelab model fix mine --fix NAME=SPEC`");
+        assertTrue(noFixes.err().indexOf("gluelab model fix mine --fix") < noFixes.err().indexOf("-p modelFixes="), "the command line's form first: " + noFixes.err());
         for (String step : new String[]{"check", "confirm"}) {
             var res = run("model", step, "mine", "--experiments-root", r);
             assertEquals(1, res.code(), res.toString());
             assertEquals("gluelab model " + step + ": error: experiment 'mine' has no fix results: run 05-fix first", res.err().strip());
         }
+    }
+
+    /** The option's name, not the plan file's field ("plan: subject.inputs is empty"). */
+    @Test void emptyInputsNameTheOption(@TempDir Path root) {
+        assertOneLine(run("experiment", "e", "--experiments-root", root.toString(), "--model-file", "m.py:build", "--inputs", "", "--tokens", "16"),
+                "--inputs is empty: give forward's inputs as NAME:DIMS:DTYPE");
     }
 
     @Test void theStepsAreModelSubcommands() {

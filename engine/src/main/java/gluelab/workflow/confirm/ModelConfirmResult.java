@@ -73,6 +73,9 @@ public record ModelConfirmResult(int format, String id, String model, List<Model
 
     public List<PythonRun> failed() { return processes.stream().filter(p -> !p.ok()).toList(); }
 
+    /** No row was measured (every process failed, or no process timed both sides): the record keeps why, but nothing was confirmed. */
+    public boolean nothingMeasured() { return rows.stream().noneMatch(Row::measured); }
+
     public int processesOk() { return (int) processes.stream().filter(PythonRun::ok).count(); }
 
     public java.util.Optional<Row> row(String fix, long tokens, Replay replay) {

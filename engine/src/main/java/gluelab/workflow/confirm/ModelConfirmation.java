@@ -102,7 +102,9 @@ public final class ModelConfirmation {
         ModelConfirmResult r = withNotConfirmed(run(id, ModelPlan.entry(s), inputsAt, fixes, timing, ex.devlog(),
                 sofar -> withNotConfirmed(sofar, notConfirmed).save(file)), notConfirmed);
         r.save(file);
-        ex.done(Step.CONFIRM, List.of(), Map.of(FILE, ex.dir().relativize(file).toString()), r.summary());
+        Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
+        if (r.nothingMeasured()) ex.failed(Step.CONFIRM, files, "nothing measured: " + r.summary());
+        else ex.done(Step.CONFIRM, List.of(), files, r.summary());
         return r;
     }
 

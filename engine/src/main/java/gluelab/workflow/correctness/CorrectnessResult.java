@@ -29,11 +29,13 @@ public record CorrectnessResult(int format, List<CheckRow> rows) {
     public boolean passed(String subject) { return rows.stream().filter(r -> r.subject().equals(subject)).allMatch(CheckRow::ok); }
 
     public String summary() {
-        long subjects = rows.stream().map(CheckRow::subject).distinct().count();
+        // A candidate is a variant of a subject (the model's fix, the op's fused kernel): two fixes of one model are two.
+        long candidates = rows.stream().map(r -> r.subject() + " " + r.candidate()).distinct().count();
         String limits = String.join(", ", rows.stream().filter(r -> r.vsFp64() != null && r.vsFp64().against().equals("fp64")).map(r -> String.format(java.util.Locale.ROOT, "%.1e", r.tolerance()))
                 .distinct().toList());
-        return rows.size() + " outputs and gradients of " + subjects + " candidates checked"
-                + (passed() ? ", all ok" + (limits.isEmpty() ? "" : " (rel L2 limit " + limits + ")") : "; FAIL: " + failures().stream().map(r -> r.subject() + " " + r.dtype().id() + " " + r.tensor()).distinct().toList());
+        return rows.size() + " outputs and gradients of " + candidates + (candidates == 1 ? " candidate" : " candidates") + " checked"
+                + (passed() ? ", all ok" + (limits.isEmpty() ? "" : " (rel L2 limit " + limits + ")") : "; FAIL: " + failures().stream()
+                .map(r -> r.subject() + " " + r.candidate() + " " + r.dtype().id() + (r.tensor().isEmpty() ? "" : " " + r.tensor())).distinct().toList());
     }
 
     private static final Column CANDIDATE = Column.text("candidate", "the subject and the variant checked"),

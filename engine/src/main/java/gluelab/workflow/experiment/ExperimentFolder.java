@@ -203,12 +203,25 @@ public final class ExperimentFolder {
     /** The plan step 00 wrote. */
     public ExperimentPlan plan() {
         if (!hasPlan()) throw missing(Step.PLAN);
-        return FolderFile.read(planFile())
+        FolderFile f = FolderFile.read(planFile())
                 .require("model", JsonNode::isTextual, "a model name")
                 .require("tokens", n -> n.isArray() && !n.isEmpty(), "a non-empty list of token counts")
                 .require("stopFraction", JsonNode::isNumber, "a number in (0, 1)")
-                .require("device", JsonNode::isTextual, "a device selector such as auto, cpu or cuda:0")
-                .as(ExperimentPlan.class);
+                .require("device", JsonNode::isTextual, "a device selector such as auto, cpu or cuda:0");
+        if (f.has("subject")) checkModelSubject(f);
+        return f.as(ExperimentPlan.class);
+    }
+
+    /** The analyst's model as the plan names it, checked field by field when the plan is read, not when a later step meets it. */
+    private static void checkModelSubject(FolderFile f) {
+        java.util.function.Predicate<JsonNode> text = n -> n.isTextual() && !n.asText().isBlank();
+        f.require("subject", JsonNode::isObject, "an object naming the model file, its function and its inputs")
+                .require("subject.file", text, "the model file's path")
+                .require("subject.function", text, "the name of the function that builds the model, such as build")
+                .require("subject.inputs", text, "forward's inputs as a string NAME:DIMS:DTYPE;..., such as \"x:T,D:bf16\"")
+                .optional("subject.blocks", JsonNode::isTextual, "the name of the container of repeated blocks (\"\": found)")
+                .optional("subject.regions", n -> n.isArray() && java.util.stream.StreamSupport.stream(n.spliterator(), false).allMatch(JsonNode::isTextual),
+                        "a list of functions such as [\"model.Attention.rope\"]");
     }
 
     private static String describe(ExperimentPlan p) {
@@ -220,13 +233,23 @@ public final class ExperimentFolder {
 
     /** Records that {@code step} finished, with the records it published and the files it wrote (relative to this folder). */
     public StepOutput done(Step step, List<String> recordIds, Map<String, String> files, String summary) {
+        return finish(step, recordIds, files, summary, false);
+    }
+
+    /**
+     * Records that {@code step} ran to its end but every row it produced failed: its files stay (later steps and the analyst read
+     * the reasons), and {@link #status()} shows it as failed, not done.
+     */
+    public StepOutput failed(Step step, Map<String, String> files, String summary) { return finish(step, List.of(), files, summary, true); }
+
+    private StepOutput finish(Step step, List<String> recordIds, Map<String, String> files, String summary, boolean failed) {
         for (String id : recordIds) {
             if (!Files.isDirectory(records().root().resolve(id)))
                 throw new IllegalArgumentException("step " + step + " names record '" + id + "', which is not published in " + records().root());
         }
-        StepOutput out = new StepOutput(step, Instant.now().toString(), recordIds, files, summary);
+        StepOutput out = new StepOutput(step, Instant.now().toString(), recordIds, files, summary, failed);
         AtomicFiles.write(markerFile(step), Json.write(out));
-        devlog.note("step " + step + " done" + (summary == null || summary.isBlank() ? "" : ": " + summary));
+        devlog.note("step " + step + (failed ? " failed" : " done") + (summary == null || summary.isBlank() ? "" : ": " + summary));
         return out;
     }
 
@@ -304,7 +327,7 @@ public final class ExperimentFolder {
     }
 
     private static final gluelab.table.Column STEP = gluelab.table.Column.text("step", "the workflow step's notebook"),
-            STATE = gluelab.table.Column.text("state", "done, - (not run) or unreadable"),
+            STATE = gluelab.table.Column.text("state", "done, failed (ran, but every row failed), - (not run) or unreadable"),
             RECORDS = gluelab.table.Column.text("records", "the experiment records the step wrote"),
             SUMMARY = gluelab.table.Column.text("summary", "the step's one-line result, or why its output is unreadable");
 
@@ -319,7 +342,7 @@ public final class ExperimentFolder {
                 t.row(s.notebook(), "unreadable", null, "", e.getMessage());
                 continue;
             }
-            t.row(s.notebook(), o.isPresent() ? "done" : "-", o.map(StepOutput::finished).orElse(null), o.map(x -> String.join(", ", x.records())).orElse(""),
+            t.row(s.notebook(), o.isEmpty() ? "-" : o.get().failed() ? "failed" : "done", o.map(StepOutput::finished).orElse(null), o.map(x -> String.join(", ", x.records())).orElse(""),
                     o.map(StepOutput::summary).orElse(""));
         }
         return TableFormat.tablesaw(t.build());

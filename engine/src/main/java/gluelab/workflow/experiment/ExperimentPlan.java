@@ -7,7 +7,7 @@ import java.util.List;
  * (stop when the remaining gap is under this fraction of the layer), the device selector and when
  * it was made. Later steps read it instead of asking again. {@code subject} is the analyst's model when
  * the experiment is about it (then {@code model} is the spec its inputs' symbols come from), null when
- * the subject is gluelab's op catalogue.
+ * the subject is gluelab's op catalogue. The token counts are kept ascending, in whatever order they were given.
  */
 public record ExperimentPlan(String model, List<Long> tokens, double stopFraction, String device, String created, ModelSubject subject) {
     public ExperimentPlan {
@@ -16,7 +16,8 @@ public record ExperimentPlan(String model, List<Long> tokens, double stopFractio
         for (Long t : tokens) if (t == null || t <= 0) throw new IllegalArgumentException("plan: tokens must be positive, got " + tokens);
         if (new java.util.HashSet<>(tokens).size() < tokens.size())
             throw new IllegalArgumentException("plan: tokens lists a count twice, got " + tokens + "; list each count once (every step would measure it twice)");
-        tokens = List.copyOf(tokens);
+        // Ascending, however they were given: every step's rows and tables read smallest to largest.
+        tokens = tokens.stream().sorted().toList();
         if (!(stopFraction > 0 && stopFraction < 1)) throw new IllegalArgumentException("plan: stopFraction must be in (0, 1), got " + stopFraction);
         if (device == null || device.isBlank()) throw new IllegalArgumentException("plan: device is empty");
         if (created == null || created.isBlank()) created = java.time.Instant.now().toString();

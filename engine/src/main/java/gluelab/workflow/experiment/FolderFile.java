@@ -26,7 +26,7 @@ final class FolderFile {
         } catch (JsonProcessingException e) {
             var loc = e.getLocation();
             throw new IllegalArgumentException("corrupt " + file + (loc != null ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : "")
-                    + ": " + e.getOriginalMessage(), e);
+                    + ": " + Json.problem(e), e);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage(), e);
         }
@@ -34,8 +34,23 @@ final class FolderFile {
         return new FolderFile(file, tree);
     }
 
+    /** Whether {@code field} (dotted: {@code subject.inputs}) is there and not null. */
+    boolean has(String field) {
+        JsonNode v = at(field);
+        return v != null && !v.isNull();
+    }
+
+    /** As {@link #require}, for a field that may be left out or null. */
+    FolderFile optional(String field, Predicate<JsonNode> ok, String what) { return has(field) ? require(field, ok, what) : this; }
+
+    private JsonNode at(String field) {
+        JsonNode v = tree;
+        for (String part : field.split("\\.")) v = v == null || !v.isObject() ? null : v.get(part);
+        return v;
+    }
+
     FolderFile require(String field, Predicate<JsonNode> ok, String what) {
-        JsonNode v = tree.get(field);
+        JsonNode v = at(field);
         if (v == null || v.isNull()) throw new IllegalArgumentException(file + ": field \"" + field + "\" is " + (v == null ? "missing" : "null"));
         if (!ok.test(v)) {
             String got = v.toString();
@@ -48,16 +63,8 @@ final class FolderFile {
         try {
             return Json.MAPPER.treeToValue(tree, type);
         } catch (JsonProcessingException e) {
-            StringBuilder field = new StringBuilder();
-            if (e instanceof JsonMappingException m) {
-                for (var r : m.getPath()) {
-                    if (r.getFieldName() != null) field.append(field.isEmpty() ? "" : ".").append(r.getFieldName());
-                    else if (r.getIndex() >= 0) field.append('[').append(r.getIndex()).append(']');
-                }
-            }
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new IllegalArgumentException(file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": "
-                    + (cause == e ? e.getOriginalMessage() : cause.getMessage()), e);
+            String field = e instanceof JsonMappingException m ? Json.fieldPath(m) : "";
+            throw new IllegalArgumentException(file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + ": " + Json.problem(e), e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }

@@ -57,11 +57,16 @@ public final class ModelBaselinesStep {
                     + graphText(r.graph())));
         }
         long failed = b.rows().stream().filter(ModelBaselines.Row::failed).count();
-        ex.done(Step.BASELINES, List.of(), Map.of(FILE, ex.dir().relativize(file).toString()),
-                b.rows().size() + " rows of " + ModelPlan.entry(s).shortName() + " (" + trees(s).size() + " trees x " + plan.tokens().size() + " token counts)"
-                        + (failed == 0 ? "" : ", " + failed + " failed"));
+        String summary = b.rows().size() + " rows of " + ModelPlan.entry(s).shortName() + " (" + trees(s).size() + " trees x " + plan.tokens().size() + " token counts)"
+                + (failed == 0 ? "" : ", " + failed + " failed");
+        Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
+        if (nothingMeasured(b)) ex.failed(Step.BASELINES, files, "nothing measured: " + summary);
+        else ex.done(Step.BASELINES, List.of(), files, summary);
         return b;
     }
+
+    /** Every row failed: the step kept the reasons but measured nothing. */
+    public static boolean nothingMeasured(ModelBaselines b) { return b.rows().stream().allMatch(ModelBaselines.Row::failed); }
 
     /** The devlog's words on a row's CUDA-graph replay. */
     static String graphText(ModelBaselines.GraphReplay g) {

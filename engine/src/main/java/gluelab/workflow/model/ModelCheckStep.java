@@ -42,32 +42,96 @@ public final class ModelCheckStep {
 
     private ModelCheckStep() {}
 
-    /** Checks {@code fixes} at {@code tokens} tokens (0: the plan's smallest count) in {@code dtypes}; writes and marks step 08 done. */
+    /**
+     * What one check did: {@code now}, the rows of the fixes checked this time; {@code step}, what step 08 holds after it (the
+     * rows of fixes checked earlier and not again are kept); {@code kept} and {@code replaced}, the fixes of earlier checks kept
+     * as they were and those whose rows this check replaced.
+     */
+    public record Checked(CorrectnessResult now, CorrectnessResult step, List<String> kept, List<String> replaced) {
+        public Checked {
+            kept = List.copyOf(kept);
+            replaced = List.copyOf(replaced);
+        }
+
+        /** What this check did to step 08, in a line. */
+        public String merge() {
+            if (kept.isEmpty() && replaced.isEmpty()) return "step 08 holds the fixes checked now";
+            return "step 08 holds " + step.rows().size() + " rows: "
+                    + (kept.isEmpty() ? "" : "kept the earlier rows of " + kept + (replaced.isEmpty() ? "" : "; "))
+                    + (replaced.isEmpty() ? "" : "replaced the earlier rows of " + replaced + " with this check's");
+        }
+
+        /** Every row of this check failed to run (the model or every fix raised): no tensor was compared. */
+        public boolean nothingChecked() { return nothingCompared(now); }
+    }
+
+    /** Checks {@code fixes} (see {@link #check}); the rows of this check. */
     public static CorrectnessResult run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, List<DType> dtypes, long tokens,
                                         Progress progress) {
+        return check(ex, bridge, spec, fixes, dtypes, tokens, progress).now();
+    }
+
+    /**
+     * Checks {@code fixes} at {@code tokens} tokens (0: the plan's smallest count) in {@code dtypes} and adds them to step 08: the
+     * rows of a fix checked again (and eager's rows in a dtype checked again) replace its earlier ones, other fixes' rows stay, so
+     * checking one more fix does not lose the verdicts a later step needs. Marks step 08 done, or failed when no row compared a tensor.
+     */
+    public static Checked check(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, List<DType> dtypes, long tokens,
+                                Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         long t = tokens > 0 ? tokens : plan.tokens().stream().mapToLong(Long::longValue).min().orElseThrow();
         List<String> names = fixes.stream().map(ModelFix::name).toList();
         if (names.stream().distinct().count() != names.size()) throw new IllegalArgumentException("--fix: two fixes share a name: " + names);
+        // Read first: an unreadable earlier result stops the check before minutes of work, not after.
+        List<CheckRow> earlier = ex.has(Step.CORRECTNESS) ? load(ex).rows() : List.of();
         ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), progress);
-        CorrectnessResult r = new CorrectnessResult(CorrectnessResult.FORMAT, rows(ModelPlan.entry(s).shortName(), c));
+        CorrectnessResult now = new CorrectnessResult(CorrectnessResult.FORMAT, rows(ModelPlan.entry(s).shortName(), c));
+        Checked checked = merge(earlier, now, names, dtypes);
+        CorrectnessResult r = checked.step();
         Path dir = ex.stepDir(Step.CORRECTNESS);
         Path file = dir.resolve(FILE + ".json");
         r.save(file);
         Path md = dir.resolve(SUMMARY + ".md");
-        AtomicFiles.write(md, "# Correctness of " + c.model() + " at " + t + " tokens: " + String.join(", ", fixes.stream().map(ModelFix::spec).toList()) + "\n\n"
+        List<String> all = r.rows().stream().map(CheckRow::candidate).filter(x -> !x.equals(EAGER)).distinct().toList();
+        AtomicFiles.write(md, "# Correctness of " + c.model() + ": " + String.join(", ", all) + "\n\n"
+                + "This check: " + String.join(", ", fixes.stream().map(ModelFix::spec).toList()) + " at " + t + " tokens"
+                + (checked.kept().isEmpty() ? "" : "; the rows of " + checked.kept() + " are from earlier checks") + ".\n\n"
                 + "A tensor passes when its rel L2 vs fp64 is within the limit beside it: max(the dtype's tolerance, " + EAGER_FACTOR
                 + " x eager's own rel L2 vs fp64); a second step on the same inputs must give the same values bit for bit.\n\n"
                 + TableFormat.markdown(r.table()));
-        for (CheckRow row : r.failures()) ex.devlog().deadEnd("correctness: " + row.subject() + " " + row.candidate() + " " + row.dtype().id() + " "
+        for (CheckRow row : now.failures()) ex.devlog().deadEnd("correctness: " + row.subject() + " " + row.candidate() + " " + row.dtype().id() + " "
                 + row.pass() + " " + row.tensor() + ": " + row.verdict());
-        ex.devlog().measurement("correctness: " + r.summary());
+        ex.devlog().measurement("correctness: " + now.summary() + "; " + checked.merge());
         Map<String, String> files = new LinkedHashMap<>();
         files.put(FILE, ex.dir().relativize(file).toString());
         files.put(SUMMARY, ex.dir().relativize(md).toString());
-        ex.done(Step.CORRECTNESS, List.of(), files, r.summary());
-        return r;
+        if (nothingCompared(r)) ex.failed(Step.CORRECTNESS, files, "nothing checked: " + r.summary());
+        else ex.done(Step.CORRECTNESS, List.of(), files, r.summary());
+        return checked;
+    }
+
+    /** The candidate of the rows that say the model as written failed in a dtype. */
+    static final String EAGER = "eager";
+
+    /** {@code now} added to the {@code earlier} rows of step 08: the fixes {@code checked} now, and eager in the dtypes checked now, replaced. */
+    static Checked merge(List<CheckRow> earlier, CorrectnessResult now, List<String> checked, List<DType> dtypes) {
+        List<CheckRow> rows = new ArrayList<>();
+        List<String> kept = new ArrayList<>(), replaced = new ArrayList<>();
+        for (CheckRow row : earlier) {
+            String fix = row.candidate();
+            boolean again = checked.contains(fix) || (fix.equals(EAGER) && dtypes.contains(row.dtype()));
+            if (!again) rows.add(row);
+            List<String> into = again ? replaced : kept;
+            if (!fix.equals(EAGER) && !into.contains(fix)) into.add(fix);
+        }
+        rows.addAll(now.rows());
+        return new Checked(now, new CorrectnessResult(CorrectnessResult.FORMAT, rows), kept, replaced);
+    }
+
+    /** No row compared a tensor with anything: each one says the model or the fix failed to run. */
+    static boolean nothingCompared(CorrectnessResult r) {
+        return r.rows().stream().allMatch(x -> !x.ok() && x.vsFp64() == null && x.vsEager() == null && x.pass().isEmpty());
     }
 
     /** The rows: per dtype and fix, every tensor vs fp64 and eager, the tensors the fix lacks or adds, and the repeat. */
@@ -76,7 +140,7 @@ public final class ModelCheckStep {
         for (ModelCorrectness.AtDtype d : c.dtypes()) {
             DType dt = d.dtype();
             if (!d.error().isEmpty()) {
-                rows.add(new CheckRow(model, "eager", dt, "", "", null, null, 0, false, "the model as written failed: " + d.error()));
+                rows.add(new CheckRow(model, EAGER, dt, "", "", null, null, 0, false, "the model as written failed: " + d.error()));
                 continue;
             }
             Map<String, ModelCorrectness.Tensor> eager = new LinkedHashMap<>();

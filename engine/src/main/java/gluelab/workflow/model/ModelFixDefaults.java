@@ -51,12 +51,17 @@ public record ModelFixDefaults(String model, List<String> fixes, Map<String, Str
         return Arrays.stream(text.split(SEPARATOR)).map(String::strip).filter(s -> !s.isEmpty()).toList();
     }
 
-    /** The error for a model with no defaults and no fixes given: what to pass, in the notebook and on the command line. */
-    public static IllegalArgumentException noneFor(ModelSubject subject, String experiment) {
+    /**
+     * The error for a model with no defaults and no fixes given: what to pass, in the syntax of where the analyst is first
+     * ({@code commandLine}: the {@code gluelab model fix} form, else the notebook's {@code modelFixes}), then the other.
+     */
+    public static IllegalArgumentException noneFor(ModelSubject subject, String experiment, boolean commandLine) {
+        String cli = "`gluelab model fix " + experiment + " --fix NAME=SPEC` (e.g. --fix 'rope=swap:model.apply_rotary_emb=rewrites.py:apply_rotary_emb_real')";
+        String notebook = "-p modelFixes='rope=swap:model.apply_rotary_emb=rewrites.py:apply_rotary_emb_real" + SEPARATOR
+                + "norm=regions:model.RMSNorm.forward' to the notebook";
         return new IllegalArgumentException("no fixes given, and " + Path.of(subject.file()).getFileName() + ":" + subject.function()
-                + " is not a shipped example with default fixes: pass them, e.g. -p modelFixes='rope=swap:model.apply_rotary_emb=rewrites.py:apply_rotary_emb_real"
-                + SEPARATOR + "norm=regions:model.RMSNorm.forward' to the notebook, or `gluelab model fix " + experiment
-                + " --fix NAME=SPEC` (docs/user-guide.md, \"Fixes\" under \"The model subject\")");
+                + " is not a shipped example with default fixes: pass them, e.g. " + (commandLine ? cli + ", or " + notebook : notebook + ", or " + cli)
+                + " (docs/user-guide.md, \"Fixes\" under \"The model subject\")");
     }
 
     /** Each fix parsed. */

@@ -79,7 +79,8 @@ public final class ModelFixStep {
         List<ModelFix> ordered = ModelFix.cheapestFirst(fixes);
         List<ModelFix> variants = variants(ordered, sizing);
         Map<Long, List<TensorSpec>> inputsAt = ModelBaselinesStep.inputsAt(plan, spec);
-        Path file = ex.stepDir(Step.FIX).resolve(FILE + ".json");
+        // Not ex.stepDir: a fix refused before anything is timed must leave no empty steps/05-fix/ behind; the first save makes it.
+        Path file = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json");
         List<ModelVariantTiming> timings = new ArrayList<>();
         Map<Long, String> failed = new LinkedHashMap<>();
         ModelFixResult result = null;
@@ -103,8 +104,15 @@ public final class ModelFixStep {
             ex.devlog().measurement("fix " + r.fix() + " (" + r.kind().name().toLowerCase(Locale.ROOT) + ") @ " + r.tokens() + " tokens fwd+bwd: " + r.describe());
         }
         result.notes().forEach(n -> ex.devlog().decision("fixes: " + n));
-        ex.done(Step.FIX, List.of(), Map.of(FILE, ex.dir().relativize(file).toString()), result.summary());
+        Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
+        if (nothingMeasured(result)) ex.failed(Step.FIX, files, "nothing measured: " + result.summary());
+        else ex.done(Step.FIX, List.of(), files, result.summary());
         return result;
+    }
+
+    /** Every fix row failed (sizing arms included): the step kept the reasons but measured nothing. */
+    public static boolean nothingMeasured(ModelFixResult r) {
+        return r.rows().stream().noneMatch(ModelFixResult.FixRow::measured) && r.sizing().stream().allMatch(x -> Double.isNaN(x.us()));
     }
 
     /** The result from the timings so far; token counts in {@code failed} (or not yet timed) have FAILED rows with the reason. */

@@ -93,10 +93,8 @@ public record ChangeStack(Conditions conditions, List<Change> changes, List<Reje
             f = Json.MAPPER.readValue(text, StackFile.class);
         } catch (JsonProcessingException e) {
             String field = e instanceof JsonMappingException m ? Json.fieldPath(m) : "";
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
             String where = e.getLocation() != null ? " (line " + e.getLocation().getLineNr() + ")" : "";
-            throw new IllegalArgumentException("change stack " + file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + where + ": "
-                    + (cause == e ? e.getOriginalMessage() : cause.getMessage()), e);
+            throw new IllegalArgumentException("change stack " + file + (field.isEmpty() ? "" : ": field \"" + field + "\"") + where + ": " + Json.problem(e), e);
         }
         if (f == null || f.stack() == null) throw new IllegalArgumentException("change stack " + file + ": field \"stack\" is missing");
         if (f.format() != FORMAT) throw new IllegalArgumentException("change stack " + file + ": field \"format\" is " + f.format() + ", this gluelab reads " + FORMAT);

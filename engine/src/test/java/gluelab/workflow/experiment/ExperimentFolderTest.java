@@ -174,4 +174,58 @@ class ExperimentFolderTest {
         var e = assertThrows(IllegalArgumentException.class, () -> ExperimentFolder.open("twice", root).plan());
         assertTrue(e.getMessage().contains(ex.planFile().toString()) && e.getMessage().contains("lists a count twice"), e.getMessage());
     }
+
+    static final String MODEL_PLAN = "{\"model\": \"llama-3-8b\", \"tokens\": [16], \"stopFraction\": 0.01, \"device\": \"cpu\", "
+            + "\"subject\": {\"file\": \"m.py\", \"function\": \"build\", \"inputs\": INPUTS, \"blocks\": \"\", \"regions\": REGIONS}}";
+
+    /** "inputs": 5 was read as a plan; a later step said "input '5': expected NAME:DIMS:DTYPE", naming no file or field. */
+    @Test
+    void aModelSubjectOfTheWrongTypeIsRefusedWhenThePlanIsRead() throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("cor", root);
+        AtomicFiles.write(ex.planFile(), MODEL_PLAN.replace("INPUTS", "\"x:T,64:fp32\"").replace("REGIONS", "[]"));
+        assertEquals("x:T,64:fp32", ex.plan().modelSubject().inputs());
+        AtomicFiles.write(ex.planFile(), MODEL_PLAN.replace("INPUTS", "5").replace("REGIONS", "[]"));
+        var e = assertThrows(IllegalArgumentException.class, ex::plan);
+        assertEquals(ex.planFile() + ": field \"subject.inputs\" must be forward's inputs as a string NAME:DIMS:DTYPE;..., such as \"x:T,D:bf16\", got 5",
+                e.getMessage());
+        AtomicFiles.write(ex.planFile(), MODEL_PLAN.replace("INPUTS", "\"x:T,64:fp32\"").replace("REGIONS", "\"model.f\""));
+        e = assertThrows(IllegalArgumentException.class, ex::plan);
+        assertTrue(e.getMessage().startsWith(ex.planFile() + ": field \"subject.regions\" must be a list of functions"), e.getMessage());
+        AtomicFiles.write(ex.planFile(), MODEL_PLAN.replace("INPUTS", "\"x:T,64:fp32\"").replace("REGIONS", "[]").replace("\"build\"", "[]"));
+        e = assertThrows(IllegalArgumentException.class, ex::plan);
+        assertTrue(e.getMessage().startsWith(ex.planFile() + ": field \"subject.function\" must be the name of the function"), e.getMessage());
+    }
+
+    /** Token counts given out of order are kept ascending. */
+    @Test
+    void tokenCountsAreKeptAscending() {
+        ExperimentFolder ex = ExperimentFolder.open("sorted", root);
+        assertEquals(List.of(16L, 32L), ex.plan("llama3-8b", List.of(32L, 16L), 0.01, "cpu").tokens());
+        assertEquals(List.of(16L, 32L), ExperimentFolder.open("sorted", root).plan().tokens());
+    }
+
+    /** Jackson's words (java.util.ArrayList, Packed Binary Double Vector, StreamReadFeature...) said as what is wrong in the file. */
+    @Test
+    void corruptResultsSayWhatIsWrongInWords() throws Exception {
+        record Row(String name, double[] samples) {}
+        record Results(int format, List<Row> rows, List<String> fixes) {}
+        Path f = root.resolve("model-fix.json");
+        StepResults.save(f, new Results(1, List.of(new Row("a", new double[]{1, 2})), List.of("rope")));
+        String whole = Files.readString(f);
+        Files.writeString(f, whole.substring(0, whole.length() / 2));
+        var e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Results.class, 1));
+        assertTrue(e.getMessage().startsWith("corrupt " + f + " at line ") && e.getMessage().endsWith(": the file ends early (truncated?)"), e.getMessage());
+
+        Files.writeString(f, "{\"format\": 1, \"rows\": [], \"fixes\": 5}");
+        e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Results.class, 1));
+        assertEquals(f + ": field \"fixes\": expected a list, got a number", e.getMessage());
+
+        Files.writeString(f, "{\"format\": 1, \"rows\": [{\"name\": \"a\", \"samples\": \"oops\"}], \"fixes\": []}");
+        e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Results.class, 1));
+        assertEquals(f + ": field \"rows[0].samples\": expected a list of numbers, got a string", e.getMessage());
+
+        Files.writeString(f, "{\"format\": 1, \"rows\": [{\"name\": [], \"samples\": []}], \"fixes\": []}");
+        e = assertThrows(IllegalArgumentException.class, () -> StepResults.load(f, Results.class, 1));
+        assertEquals(f + ": field \"rows[0].name\": expected a string, got a list", e.getMessage());
+    }
 }

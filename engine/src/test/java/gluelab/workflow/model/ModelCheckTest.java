@@ -131,6 +131,46 @@ class ModelCheckTest {
         assertTrue(Files.readString(ex.file(Step.CORRECTNESS, ModelCheckStep.SUMMARY)).contains("rel_l2_limit"));
     }
 
+    /**
+     * Checking more fixes adds to step 08: a check of only failing fixes marks it failed, a passing fix's rows join them, and a fix
+     * checked again replaces its own rows while the other fix's stay; the summary counts both fixes and names the failing one.
+     */
+    @Test void checksAddToStep08AndAFixCheckedAgainReplacesItsRows(@TempDir Path root) throws Exception {
+        Files.writeString(root.resolve("wrong.py"), WRONG);
+        Files.copy(REWRITES, root.resolve("rewrites.py"));
+        ExperimentFolder ex = planned(root);
+        List<DType> fp32 = List.of(DType.FP32);
+        ModelFix raises = ModelFix.parse("raises=swap:model.apply_rotary_emb=" + root.resolve("wrong.py") + ":apply_rotary_emb_raises");
+        ModelFix real = ModelFix.parse("real=swap:model.apply_rotary_emb=" + REWRITES + ":apply_rotary_emb_real");
+
+        ModelCheckStep.Checked first = ModelCheckStep.check(ex, torch.bridge(), Presets.LLAMA_3_8B, List.of(raises), fp32, 0, Progress.NONE);
+        assertTrue(first.nothingChecked(), first.now().table().printAll());
+        assertEquals("failed", state(ex, Step.CORRECTNESS), "every row failed to run: " + ex.status().printAll());
+
+        ModelCheckStep.Checked second = ModelCheckStep.check(ex, torch.bridge(), Presets.LLAMA_3_8B, List.of(real), fp32, 0, Progress.NONE);
+        assertFalse(second.nothingChecked());
+        assertEquals(List.of("raises"), second.kept());
+        assertTrue(second.merge().contains("kept the earlier rows of [raises]"), second.merge());
+        CorrectnessResult step = ModelCheckStep.load(ex);
+        assertEquals(first.now().rows().size() + second.now().rows().size(), step.rows().size(), step.table().printAll());
+        assertEquals("done", state(ex, Step.CORRECTNESS));
+        assertTrue(step.summary().startsWith(step.rows().size() + " outputs and gradients of 2 candidates checked; FAIL: [llama3.py:build raises fp32"), step.summary());
+        assertTrue(second.now().summary().contains("of 1 candidate checked, all ok"), second.now().summary());
+
+        ModelCheckStep.Checked third = ModelCheckStep.check(ex, torch.bridge(), Presets.LLAMA_3_8B, List.of(real), fp32, 0, Progress.NONE);
+        assertEquals(List.of("raises"), third.kept());
+        assertEquals(List.of("real"), third.replaced());
+        assertTrue(third.merge().contains("replaced the earlier rows of [real]"), third.merge());
+        assertEquals(step.rows().size(), ModelCheckStep.load(ex).rows().size(), "real's rows replaced, not added twice");
+        assertTrue(Files.readString(ex.file(Step.CORRECTNESS, ModelCheckStep.SUMMARY)).contains("the rows of [raises] are from earlier checks"));
+    }
+
+    static String state(ExperimentFolder ex, Step step) {
+        var t = ex.status();
+        for (int i = 0; i < t.rowCount(); i++) if (t.stringColumn("step").get(i).equals(step.notebook())) return t.stringColumn("state").get(i);
+        throw new AssertionError(step + " not in " + t.printAll());
+    }
+
     @Test void aRegionSetFixCompiledByInductorPasses(@TempDir Path root) {
         ExperimentFolder ex = planned(root);
         CorrectnessResult r = ModelCheckStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, List.of(ModelFix.parse("rope=regions:model.Attention.rope")),

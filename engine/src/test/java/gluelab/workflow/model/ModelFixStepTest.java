@@ -133,7 +133,7 @@ class ModelFixStepTest {
         assertTrue(err.getMessage().contains("fix rope: swap target model.Attention.rotary: model.Attention has no attribute 'rotary'"), err.getMessage());
         assertFalse(err.getMessage().contains("\n"), err.getMessage());
         assertFalse(e.has(Step.FIX));
-        assertFalse(Files.exists(e.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json")), "nothing was timed");
+        assertFalse(Files.exists(e.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook())), "nothing was timed, and no empty steps/05-fix/ is left");
     }
 
     @Test void aReplacementThatDoesNotImportIsAnErrorNamingFileAndFunction(@TempDir Path dir) throws Exception {

@@ -74,6 +74,13 @@ class ModelPlanTest {
         assertTrue(ds.check().parameters() > 100_000, ds.check().describe());
     }
 
+    /** A model with no repeated blocks and no container named: "no repeated blocks", not "no repeated blocks ()". */
+    @Test void aModelWithoutRepeatedBlocksSaysSo(@TempDir Path root) throws Exception {
+        Path one = Files.writeString(root.resolve("one.py"), "import torch\n\ndef build(T):\n    return torch.nn.Linear(4, 4)\n");
+        String described = plan(root, "one", subject(one, "build", "input:T,4:fp32")).check().describe();
+        assertTrue(described.contains("no repeated blocks") && !described.contains("()"), described);
+    }
+
     /** The plan step's error for {@code s}; no plan may be left. */
     static String planError(Path root, ModelSubject s) {
         RuntimeException e = assertThrows(RuntimeException.class, () -> plan(root, "bad", s));
@@ -104,9 +111,12 @@ class ModelPlanTest {
         String imports = planError(root, subject(broken, "build", "x:T,4:fp32"));
         assertTrue(imports.contains("broken.py does not import: ModuleNotFoundError") && imports.contains("broken.py:2"), imports);
 
-        Path notModule = Files.writeString(root.resolve("plain.py"), "def build(T):\n    return lambda x: x\n\ndef raising(T):\n    raise ValueError('T=%d too small' % T)\n");
+        Path notModule = Files.writeString(root.resolve("plain.py"), "def build(T):\n    return lambda x: x\n\ndef raising(T):\n    raise ValueError('T=%d too small' % T)\n"
+                + "\nnot_callable = 5\n");
         String module = planError(root, subject(notModule, "build", "x:T,4:fp32"));
-        assertTrue(module.contains("plain.py:build returned function, not an nn.Module"), module);
+        assertTrue(module.contains("plain.py:build returned a function, not an nn.Module"), module);
+        String notCallable = planError(root, subject(notModule, "not_callable", "x:T,4:fp32"));
+        assertTrue(notCallable.contains("plain.py:not_callable is an int, not a function"), notCallable);
         String raised = planError(root, subject(notModule, "raising", "x:T,4:fp32"));
         assertTrue(raised.contains("plain.py:raising(16) failed: ValueError: T=16 too small (plain.py:5 in raising)"), raised);
 
