@@ -42,6 +42,11 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--python", description = "with --model-file: the Python with torch (default: as `gluelab torch`)")
     String python;
 
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "" + gluelab.torch.StepLimits.CHECK_STEP_SECONDS,
+            description = "with --model-file: seconds the model check's import and build, and its forward, may each run before it fails "
+                    + "naming the line it was stuck on (default: ${DEFAULT-VALUE})")
+    double timeout;
+
     @Mixin DeviceOptions deviceOptions;
 
     @Override public Integer call() {
@@ -92,7 +97,8 @@ public final class ExperimentCommand implements Callable<Integer> {
              var torch = gluelab.torch.TorchSide.start(gluelab.torch.PythonFinder.standard().find(python, gluelab.torch.PythonSource.FLAG), device)) {
             ExperimentFolder ex = ExperimentFolder.open(name, base);
             try {
-                var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id());
+                var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id(),
+                        gluelab.torch.StepLimits.check(timeout));
                 saySorted(planned.plan());
                 System.out.println(ex);
                 System.out.println("model check: " + planned.check().describe());

@@ -55,12 +55,22 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
         public double kernelUs() { return kernelSeconds * 1e6; }
     }
 
+    /** As the full {@code run}, with the step limits of the timing's measurement timeout ({@link StepLimits#forMeasurement}). */
+    public static ModelBaselines run(TorchBridge bridge, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelTree> trees,
+                                     List<String> regions, String blocks, TimingConfig timing, long flushBytes, Progress progress) {
+        return run(bridge, entry, inputsAt, trees, regions, blocks, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
+    }
+
     /**
      * Times {@code trees} of {@code entry} at each token count; {@code inputsAt} gives the inputs at a count.
      * {@code regions}: the functions the regions tree compiles; {@code blocks}: the block container (empty: found).
+     * A step past its {@code limits} is a FAILED row naming where the model was stuck. Each row comes back as it is
+     * done, so a harness process that dies (os._exit, a crash in C, or ended by {@code limits}' silence) loses none
+     * before it: the tree it died in is a FAILED row saying how it ended, and the trees after it run in a fresh
+     * process (one tree's crash, such as a compiler's, need not cost the others their rows).
      */
     public static ModelBaselines run(TorchBridge bridge, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelTree> trees,
-                                     List<String> regions, String blocks, TimingConfig timing, long flushBytes, Progress progress) {
+                                     List<String> regions, String blocks, TimingConfig timing, long flushBytes, StepLimits limits, Progress progress) {
         ObjectNode req = ModelCheck.request("model_baselines", entry, inputsAt.values().iterator().next(), inputsAt.keySet().iterator().next())
                 .put("device", bridge.device()).put("flushBytes", flushBytes).put("blocks", blocks == null ? "" : blocks);
         ArrayNode at = req.putArray("at");
@@ -70,20 +80,55 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
         ArrayNode rs = req.putArray("regions");
         regions.forEach(rs::add);
         req.set("timing", Replies.timing(timing));
-        JsonNode reply = bridge.call(req, "model baselines of " + entry.shortName(), progress);
+        limits.put(req);
+        List<Job> jobs = new ArrayList<>();
+        for (long t : inputsAt.keySet()) for (ModelTree tree : trees) jobs.add(new Job(tree, t));
         List<Row> rows = new ArrayList<>();
-        for (JsonNode r : reply.path("rows")) {
-            ModelTree tree = ModelTree.parse(r.path("tree").asText());
-            long tokens = r.path("tokens").asLong();
-            String label = entry.shortName() + "/" + tree.id() + "@" + tokens;
-            Measurement m = r.path("samples").isEmpty() ? null : Replies.measurement(label, timing, r);
-            CompileReport c = Replies.compile(label, r);
-            rows.add(new Row(tree, tokens, r.path("error").asText(), m, c, r.path("blocks").asInt(), r.path("blockType").asText(),
-                    r.path("kernelSeconds").isNumber() ? r.path("kernelSeconds").asDouble() : Double.NaN, r.path("kernels").asInt(),
-                    r.path("kernelSkip").asText(), r.path("peakBytes").isNumber() ? r.path("peakBytes").asLong() : -1, r.path("peakSkip").asText(),
-                    graph(label, timing, r.path("graph"))));
+        TorchBridge current = bridge;
+        try {
+            while (rows.size() < jobs.size()) {
+                req.put("skip", rows.size());
+                TorchBridge.Watch watch = new TorchBridge.Watch(progress, r -> rows.add(row(entry, timing, r)),
+                        limits.silence(timing.warmupSeconds() + timing.stop().timeoutSeconds()));
+                try {
+                    current.call(req, "model baselines of " + entry.shortName(), watch);
+                } catch (TorchException e) {
+                    if (e.kind() != TorchException.Kind.CRASHED || rows.size() >= jobs.size()) throw e;
+                    rows.add(jobs.get(rows.size()).failed(entry, "the torch harness's Python process " + current.ended()));
+                    if (rows.size() == jobs.size()) break;
+                    if (current != bridge) current.close();
+                    try {
+                        current = bridge.restarted();
+                    } catch (TorchException startFailed) {
+                        while (rows.size() < jobs.size()) rows.add(jobs.get(rows.size()).failed(entry, "not run: no fresh torch harness after the last one ended: "
+                                + startFailed.getMessage()));
+                    }
+                }
+            }
+        } finally {
+            if (current != bridge) current.close();
         }
         return new ModelBaselines(FORMAT, entry.toString(), bridge.versions(), rows);
+    }
+
+    /** One planned tree at one token count, in the harness's order. */
+    private record Job(ModelTree tree, long tokens) {
+        Row failed(ModelEntry entry, String error) {
+            CompileReport none = Replies.compile(entry.shortName() + "/" + tree.id() + "@" + tokens, com.fasterxml.jackson.databind.node.MissingNode.getInstance());
+            return new Row(tree, tokens, error, null, none, 0, "", Double.NaN, 0, "", -1, "", GraphReplay.NOT_RUN);
+        }
+    }
+
+    private static Row row(ModelEntry entry, TimingConfig timing, JsonNode r) {
+        ModelTree tree = ModelTree.parse(r.path("tree").asText());
+        long tokens = r.path("tokens").asLong();
+        String label = entry.shortName() + "/" + tree.id() + "@" + tokens;
+        Measurement m = r.path("samples").isEmpty() ? null : Replies.measurement(label, timing, r);
+        CompileReport c = Replies.compile(label, r);
+        return new Row(tree, tokens, r.path("error").asText(), m, c, r.path("blocks").asInt(), r.path("blockType").asText(),
+                r.path("kernelSeconds").isNumber() ? r.path("kernelSeconds").asDouble() : Double.NaN, r.path("kernels").asInt(),
+                r.path("kernelSkip").asText(), r.path("peakBytes").isNumber() ? r.path("peakBytes").asLong() : -1, r.path("peakSkip").asText(),
+                graph(label, timing, r.path("graph")));
     }
 
     static GraphReplay graph(String label, TimingConfig timing, JsonNode g) {

@@ -21,9 +21,24 @@ public record ModelCheck(ModelEntry entry, long tokens, String moduleType, long 
 
     /** Checks {@code entry} built for {@code tokens} tokens on {@code inputs}; {@code blocks} names the block container (null: found). */
     public static ModelCheck run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, String blocks) {
-        ObjectNode req = request("model_check", entry, inputs, tokens);
+        return run(bridge, entry, inputs, tokens, blocks, StepLimits.CHECK);
+    }
+
+    /**
+     * As {@link #run(TorchBridge, ModelEntry, List, long, String)}; the import, build and forward may each take
+     * {@code limits}' step seconds: a model stuck past them fails naming the line it was stuck on.
+     */
+    public static ModelCheck run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, String blocks, StepLimits limits) {
+        ObjectNode req = limits.put(request("model_check", entry, inputs, tokens));
         if (blocks != null && !blocks.isBlank()) req.put("blocks", blocks);
-        JsonNode r = bridge.call(req, "model check");
+        JsonNode r;
+        try {
+            r = bridge.call(req, "model check", new TorchBridge.Watch(gluelab.progress.Progress.NONE, p -> {}, limits.silence(0)));
+        } catch (TorchException e) {
+            // A failure's message names the file and function already; a dead process's does not (its progress lines say what it was doing).
+            if (e.kind() != TorchException.Kind.CRASHED) throw e;
+            throw new TorchException(e.kind(), "model check of " + entry.shortName() + ": the torch harness's Python process " + bridge.ended(), null);
+        }
         List<List<Long>> outs = new ArrayList<>();
         for (JsonNode o : r.path("outputs")) {
             List<Long> shape = new ArrayList<>();

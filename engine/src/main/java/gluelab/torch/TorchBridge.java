@@ -31,11 +31,29 @@ public final class TorchBridge implements AutoCloseable {
     private static final String END = new String("end of the harness's output");
     private final Deque<String> stderrTail = new ArrayDeque<>();
     private final TorchVersions versions;
+    private final String python;
     private final String device;
     private final Thread drain;
+    /** The last progress line's detail of the call in flight: what the harness was doing should it die or hang. */
+    private volatile String doing = "";
+    /** Set when the bridge ended a harness that wrote nothing for too long: how it ended, for the error. */
+    private volatile String hung = "";
 
-    private TorchBridge(Process process, String device) {
+    /** What a call listens to besides its reply. */
+    public record Watch(gluelab.progress.Progress progress, java.util.function.Consumer<JsonNode> parts, java.time.Duration silence) {
+        public static final Watch NONE = new Watch(gluelab.progress.Progress.NONE, p -> {}, null);
+
+        /**
+         * {@code progress}: the harness's progress lines; {@code parts}: each {@code "part"} a progress line carries (a row
+         * done, kept should the process die before its reply); {@code silence}: how long the harness may write nothing
+         * before it is taken for hung in C code and ended (null: forever).
+         */
+        public Watch {}
+    }
+
+    private TorchBridge(Process process, String python, String device) {
         this.process = process;
+        this.python = python;
         this.device = device;
         this.toHarness = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
         BufferedReader fromHarness = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -61,7 +79,7 @@ public final class TorchBridge implements AutoCloseable {
         } catch (IllegalStateException shuttingDown) {
             // the JVM is already stopping: the harness ends with its stdin
         }
-        JsonNode hello = readReply("starting the torch harness");
+        JsonNode hello = readReply("starting the torch harness", null);
         if (!hello.path("ok").asBoolean()) {
             close();
             TorchException.Kind kind = switch (hello.path("error").asText()) {
@@ -96,7 +114,7 @@ public final class TorchBridge implements AutoCloseable {
         env.put("TORCHINDUCTOR_CACHE_DIR", inductorCache().toString());
         env.put("PYTHONUNBUFFERED", "1");
         try {
-            return new TorchBridge(pb.start(), device);
+            return new TorchBridge(pb.start(), python, device);
         } catch (TorchException e) {
             // A --python that is not Python ends before the harness says hello.
             if (e.kind() != TorchException.Kind.CRASHED) throw e;
@@ -109,6 +127,9 @@ public final class TorchBridge implements AutoCloseable {
     }
 
     public TorchVersions versions() { return versions; }
+
+    /** A fresh harness of the same Python on the same device (this one died; the caller closes the new one). */
+    public TorchBridge restarted() { return start(python, device); }
 
     /** A test run's own Inductor cache (one temp folder the whole suite shares), set before any harness starts. */
     public static final String INDUCTOR_CACHE_PROPERTY = "gluelab.torch.inductorCache";
@@ -141,7 +162,17 @@ public final class TorchBridge implements AutoCloseable {
      * As {@link #call(ObjectNode, String)}; progress lines the harness writes before the reply
      * ({@code {"progress": TASK, "done": N, "total": M, "detail": ...}}) go to {@code progress}.
      */
-    public synchronized JsonNode call(ObjectNode request, String what, gluelab.progress.Progress progress) {
+    public JsonNode call(ObjectNode request, String what, gluelab.progress.Progress progress) {
+        return call(request, what, new Watch(progress, p -> {}, null));
+    }
+
+    /**
+     * As {@link #call(ObjectNode, String, gluelab.progress.Progress)}, with the parts streamed before the reply and
+     * a silence limit: a harness that writes nothing for longer is ended, and the call fails as a crash.
+     */
+    public synchronized JsonNode call(ObjectNode request, String what, Watch watch) {
+        gluelab.progress.Progress progress = watch.progress();
+        doing = "";
         if (!process.isAlive()) throw crashed(what);
         try {
             toHarness.write(MAPPER.writeValueAsString(request));
@@ -150,10 +181,12 @@ public final class TorchBridge implements AutoCloseable {
         } catch (IOException e) {
             throw crashed(what);
         }
-        JsonNode reply = readReply(what);
+        JsonNode reply = readReply(what, watch.silence());
         while (reply.has("progress")) {
+            doing = reply.path("detail").asText();
+            if (reply.has("part")) watch.parts().accept(reply.path("part"));
             progress.update(reply.path("progress").asText(), reply.path("done").asLong(), reply.path("total").asLong(), reply.path("detail").asText());
-            reply = readReply(what);
+            reply = readReply(what, watch.silence());
         }
         if (!reply.path("ok").asBoolean()) {
             boolean oom = reply.path("error").asText().equals("oom");
@@ -169,10 +202,17 @@ public final class TorchBridge implements AutoCloseable {
      * The next reply. An interrupt (the notebook's stop button) ends the harness, as the kernel worker
      * is ended: torch cannot be stopped mid-kernel from outside, and the next call starts a fresh one.
      */
-    private JsonNode readReply(String what) {
+    private JsonNode readReply(String what, java.time.Duration silence) {
         String line;
         try {
-            line = replies.take();
+            line = silence == null ? replies.take() : replies.poll(silence.toMillis(), TimeUnit.MILLISECONDS);
+            if (line == null) {
+                // Stuck where the harness's own limits cannot reach (C code that never returns to Python): only ending it stops it.
+                hung = "was ended by gluelab after writing nothing for " + silence.toSeconds() + " s (stuck in C code, where the harness's step limit cannot stop it)";
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                throw crashed(what);
+            }
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
@@ -187,16 +227,23 @@ public final class TorchBridge implements AutoCloseable {
     }
 
     private TorchException crashed(String what) {
-        String code = "";
+        return new TorchException(TorchException.Kind.CRASHED, what + ": the torch harness process " + ended(), null);
+    }
+
+    /**
+     * How the harness's process ended, for an error: its exit code, what it was doing (its last progress line) and
+     * its last lines on stderr, e.g. "exited with code 9 during eager @ 16 tokens, writing nothing on stderr".
+     */
+    public String ended() {
+        String how = hung;
         try {
-            if (process.waitFor(2, TimeUnit.SECONDS)) code = " with exit code " + process.exitValue();
+            if (how.isEmpty()) how = process.waitFor(2, TimeUnit.SECONDS) ? "exited with code " + process.exitValue() : "ended";
             drain.join(1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         String tail = stderrTail();
-        return new TorchException(TorchException.Kind.CRASHED, what + ": the torch harness process ended" + code
-                + (tail.isBlank() ? ", writing nothing on stderr" : "; its last output:\n" + tail), null);
+        return how + (doing.isEmpty() ? "" : " during " + doing) + (tail.isBlank() ? ", writing nothing on stderr" : "; its last output:\n" + tail);
     }
 
     /** The last lines the Python side wrote to stderr. */

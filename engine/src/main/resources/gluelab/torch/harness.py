@@ -164,23 +164,42 @@ def dtype_of(name):
             "i32": torch.int32, "i64": torch.int64}[name]
 
 
+class InputError(ValueError):
+    """An input tensor that cannot be made (too large for memory); the message names the input, its shape and bytes."""
+
+
 def make_inputs(specs, device, seed=42):
     g = torch.Generator(device="cpu").manual_seed(seed)
     out = {}
     for s in specs:
-        shape, dt = tuple(s["shape"]), dtype_of(s["dtype"])
-        if s["name"] == "freqs" and shape[-1] == 2:  # unit complex numbers, as freqs_cis holds
-            ang = torch.rand(shape[:-1], generator=g) * 6.2831853
-            t = torch.stack([ang.cos(), ang.sin()], -1)
-        elif s["name"] in ("cos", "sin"):
-            ang = torch.rand(shape, generator=g) * 6.2831853
-            t = ang.cos() if s["name"] == "cos" else ang.sin()
-        elif dt.is_floating_point:
-            t = torch.rand(shape, generator=g) * 2 - 1
-        else:
-            t = torch.randint(0, 8, shape, generator=g)
-        out[s["name"]] = t.to(dtype=dt).to(device)
+        try:
+            out[s["name"]] = make_input(s, g, device)
+        except (RuntimeError, MemoryError) as e:
+            n = 1
+            for d in s["shape"]:
+                n *= d
+            nbytes = n * torch.empty((), dtype=dtype_of(s["dtype"])).element_size()
+            first = (str(e).strip().splitlines() or [""])[0]
+            # "out of memory" stays in the text: a CUDA OOM is still reported as one
+            raise InputError("input '%s' (%s %s, %s bytes) cannot be made on %s: %s: %s" % (
+                s["name"], ",".join(str(d) for d in s["shape"]), s["dtype"], format(nbytes, ","), device, type(e).__name__, first)) from e
     return out
+
+
+def make_input(s, g, device):
+    """One input tensor drawn from `g`, as make_inputs draws them in order."""
+    shape, dt = tuple(s["shape"]), dtype_of(s["dtype"])
+    if s["name"] == "freqs" and shape[-1] == 2:  # unit complex numbers, as freqs_cis holds
+        ang = torch.rand(shape[:-1], generator=g) * 6.2831853
+        t = torch.stack([ang.cos(), ang.sin()], -1)
+    elif s["name"] in ("cos", "sin"):
+        ang = torch.rand(shape, generator=g) * 6.2831853
+        t = ang.cos() if s["name"] == "cos" else ang.sin()
+    elif dt.is_floating_point:
+        t = torch.rand(shape, generator=g) * 2 - 1
+    else:
+        t = torch.randint(0, 8, shape, generator=g)
+    return t.to(dtype=dt).to(device)
 
 
 # ---- timing ----
@@ -821,7 +840,7 @@ def is_oom(e):
 def failure(e):
     tb = traceback.format_exception(type(e), e, e.__traceback__)
     # A model error's message already names the file, the function and the input.
-    message = str(e).strip() if type(e).__name__ == "ModelError" else "%s: %s" % (type(e).__name__, str(e).strip())
+    message = str(e).strip() if type(e).__name__ in ("ModelError", "InputError") else "%s: %s" % (type(e).__name__, str(e).strip())
     return {"ok": False, "error": "oom" if is_oom(e) else "failed", "message": message, "traceback": "".join(tb)[-4000:]}
 
 

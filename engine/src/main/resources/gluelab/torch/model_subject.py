@@ -9,7 +9,9 @@ import importlib.util
 import inspect
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -32,6 +34,100 @@ def a_kind(value):
 
 class ModelError(Exception):
     """Bad input about the analyst's model; the message names the file, the function and the input."""
+
+
+def model_raised(e):
+    """Lets a stop of the harness itself through; anything else the analyst's code raised (SystemExit from sys.exit
+    included: it must not end the harness) is the model's failure, reported with its place like any exception."""
+    if isinstance(e, (KeyboardInterrupt, GeneratorExit)):
+        raise e
+
+
+# ---- limits on the analyst's code: a hang is a failure with its place, not a harness that never answers ----
+
+class StepTimeout(Exception):
+    """The analyst's code ran past its limit; raised by SIGALRM where it was running, so its traceback holds that line."""
+
+
+def compiling(frame):
+    """torch.compile is compiling at `frame` (dynamo converting a frame, Inductor compiling a graph; a backward compiled
+    lazily on its first call too), not running the model's code."""
+    while frame is not None:
+        name = frame.f_code.co_filename.replace(os.sep, "/")
+        if name.endswith(("torch/_dynamo/convert_frame.py", "torch/_inductor/compile_fx.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class Limit:
+    """Bounds the analyst's code run inside it: after `seconds` of running, a StepTimeout is raised where it runs
+    (again each second after, should the model catch it). With `compile_seconds`, time torch.compile spends
+    compiling does not count toward `seconds` (a real compile takes minutes on the CPU), up to `compile_seconds`
+    in all. SIGALRM reaches a pure-Python loop or a sleep, and the harness lives on; a hang inside C code that
+    never returns to Python is not reached here, and the Java side ends the process after its silence limit."""
+    TICK = 0.5
+
+    def __init__(self, what, seconds, compile_seconds=None):
+        self.what, self.seconds, self.compile_seconds = what, seconds, compile_seconds
+        self.active = False
+
+    def __enter__(self):
+        usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        if not usable or not self.seconds or self.seconds <= 0:
+            return self
+        self.active, self.expired = True, False
+        self.start = self.last = time.monotonic()
+        self.ran = 0.0
+        self.old = signal.signal(signal.SIGALRM, self.fire)
+        signal.siginterrupt(signal.SIGALRM, False)  # syscalls in C code resume after a tick instead of failing with EINTR
+        if self.compile_seconds:
+            signal.setitimer(signal.ITIMER_REAL, self.TICK, self.TICK)
+        else:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
+        return self
+
+    def fire(self, signum, frame):
+        if not self.active:
+            return
+        now = time.monotonic()
+        in_compile = self.compile_seconds and compiling(frame)
+        if self.compile_seconds and not self.expired:
+            if not in_compile:
+                self.ran += now - self.last
+            self.last = now
+            if self.ran < self.seconds and now - self.start < self.compile_seconds:
+                return
+        self.expired = True
+        if in_compile:
+            raise StepTimeout("timed out: torch.compile was still compiling after %.0f s (the compile limit) in %s" % (now - self.start, self.what))
+        raise StepTimeout("timed out: the model ran %.0f s (the step limit is %g s) in %s" % (
+            self.ran if self.compile_seconds else now - self.start, self.seconds, self.what))
+
+    def __exit__(self, *exc):
+        if self.active:
+            self.active = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old)
+        return False
+
+
+def limits(req):
+    """(step seconds, compile seconds) of a request's "limits" (gluelab.torch.StepLimits); 0 is no limit."""
+    lim = req.get("limits") or {}
+    return float(lim.get("stepSeconds") or 0), float(lim.get("compileSeconds") or 0)
+
+
+def measure_limit(req, step):
+    """The timed steps of one subject as a whole: warm-up and the measurement's own timeout, plus two steps' limits
+    (the stop rule lets the last sample that starts before its timeout finish)."""
+    timing = req["timing"]
+    return timing["warmupSeconds"] + timing["stop"]["timeoutSeconds"] + 2 * step if step > 0 else 0
+
+
+def progress(task, done, total, detail):
+    """A progress line; also what the Java side names when the process dies before the next one."""
+    H.send({"progress": task, "done": done, "total": total, "detail": detail})
 
 
 def user_frame(exc, files):
@@ -71,7 +167,8 @@ def load_module(file):
     sys.modules[name] = module  # dynamo imports a compiled function's module by name
     try:
         spec.loader.exec_module(module)
-    except Exception as e:
+    except BaseException as e:
+        model_raised(e)
         where = user_frame(e, [file])
         raise ModelError("%s does not import: %s%s" % (file, first_line(e), " (" + where + ")" if where else ""))
     return module
@@ -95,7 +192,10 @@ def build_model(req, tokens, device, prepare=None):
         takes_tokens = True
     try:
         model = build(tokens) if takes_tokens else build()
-    except Exception as e:
+    except BaseException as e:
+        if isinstance(e, StepTimeout):
+            raise
+        model_raised(e)
         where = user_frame(e, [file])
         raise ModelError("%s:%s(%s) failed: %s%s" % (file, function, tokens if takes_tokens else "", first_line(e), " (" + where + ")" if where else ""))
     if not isinstance(model, torch.nn.Module):
@@ -153,8 +253,9 @@ def run_forward(req, model, inputs):
     try:
         with torch.no_grad():
             return model(*inputs.values())
-    except Exception as e:
-        if H.is_oom(e):
+    except BaseException as e:
+        model_raised(e)
+        if H.is_oom(e) or isinstance(e, StepTimeout):
             raise
         where = user_frame(e, [req["file"]])
         raise ModelError("%s:%s: forward on input%s %s failed: %s%s" % (req["file"], req["function"], "s" if len(req["inputs"]) > 1 else "",
@@ -166,11 +267,24 @@ def check(req, device):
     """Everything about the model that can be wrong before timing: the file imports, build returns an nn.Module,
     the inputs match forward's parameters, dtypes and shapes (one forward without grad)."""
     tokens = req["tokens"]
-    module, model = build_model(req, tokens, device)
+    step, _ = limits(req)
+    where = "%s:%s" % (os.path.basename(req["file"]), req["function"])
+    progress("model check", 0, 2, "its import and %s(%s)" % (req["function"], tokens))
+    try:
+        with Limit("importing %s and %s(%s)" % (os.path.basename(req["file"]), req["function"], tokens), step):
+            module, model = build_model(req, tokens, device)
+    except StepTimeout as e:
+        raise ModelError("%s: %s" % (where, user_error(e, req)))
     check_signature(req, model)
     check_dtypes(req, model)
     inputs = H.make_inputs(req["inputs"], device)
-    out = run_forward(req, model, inputs)
+    what = "forward without grad on %s" % ", ".join(describe(s) for s in req["inputs"])
+    progress("model check", 1, 2, what)
+    try:
+        with Limit(what, step):
+            out = run_forward(req, model, inputs)
+    except StepTimeout as e:
+        raise ModelError("%s: %s" % (where, user_error(e, req)))
     outs = [y for y in H.as_list(out) if isinstance(y, torch.Tensor)]
     if not any(y.is_floating_point() for y in outs):
         raise ModelError("%s:%s: forward returned no floating-point tensor, nothing to differentiate for fwd+bwd" % (req["file"], req["function"]))
@@ -301,12 +415,16 @@ def graph_row(req, tree, step, device, clock):
         out["skip"] = GRAPH_SKIP_CPU
         return out
     graph = None
+    step_limit, _ = limits(req)
     try:
-        graph = capture(step)
+        with Limit("the CUDA-graph capture", 5 * step_limit):
+            graph = capture(step)
         s = H.Subject(tree + " (graph)", graph.replay)
-        H.measure([s], req["timing"], clock)
+        with Limit("the timed CUDA-graph replays", measure_limit(req, step_limit)):
+            H.measure([s], req["timing"], clock)
         out.update(samples=s.samples, stop=s.stop, wall=s.wall, noise=H.median_noise(s.samples))
-    except Exception as e:
+    except BaseException as e:
+        model_raised(e)
         out["error"] = "CUDA-graph capture or replay failed: " + ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
         torch.cuda.synchronize()
     del graph
@@ -330,7 +448,8 @@ def user_error(e, req):
     if isinstance(e, ModelError):
         return str(e)
     where = user_frame(e, [req["file"]])
-    return first_line(e) + (" (" + where + ")" if where else "")
+    head = str(e) if isinstance(e, StepTimeout) else first_line(e)
+    return head + (" (" + where + ")" if where else "")
 
 
 def one_tree(req, tree, at, device, clock):
@@ -342,16 +461,20 @@ def one_tree(req, tree, at, device, clock):
     H.reset_dynamo()
     before = H.counters()
     model = None
+    step_limit, compile_limit = limits(req)
     with H.CompileLogCapture() as cap:
         t0 = time.perf_counter()
         try:
-            module, model = build_model(dict(req, inputs=at["inputs"]), tokens, device)
-            model.train()
-            model, row["blocks"], row["blockType"] = apply_tree(tree, module, model, req)
-            step = train_step(model, H.make_inputs(at["inputs"], device))
-            step()  # compiles (a compiled tree), or warms the allocator (eager)
-            clock.sync()
-        except Exception as e:
+            # The first step of a compiled tree compiles: its compile time counts against the compile limit, not the step's.
+            with Limit("building the model and its first fwd+bwd step", step_limit, compile_limit if tree != "eager" else None):
+                module, model = build_model(dict(req, inputs=at["inputs"]), tokens, device)
+                model.train()
+                model, row["blocks"], row["blockType"] = apply_tree(tree, module, model, req)
+                step = train_step(model, H.make_inputs(at["inputs"], device))
+                step()  # compiles (a compiled tree), or warms the allocator (eager)
+                clock.sync()
+        except BaseException as e:
+            model_raised(e)
             row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
         first = time.perf_counter() - t0
     after = H.counters()
@@ -364,12 +487,15 @@ def one_tree(req, tree, at, device, clock):
             if device == "cuda":
                 torch.cuda.reset_peak_memory_stats()
             s = H.Subject(tree, step)
-            H.measure([s], req["timing"], clock)
+            with Limit("the timed fwd+bwd steps", measure_limit(req, step_limit)):
+                H.measure([s], req["timing"], clock)
             row.update(samples=s.samples, stop=s.stop, wall=s.wall, noise=H.median_noise(s.samples))
             if device == "cuda":
                 row["peakBytes"] = torch.cuda.max_memory_allocated()
-            row["kernelSeconds"], row["kernels"], row["kernelSkip"] = kernel_time(step, device)
-        except Exception as e:
+            with Limit("the profiled steps of the kernel time", 5 * step_limit):
+                row["kernelSeconds"], row["kernels"], row["kernelSkip"] = kernel_time(step, device)
+        except BaseException as e:
+            model_raised(e)
             row.update(samples=[], error=("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req))
     if not row["error"]:
         row["graph"] = graph_row(req, tree, step, device, clock)
@@ -384,10 +510,15 @@ def baselines(req, device, clock):
     trees = req.get("trees") or list(TREES)
     jobs = [(at, tree) for at in req["at"] for tree in trees]
     rows = []
+    # "skip": the jobs an earlier process finished before it died (gluelab.torch.ModelBaselines runs the rest in a fresh one)
     for i, (at, tree) in enumerate(jobs):
-        H.send({"progress": "model baselines", "done": i, "total": len(jobs), "detail": "%s @ %d tokens" % (tree, at["tokens"])})
+        if i < int(req.get("skip") or 0):
+            continue
+        progress("model baselines", i, len(jobs), "%s @ %d tokens" % (tree, at["tokens"]))
         rows.append(one_tree(req, tree, at, device, clock))
-    H.send({"progress": "model baselines", "done": len(jobs), "total": len(jobs), "detail": "done"})
+        # Each row as it is done: a process that dies on a later tree loses none of those before it.
+        H.send({"progress": "model baselines", "done": i + 1, "total": len(jobs), "detail": "%s @ %d tokens done" % (tree, at["tokens"]),
+                "part": rows[-1]})
     return {"ok": True, "rows": rows}
 
 

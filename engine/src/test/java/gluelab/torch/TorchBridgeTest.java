@@ -150,7 +150,7 @@ public class TorchBridgeTest {
             var crash = assertThrows(TorchException.class, () -> new TorchFunction(file + ":f", List.of(TensorSpec.of("x", DType.FP32, 4)), "m")
                     .time(b, calibration(), 1024, Pass.FORWARD, List.of(TorchVariant.EAGER), "default", QUICK));
             assertEquals(TorchException.Kind.CRASHED, crash.kind());
-            assertTrue(crash.getMessage().contains("exit code 3"), crash.getMessage());
+            assertTrue(crash.getMessage().contains("exited with code 3"), crash.getMessage());
             assertFalse(b.alive());
         }
         // The stop button: an interrupt while the harness runs the user's code ends the harness at once.

@@ -5,6 +5,7 @@ import gluelab.tensor.TensorSpec;
 import gluelab.torch.InputSpecs;
 import gluelab.torch.ModelCheck;
 import gluelab.torch.ModelEntry;
+import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
@@ -36,12 +37,18 @@ public final class ModelPlan {
      */
     public static Planned write(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelSubject subject, List<Long> tokens,
                                 double stopFraction, String device) {
+        return write(ex, bridge, spec, subject, tokens, stopFraction, device, StepLimits.CHECK);
+    }
+
+    /** As {@link #write(ExperimentFolder, TorchBridge, ModelSpec, ModelSubject, List, double, String)}, the check under {@code limits}. */
+    public static Planned write(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelSubject subject, List<Long> tokens,
+                                double stopFraction, String device, StepLimits limits) {
         ModelEntry entry = entry(subject);
         ModelSubject stored = new ModelSubject(entry.file().toString(), entry.function(), subject.inputs(), subject.blocks(), subject.regions());
         tokens = gluelab.bench.Tokens.checkAll(tokens);
         for (long t : tokens) inputs(stored, spec, t);
         long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
-        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks());
+        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), limits);
         ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored));
         ex.devlog().note("model check at " + smallest + " tokens: " + check.describe());
         return new Planned(plan, check);
