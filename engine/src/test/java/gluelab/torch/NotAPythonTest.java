@@ -16,7 +16,7 @@ class NotAPythonTest {
         var e = assertThrows(TorchException.class, () -> TorchBridge.start("/bin/true", "cpu"));
         String m = e.getMessage();
         assertTrue(m.contains("'/bin/true' did not start gluelab's torch harness; is it a Python?"), m);
-        assertTrue(m.contains("exit code 0, writing nothing on stderr") && m.contains("--python PATH"), m);
+        assertTrue(m.contains("exited with code 0, writing nothing on stderr") && m.contains("--python PATH"), m);
         assertFalse(m.contains("\n"), "one line: " + m);
     }
 }
