@@ -734,7 +734,7 @@ def repeated_blocks(model, path=None):
             else:
                 raise ValueError("--blocks %s: %s has no attribute '%s'" % (path, ".".join(["model"] + path.split(".")[:i]), part))
         if not isinstance(node, torch.nn.Module):
-            raise ValueError("--blocks %s: is a %s, not an nn.Module" % (path, type(node).__name__))
+            raise ValueError("--blocks %s: is %s, not an nn.Module" % (path, a_kind(node)))
         kids = list(node.children())
         if not kids:
             raise ValueError("--blocks %s: %s has no child modules to compile as blocks" % (path, type(node).__name__))
@@ -831,6 +831,14 @@ def compare_compile(req, hello_info, clock):
         del model
         gc.collect()
     return {"ok": True, "arms": arms}
+
+
+def a_kind(value):
+    """The type of value with its article, as a sentence says it: 'an int', 'a str', 'None'."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
 
 def is_oom(e):

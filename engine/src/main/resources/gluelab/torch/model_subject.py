@@ -25,11 +25,8 @@ def bind(harness):
 
 
 def a_kind(value):
-    """The type of value with its article, as a sentence says it: 'an int', 'a str', 'None'."""
-    if value is None:
-        return "None"
-    name = type(value).__name__
-    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+    """The type of value with its article: harness.a_kind, which the block finder's messages use too."""
+    return H.a_kind(value)
 
 
 class ModelError(Exception):
