@@ -127,7 +127,7 @@ def compile_recorded(tree, module, model, req, calls):
             owner, name, fn = MS.resolve_region(module, path)
             code = code_of(fn)
             if code is None:
-                raise MS.ModelError("region %s: is %s, which has no Python code for dynamo to compile" % (path, MS.a_kind(fn)))
+                raise MS.ModelError("region %s: is %s, which has no Python code for dynamo to compile" % (path, H.a_kind(fn)))
             setattr(owner, name, calls.wrap(path, torch.compile(fn, fullgraph=True, **kw), code))
             out.append((path, "%s:%d" % (os.path.basename(code.co_filename), code.co_firstlineno), code))
     elif tree == "per-block":

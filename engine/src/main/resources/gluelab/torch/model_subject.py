@@ -24,11 +24,6 @@ def bind(harness):
     H, torch = harness, harness.torch
 
 
-def a_kind(value):
-    """The type of value with its article: harness.a_kind, which the block finder's messages use too."""
-    return H.a_kind(value)
-
-
 class ModelError(Exception):
     """Bad input about the analyst's model; the message names the file, the function and the input."""
 
@@ -182,7 +177,7 @@ def build_model(req, tokens, device, prepare=None):
     if build is None:
         raise ModelError("%s has no function '%s'" % (file, function))
     if not callable(build):
-        raise ModelError("%s:%s is %s, not a function" % (file, function, a_kind(build)))
+        raise ModelError("%s:%s is %s, not a function" % (file, function, H.a_kind(build)))
     try:
         takes_tokens = len(inspect.signature(build).parameters) > 0
     except (TypeError, ValueError):
@@ -196,7 +191,7 @@ def build_model(req, tokens, device, prepare=None):
         where = user_frame(e, [file])
         raise ModelError("%s:%s(%s) failed: %s%s" % (file, function, tokens if takes_tokens else "", first_line(e), " (" + where + ")" if where else ""))
     if not isinstance(model, torch.nn.Module):
-        raise ModelError("%s:%s returned %s, not an nn.Module" % (file, function, a_kind(model)))
+        raise ModelError("%s:%s returned %s, not an nn.Module" % (file, function, H.a_kind(model)))
     return module, model.to(device)
 
 
@@ -315,7 +310,7 @@ def resolve_region(module, path):
     if fn is None:
         raise ModelError("region %s: %s has no attribute '%s'" % (path, ".".join(parts[:-1]), name))
     if not callable(fn):
-        raise ModelError("region %s: is %s, not a function" % (path, a_kind(fn)))
+        raise ModelError("region %s: is %s, not a function" % (path, H.a_kind(fn)))
     return owner, name, fn
 
 

@@ -37,7 +37,7 @@ def resolve(module, path, fix, what):
     if value is None:
         raise _err(fix, "%s %s: %s has no attribute '%s'" % (what, path, ".".join(parts[:-1]), name))
     if not callable(value):
-        raise _err(fix, "%s %s: is %s, not a function or class" % (what, path, MS.a_kind(value)))
+        raise _err(fix, "%s %s: is %s, not a function or class" % (what, path, MS.H.a_kind(value)))
     return owner, name, value
 
 
@@ -58,7 +58,7 @@ def replacement(part, fix):
             raise _err(fix, "%s: %s has no attribute '%s'" % (where, ".".join([os.path.basename(file)] + function.split(".")[:i]), attr))
         obj = getattr(obj, attr)
     if not callable(obj):
-        raise _err(fix, "%s: is %s, not a function or class" % (where, MS.a_kind(obj)))
+        raise _err(fix, "%s: is %s, not a function or class" % (where, MS.H.a_kind(obj)))
     if part["kind"] == "autograd":
         owner = getattr(obj, "__self__", None)
         is_apply = function.endswith(".apply") and isinstance(owner, type) and issubclass(owner, torch.autograd.Function)
