@@ -175,7 +175,9 @@ class FusedKernelsTest {
         NvccCompiler nvcc = NvccCompilerTest.nvcc();
         // A kernel source whose routing section no longer compiles: its configs are rejected, with the compiler's line.
         var routing = new KernelSources().unit("routing.cu");
-        var broken = routing.withText(routing.text().replace("float best = NEG_INF;", "float best = NEG_INF + not_declared;"));
+        String line = "const RouteKey best = group_max<L>(m[0]);";
+        assertTrue(routing.text().contains(line), "routing.cu still has the line this test breaks: " + line);
+        var broken = routing.withText(routing.text().replace(line, "const RouteKey best = group_max<L>(m[0]) + not_declared;"));
         CompileCache cache = new CompileCache(cacheDir, nvcc);
         var op = Catalogue.parse("moe_routing");
         OpInstance in = new OpInstance(op, op.shape(Presets.ANCHOR_H200, 64, DType.BF16), Pass.FORWARD, Variant.FUSED);
