@@ -106,23 +106,34 @@ extern "C" __global__ void __launch_bounds__(CFG_THREADS) fused_routing(const vo
             for (int k = 0; k < EPL; k++) key[k] = key[k] == best ? 0 : key[k];
             picked[slot] = best;
         }
-        if (!live) continue;
-        float sc[K], s = 0.f;
+        // Lane sub owns slots sub, sub + L, ...: it scores only those, the group sums them, and each
+        // slot is stored by one instruction across the warp (consecutive slots, consecutive lanes:
+        // whole sectors; a store per slot would leave each lane's 4 or 8 bytes alone in a sector).
+        constexpr int OWN = (K + L - 1) / L;
         const float top = key_value(picked[0]);
+        RouteKey mine[OWN];
+        float sc[OWN], s = 0.f;
         #pragma unroll
-        for (int slot = 0; slot < K; slot++) {
-            const float l = key_value(picked[slot]);
+        for (int j = 0; j < OWN; j++) {
+            const int slot = j * L + sub;
+            mine[j] = 0;
+            #pragma unroll
+            for (int k = 0; k < K; k++) mine[j] = k == slot ? picked[k] : mine[j];
+            const float l = key_value(mine[j]);
 #if CFG_SOFTMAX
-            sc[slot] = __expf(l - top);
+            sc[j] = slot < K ? __expf(l - top) : 0.f;
 #else
-            sc[slot] = sigmoidf_(l);
+            sc[j] = slot < K ? sigmoidf_(l) : 0.f;
             (void)top;
 #endif
-            s += sc[slot];
+            s += sc[j];
         }
+        s = group_sum<L>(s);
+        if (!live) continue;
         #pragma unroll
-        for (int slot = 0; slot < K; slot++) {
-            if (slot % L == sub) { weights[row * K + slot] = sc[slot] / s; indices[row * K + slot] = key_expert(picked[slot]); }
+        for (int j = 0; j < OWN; j++) {
+            const int slot = j * L + sub;
+            if (slot < K) { weights[row * K + slot] = sc[j] / s; indices[row * K + slot] = key_expert(mine[j]); }
         }
     }
 }
