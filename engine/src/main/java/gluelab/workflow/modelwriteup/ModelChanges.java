@@ -22,7 +22,9 @@ import java.util.stream.Collectors;
  * unconfirmed, device not quiet) and, when the row is no win of at least {@link Confirmation#WITHIN},
  * that it is none: such numbers are never stated as a win. Its code is the fix spec's files and
  * functions with their {@code def} lines, its problem the profile's source lines of the changed
- * function (step 03), its verdicts step 08's rows, its graph count step 06's for a region it compiles.
+ * function (step 03), its verdicts step 08's rows, its graph count step 06's for a region it compiles
+ * (or why there is none), its test plan what the steps did to it on this device. A fix step 08 found
+ * wrong is no change but a rejected idea, one entry however many of its rows failed.
  */
 public final class ModelChanges {
     /** What the steps before left, each null when that step has not run. */
@@ -36,23 +38,64 @@ public final class ModelChanges {
 
     private ModelChanges() {}
 
-    /** The stack under {@code conditions}: a change per measured fix; a fix step 07 could not measure, and a fix step 05 tried but step 07 did not, are noted. */
+    /**
+     * The stack under {@code conditions}; every fix the steps know lands in one place, with the reason: a fix step 08 found
+     * wrong is rejected (whatever it timed); a fix step 07 measured is a change; a fix step 07 could not measure is not
+     * tested; a fix step 05 screened but step 07 did not confirm is rejected; a fix only step 08 checked is not tested.
+     */
     public static ChangeStack stack(Conditions conditions, Inputs in) {
         ChangeStack stack = ChangeStack.empty(conditions);
+        Map<String, FailedCheck> wrong = in.correctness() == null ? Map.of() : FailedCheck.of(in.correctness());
+        Set<String> placed = new HashSet<>();
         for (ModelFix f : in.confirmed().fixes()) {
             List<ModelConfirmResult.Row> rows = in.confirmed().rows().stream().filter(r -> r.fix().equals(f.name()) && r.measured()).toList();
-            if (rows.isEmpty()) stack = stack.withNotTested("fix " + f.name() + ": step 07 measured no row of it (" + in.confirmed().summary() + ")");
+            if (wrong.containsKey(f.name())) stack = stack.withRejected(wrongFix(f.name(), kinds(f), wrong.get(f.name()), rows));
+            else if (rows.isEmpty()) stack = stack.withNotTested("fix " + f.name() + ": step 07 measured no row of it (" + in.confirmed().summary() + ")");
             else stack = stack.with(change(f, rows, in));
+            placed.add(f.name());
         }
         if (in.screened() != null) {
-            Set<String> confirmed = in.confirmed().fixes().stream().map(ModelFix::name).collect(Collectors.toSet());
+            Set<String> screenedOnly = new HashSet<>();
             for (ModelFixResult.FixRow r : in.screened().rows()) {
-                if (confirmed.contains(r.fix())) continue;
-                stack = stack.withRejected(new Rejected("fix " + r.fix() + " (" + kind(r.kind()) + ", " + r.tokens() + " tokens, screened in step 05, not confirmed)", r.describe()));
+                if (placed.contains(r.fix())) continue;
+                if (wrong.containsKey(r.fix())) {
+                    stack = stack.withRejected(wrongFix(r.fix(), kind(r.kind()) + ", screened in step 05, not confirmed", wrong.get(r.fix()), List.of()));
+                    placed.add(r.fix());
+                } else {
+                    stack = stack.withRejected(new Rejected("fix " + r.fix() + " (" + kind(r.kind()) + ", " + r.tokens() + " tokens, screened in step 05, not confirmed)", r.describe()));
+                    screenedOnly.add(r.fix());
+                }
+            }
+            placed.addAll(screenedOnly);
+        }
+        if (in.correctness() != null) {
+            for (String fix : FailedCheck.fixes(in.correctness())) {
+                if (placed.contains(fix)) continue;
+                if (wrong.containsKey(fix)) stack = stack.withRejected(wrongFix(fix, "checked in step 08 only", wrong.get(fix), List.of()));
+                else stack = stack.withNotTested("fix " + fix + ": step 08 checked it (" + passing(in.correctness(), fix) + "), but neither step 05 nor step 07 timed it");
             }
         }
         return stack;
     }
+
+    /** A fix step 08 found wrong, with step 07's numbers of it (each with its caveat) when it has them: nothing measured is dropped. */
+    static Rejected wrongFix(String fix, String what, FailedCheck failed, List<ModelConfirmResult.Row> rows) {
+        List<String> evidence = new ArrayList<>(List.of(failed.describe()));
+        for (ModelConfirmResult.Row r : rows) {
+            String caveat = caveat(r);
+            evidence.add("step 07 at " + Delta.tokens(r.tokens()) + " tokens, " + launch(r.replay()) + ": " + r.describe() + (caveat.isEmpty() ? "" : " (caveat: " + caveat + ")"));
+        }
+        return new Rejected("fix " + fix + " (" + what + ", wrong in step 08)", String.join("; ", evidence));
+    }
+
+    /** "its 42 rows pass", or how many of them lack an fp64 reference: a fix step 08 did not find wrong. */
+    private static String passing(CorrectnessResult r, String fix) {
+        List<gluelab.workflow.correctness.CheckRow> mine = r.rows().stream().filter(x -> x.candidate().equals(fix)).toList();
+        long unreferenced = mine.stream().filter(x -> !x.ok()).count();
+        return unreferenced == 0 ? "its " + mine.size() + " rows pass" : "none of its " + mine.size() + " rows is wrong; " + unreferenced + " have no fp64 reference";
+    }
+
+    static String launch(Replay r) { return r == Replay.GRAPH ? "CUDA-graph replay" : "normal launch"; }
 
     static Change change(ModelFix f, List<ModelConfirmResult.Row> rows, Inputs in) {
         ModelSubject s = in.subject();
@@ -68,6 +111,8 @@ public final class ModelChanges {
         String region = counted.map(GraphCount::region).orElse(compiledRegions(f).stream().findFirst().map(ModelChanges::name).orElse(null));
         if (region != null) b.region(region);
         counted.ifPresent(b::graphs);
+        if (region != null && counted.isEmpty()) b.uncounted(in.budget() == null ? "step 06 not run"
+                : "step 06 did not count it; it counted " + in.budget().regions().stream().map(RegionGraphs::region).toList());
         if (in.correctness() != null) Verdicts.ofFix(in.correctness(), f.name()).forEach(b::correctness);
         b.scope(Scope.specs(List.of(display(modelFile) + ":" + s.function())));
         for (ModelFix.Part p : f.parts()) code(p, modelFile).forEach(b::code);
@@ -106,11 +151,36 @@ public final class ModelChanges {
         Set<Long> measured = new TreeSet<>();
         rows.stream().filter(r -> r.replay() == Replay.DIRECT).forEach(r -> measured.add(r.tokens()));
         for (long t : in.tokens()) if (!measured.contains(t)) b.notTested(Delta.tokens(t) + " tokens in fresh processes");
-        b.testPlan("screen against the model as written in one process (step 05, gluelab model fix)",
-                "confirm in " + gluelab.workflow.confirm.ModelConfirmation.PROCESSES + " fresh processes, normal launch and CUDA-graph replay (step 07, gluelab model confirm)",
-                "every output and gradient vs eager and fp64 in bf16 and fp32 (step 08, gluelab model check)");
+        b.testPlan(testPlan(f, rows, in).toArray(String[]::new));
         return b.build();
     }
+
+    /** What was done to the fix on this experiment's device, step by step: a launch kind or a check the steps did not run is not named. */
+    static List<String> testPlan(ModelFix f, List<ModelConfirmResult.Row> rows, Inputs in) {
+        List<String> out = new ArrayList<>();
+        List<Long> screened = in.screened() == null ? List.of()
+                : in.screened().rows().stream().filter(r -> r.fix().equals(f.name()) && r.measured()).map(ModelFixResult.FixRow::tokens).distinct().sorted().toList();
+        if (!screened.isEmpty()) out.add("screened against the model as written in one process at " + tokens(screened) + " tokens (step 05, gluelab model fix)");
+        int n = in.confirmed().processesOk();
+        String launches = rows.stream().map(ModelConfirmResult.Row::replay).distinct().sorted().map(ModelChanges::launch).collect(Collectors.joining(" and "));
+        out.add("timed against the model as written in " + n + " fresh process" + (n == 1 ? "" : "es") + " at "
+                + tokens(rows.stream().map(ModelConfirmResult.Row::tokens).distinct().sorted().toList()) + " tokens, " + launches + " (step 07, gluelab model confirm)");
+        if (in.correctness() != null) {
+            List<gluelab.workflow.correctness.CheckRow> checked = in.correctness().rows().stream().filter(r -> r.candidate().equals(f.name())).toList();
+            if (!checked.isEmpty()) {
+                boolean fp64 = checked.stream().anyMatch(r -> r.vsFp64() != null && !Verdicts.REPEAT.equals(r.pass()));
+                boolean eager = checked.stream().anyMatch(r -> r.vsEager() != null);
+                boolean repeat = checked.stream().anyMatch(r -> Verdicts.REPEAT.equals(r.pass()));
+                String against = eager && fp64 ? "eager and fp64" : fp64 ? "fp64" : eager ? "eager" : "";
+                out.add("checked every output and gradient" + (against.isEmpty() ? "" : " vs " + against) + " in "
+                        + checked.stream().map(r -> r.dtype().id()).distinct().collect(Collectors.joining(" and "))
+                        + (repeat ? ", and a second step vs the first" : "") + " (step 08, gluelab model check)");
+            }
+        }
+        return out;
+    }
+
+    static String tokens(List<Long> tokens) { return tokens.stream().map(Delta::tokens).collect(Collectors.joining(", ")); }
 
     /** The row's own caveat, and that it is no win when it is not one. */
     static String caveat(ModelConfirmResult.Row r) {

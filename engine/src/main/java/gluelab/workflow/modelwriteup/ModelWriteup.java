@@ -56,6 +56,7 @@ public final class ModelWriteup {
         Devlog log = ex.devlog();
         for (var c : stack.changes()) log.decision("stack: " + c.id() + " at position " + stack.position(c.id()) + " of " + stack.changes().size() + ", "
                 + c.headline().describe() + "; code " + c.code().stream().map(x -> x.where()).toList());
+        for (var r : stack.rejected()) log.note("stack: rejected " + r.describe());
         for (String n : stack.notTested()) log.note("stack: " + n);
         ex.done(Step.STACK, List.of(), Map.of("stack", ExperimentFolder.STACK_FILE), stack.changes().size() + " change(s) from " + confirmed.id() + ", " + stack.orderedBy());
         return stack;
@@ -94,7 +95,7 @@ public final class ModelWriteup {
         return ChangeStack.load(ex.stackFile());
     }
 
-    /** The devlog's entries, the stack, step 05's combinations (fixes alone and together) and step 06's graph counts. */
+    /** The devlog's entries (step 08's per-row dead ends aside: the stack has one entry per wrong fix), the stack with its changes of no win, step 05's combinations (fixes alone and together) and step 06's graph counts. */
     static List<FeedbackItem> collect(ExperimentFolder ex, ChangeStack stack) {
         List<Interaction> interactions = new ArrayList<>();
         if (ex.has(Step.FIX)) {
@@ -105,6 +106,9 @@ public final class ModelWriteup {
         }
         List<GraphCount> graphs = new ArrayList<>();
         if (ex.has(Step.GRAPH_BUDGET)) RegionBudget.latest(ex).regions().forEach(g -> graphs.add(new GraphCount(g.region(), g.graphs(), g.limit())));
-        return SkillFeedback.collect(ex.devlog().read(), stack, interactions, graphs);
+        var checked = ex.has(Step.CORRECTNESS) ? ModelCheckStep.load(ex) : null;
+        List<FeedbackItem> items = new ArrayList<>(SkillFeedback.collect(ModelFeedback.withoutCheckRows(ex.devlog().read(), checked), stack, interactions, graphs));
+        items.addAll(ModelFeedback.noWins(stack));
+        return items;
     }
 }

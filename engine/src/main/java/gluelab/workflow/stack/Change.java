@@ -19,12 +19,14 @@ import java.util.regex.Pattern;
  * each has 4 to 6. {@code layerShare} is the share of the layer the changed path took before
  * (from the ranking, step 4), or null when unknown. {@code diagram} is plain text, drawn when data
  * moves between stages; null otherwise. {@code code} names each file and function the change edits
- * (at least one): its PR lists them, so a reviewer knows where to look.
+ * (at least one): its PR lists them, so a reviewer knows where to look. {@code uncounted} says why a
+ * region's graphs were not counted ("step 06 not run"), or is null: a region without a count is
+ * never stated as having none.
  */
 public record Change(String id, String title, FixKind kind, String variant, String region, List<Delta> deltas, Double layerShare,
                      List<CorrectnessVerdict> correctness, GraphCount graphs, String commit, String config, Scope scope,
                      List<String> problem, List<String> solution, String unchanged, String diagram,
-                     List<Rejected> rejected, List<String> notTested, List<String> testPlan, List<CodeChange> code) {
+                     List<Rejected> rejected, List<String> notTested, List<String> testPlan, List<CodeChange> code, String uncounted) {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]*");
     public static final int MIN_FACTS = 3, MAX_FACTS = 5;
 
@@ -53,6 +55,17 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
         require(!testPlan.isEmpty(), c + "testPlan must say how the change was (or is to be) tested");
         code = code == null ? List.of() : List.copyOf(code);
         require(!code.isEmpty(), c + "code must name at least one file and function the change edits (.code(file, function, what))");
+        require(uncounted == null || (!uncounted.isBlank() && region != null && graphs == null),
+                c + "uncounted says why a region's graphs were not counted: it needs the region, and no graph count");
+    }
+
+    /** A change that does not say why its region's graphs are uncounted. */
+    public Change(String id, String title, FixKind kind, String variant, String region, List<Delta> deltas, Double layerShare,
+                  List<CorrectnessVerdict> correctness, GraphCount graphs, String commit, String config, Scope scope,
+                  List<String> problem, List<String> solution, String unchanged, String diagram,
+                  List<Rejected> rejected, List<String> notTested, List<String> testPlan, List<CodeChange> code) {
+        this(id, title, kind, variant, region, deltas, layerShare, correctness, graphs, commit, config, scope, problem, solution, unchanged, diagram,
+                rejected, notTested, testPlan, code, null);
     }
 
     private static void require(boolean ok, String message) {
@@ -110,7 +123,8 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
         for (Delta d : sorted) out.add(d.workload() + ": " + d.describe(scale));
         if (correctness.isEmpty()) out.add("correctness: not checked");
         for (CorrectnessVerdict v : correctness) out.add("correctness " + v.describe());
-        out.add(graphs == null ? "graphs: no compiled region, limit does not apply" : graphs.describe());
+        out.add(graphs != null ? graphs.describe() : region == null ? "graphs: no compiled region, limit does not apply"
+                : "graphs " + region + ": not measured, limit not checked (" + (uncounted == null ? "no count of it from step 06" : uncounted) + ")");
         out.add("commit " + commit + (config == null ? "" : ", config: " + config));
         return out;
     }
@@ -121,7 +135,7 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
     public static final class Builder {
         private final String id, title;
         private FixKind kind;
-        private String variant, region, commit, config, unchanged, diagram;
+        private String variant, region, commit, config, unchanged, diagram, uncounted;
         private final List<Delta> deltas = new ArrayList<>();
         private Double layerShare;
         private final List<CorrectnessVerdict> correctness = new ArrayList<>();
@@ -163,6 +177,9 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
 
         public Builder graphs(GraphCount g) { graphs = g; return this; }
 
+        /** Why the region's graphs were not counted ("step 06 not run"). */
+        public Builder uncounted(String why) { uncounted = why; return this; }
+
         public Builder commit(String c) { commit = c; return this; }
 
         public Builder config(String c) { config = c; return this; }
@@ -190,7 +207,7 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
 
         public Change build() {
             return new Change(id, title, kind, variant, region, deltas, layerShare, correctness, graphs, commit, config, scope,
-                    problem, solution, unchanged, diagram, rejected, notTested, testPlan, code);
+                    problem, solution, unchanged, diagram, rejected, notTested, testPlan, code, uncounted);
         }
     }
 }

@@ -37,12 +37,17 @@ class ModelChangesTest {
     }
 
     static gluelab.workflow.stack.ChangeStack stackOf(ModelFix f, ModelConfirmResult.Row... rows) {
+        return stackOf(f, null, null, rows);
+    }
+
+    static gluelab.workflow.stack.ChangeStack stackOf(ModelFix f, gluelab.workflow.correctness.CorrectnessResult checked, gluelab.workflow.graphbudget.BudgetResult budget,
+                                                     ModelConfirmResult.Row... rows) {
         var quiet = new gluelab.workflow.confirm.QuietCheck("before", true, List.of(), Map.of());
         var confirmed = new ModelConfirmResult(ModelConfirmResult.FORMAT, "c", "llama3.py:build", List.of(f), List.of(32L), quiet, quiet, List.of(), List.of(rows),
                 List.of(), "");
         var subject = new gluelab.workflow.experiment.ModelSubject(LLAMA.toString(), "build", "x:T,64:fp32", "", List.of());
         return ModelChanges.stack(gluelab.workflow.stack.StackSamples.CONDITIONS,
-                new ModelChanges.Inputs(subject, List.of(32L), confirmed, null, null, null, null, "abc1234"));
+                new ModelChanges.Inputs(subject, List.of(32L), confirmed, null, null, checked, budget, "abc1234"));
     }
 
     /** The blind check's case: a fix 2x slower in step 07 got a PR text that read as a proposal, its cost the whole step called 0.04% of the layer. */
@@ -77,5 +82,41 @@ class ModelChangesTest {
         assertTrue(ModelChanges.at("Attention.rope (llama3.py:88)", "Attention.rope"));
         assertTrue(ModelChanges.at("RMSNorm.forward (llama3.py:72)", "RMSNorm"), "a class's methods are its lines");
         assertFalse(ModelChanges.at("apply_rotary_emb_real (rewrites.py:30)", "apply_rotary_emb"));
+    }
+
+    static gluelab.workflow.correctness.CheckRow row(String fix, String tensor, gluelab.check.ErrorStats vsFp64, double limit, boolean ok, String note) {
+        return new gluelab.workflow.correctness.CheckRow("llama3.py:build", fix, gluelab.tensor.DType.FP32, "bwd", tensor, vsFp64, null, limit, ok, note);
+    }
+
+    static gluelab.check.ErrorStats relL2(double r) { return new gluelab.check.ErrorStats("t", "fp64", 10, r, 1, r, 0); }
+
+    /** Rows that fail for want of an fp64 copy (DeepSeek-V3 at real dims) measured nothing wrong: the fix stays a change; a row over its limit rejects it. */
+    @Test void aFixIsWrongOnlyByARowThatMeasuredItWrongAndItsWorstRowIsTheFurthestOverItsLimit() {
+        ModelFix f = ModelFix.parse("rope=swap:model.apply_rotary_emb=" + MODELS.resolve("rewrites.py") + ":apply_rotary_emb_real");
+        var win = new ModelConfirmResult.Row("rope", 32, Replay.DIRECT, 4450, 3, 4000, 3, 3, "", "");
+        var unreferenced = new gluelab.workflow.correctness.CorrectnessResult(1, List.of(row("rope", "grad x", null, 0, false,
+                FailedCheck.NO_REFERENCE + ": the fp64 copy's weights and gradients need 180 GiB; compared with eager only, so not passed")));
+        var kept = stackOf(f, unreferenced, null, win);
+        assertEquals(List.of("rope"), kept.changes().stream().map(c -> c.id()).toList(), kept.rejected().toString());
+
+        var wrong = new gluelab.workflow.correctness.CorrectnessResult(1, List.of(row("rope", "grad a", relL2(2e-5), 1e-5, false, ""),
+                row("rope", "grad b", relL2(5e-5), 1e-5, false, ""), row("rope", "grad c", relL2(1e-6), 1e-5, true, "")));
+        var rejected = stackOf(f, wrong, null, win);
+        assertEquals(List.of(), rejected.changes());
+        assertEquals(1, rejected.rejected().size());
+        String why = rejected.rejected().getFirst().describe();
+        assertTrue(why.startsWith("fix rope (swap, wrong in step 08): 2 of its 3 rows in step 08 fail (fp32); worst fp32 grad b: FAIL (rel L2 5.00e-05"), why);
+        assertTrue(why.contains("; step 07 at 32 tokens, normal launch: 1.11x faster (4000.0 vs 4450.0 us"), "step 07's numbers stay: " + why);
+    }
+
+    @Test void aRegionStep06RanWithoutCountingSaysWhatStep06Counted() {
+        ModelFix f = ModelFix.parse("rope=regions:model.Attention.rope");
+        var row = new ModelConfirmResult.Row("rope", 32, Replay.DIRECT, 4450, 3, 4000, 3, 3, "", "");
+        var other = new gluelab.workflow.graphbudget.RegionGraphs("per-block", 2, 8, 6, List.of(), List.of(32L), List.of(), "dynamo");
+        var budget = new gluelab.workflow.graphbudget.BudgetResult(1, 8, 6, List.of(other), List.of());
+        var c = stackOf(f, null, budget, row).change("rope");
+        assertTrue(c.resultLines().contains("graphs Attention.rope: not measured, limit not checked (step 06 did not count it; it counted [per-block])"), c.resultLines().toString());
+        var none = stackOf(f, row).change("rope");
+        assertTrue(none.resultLines().contains("graphs Attention.rope: not measured, limit not checked (step 06 not run)"), none.resultLines().toString());
     }
 }
