@@ -6,8 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -57,10 +60,37 @@ public final class WrittenFiles {
         }
         AtomicFiles.write(target, bytes);
         hashes.put(target.getFileName().toString(), sha256(bytes));
+        writeIndex();
+        return new Written(target, kept);
+    }
+
+    /**
+     * Removes what gluelab wrote here earlier that is not among {@code current} (a PR text of a fix
+     * that has none any more), where the file is still as written; one edited by hand since is kept.
+     * Returns the names removed.
+     */
+    public List<String> removeOthers(Set<String> current) {
+        List<String> removed = new ArrayList<>();
+        for (String name : List.copyOf(hashes.keySet())) {
+            if (current.contains(name)) continue;
+            Path file = dir.resolve(name);
+            if (Files.exists(file) && !asWritten(file, name)) continue;
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("cannot remove " + file + ", which no longer belongs to the write-up: " + e.getMessage(), e);
+            }
+            hashes.remove(name);
+            removed.add(name);
+        }
+        if (!removed.isEmpty()) writeIndex();
+        return removed;
+    }
+
+    private void writeIndex() {
         StringBuilder b = new StringBuilder();
         hashes.forEach((n, h) -> b.append(n).append('\t').append(h).append('\n'));
         AtomicFiles.write(dir.resolve(INDEX), b.toString());
-        return new Written(target, kept);
     }
 
     private boolean asWritten(Path file, String name) {

@@ -127,9 +127,26 @@ public final class PrText {
     public static List<gluelab.files.WrittenFiles.Written> writeKeepingEdits(ChangeStack stack, Path dir) {
         List<gluelab.files.WrittenFiles.Written> out = new ArrayList<>();
         var written = gluelab.files.WrittenFiles.in(dir);
+        java.util.Set<String> ids = new java.util.HashSet<>();
         for (Change c : stack.changes()) {
             Path png = chart(stack, c, dir.resolve(c.id()));
             out.add(written.write(c.id() + ".md", markdown(stack, c, png.getFileName().toString())));
+            ids.add(c.id());
+        }
+        // A text written for a change the stack no longer holds (a fix since found wrong) would still
+        // read as a PR to open: removed with its chart, unless edited by hand since.
+        java.util.Set<String> current = new java.util.HashSet<>();
+        out.forEach(w -> current.add(w.file().getFileName().toString()));
+        for (String gone : written.removeOthers(current)) {
+            String id = gone.endsWith(".new.md") ? gone.substring(0, gone.length() - 7) : gone.endsWith(".md") ? gone.substring(0, gone.length() - 3) : null;
+            if (id == null || ids.contains(id)) continue;
+            for (String ext : new String[]{".png", ".svg"}) {
+                try {
+                    java.nio.file.Files.deleteIfExists(dir.resolve(id + ext));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("cannot remove the chart " + dir.resolve(id + ext) + ": " + e.getMessage(), e);
+                }
+            }
         }
         return out;
     }
