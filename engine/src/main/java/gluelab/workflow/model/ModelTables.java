@@ -29,7 +29,6 @@ public final class ModelTables {
                 DoubleColumn.create("peak_MiB"), DoubleColumn.create("compile_s"), IntColumn.create("graphs"), IntColumn.create("breaks"),
                 IntColumn.create("recompiles"), StringColumn.create("vs_eager"));
         for (ModelBaselines.Row r : b.rows()) {
-            double s = b.speedupOverEager(r);
             boolean kernels = !Double.isNaN(r.kernelSeconds());
             t.stringColumn("tree").append(r.tree().id());
             t.longColumn("tokens").append(r.tokens());
@@ -42,15 +41,14 @@ public final class ModelTables {
             t.intColumn("graphs").append(r.compile().graphs());
             t.intColumn("breaks").append(r.compile().graphBreaks());
             t.intColumn("recompiles").append(r.compile().recompiles());
-            t.stringColumn("vs_eager").append(r.failed() ? "FAILED: " + r.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(s) ? "no ratio: eager failed"
-                    : String.format("%.2fx", s) + (b.noisy(r) ? " (noisy)" : ""));
+            t.stringColumn("vs_eager").append(ModelBaselinesStep.vsEager(b, r, "(noisy)"));
         }
         return t;
     }
 
     /** One row per profiled tree: op time per step, the trace import's kernel count and time, the change against eager. */
     public static Table trees(ModelProfile p, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {
-        Table t = Table.create("trees of " + p.model() + " at " + p.tokens() + " tokens, fwd+bwd per step").addColumns(StringColumn.create("tree"),
+        Table t = Table.create("trees of " + p.model() + " at " + gluelab.units.Numbers.count(p.tokens(), "token") + ", fwd+bwd per step").addColumns(StringColumn.create("tree"),
                 DoubleColumn.create("ops_us"), IntColumn.create("kernels"), DoubleColumn.create("kernel_us"), DoubleColumn.create("kernel_us_vs_eager"),
                 StringColumn.create("error"));
         for (ModelProfile.TreeProfile tp : p.trees()) {
