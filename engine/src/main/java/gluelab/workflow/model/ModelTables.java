@@ -108,7 +108,7 @@ public final class ModelTables {
                 DoubleColumn.create("delta_pct"), DoubleColumn.create("compile_s"), StringColumn.create("verdict"));
         for (ModelFixResult.FixRow f : r.rows()) {
             t.stringColumn("fix").append(f.fix());
-            t.stringColumn("kind").append(f.kind().name().toLowerCase(java.util.Locale.ROOT));
+            t.stringColumn("kind").append(r.kinds(f));
             t.longColumn("tokens").append(f.tokens());
             t.doubleColumn("baseline_us").append(round(f.baselineUs(), 1));
             t.doubleColumn("fixed_us").append(round(f.fixedUs(), 1));
