@@ -33,7 +33,7 @@ public final class ModelCommand implements Runnable {
     static final class Common {
         @Parameters(index = "0", paramLabel = "NAME", description = "experiment name (planned with --model-file)") String name;
 
-        @Option(names = "--experiments-root", description = "folder of experiments (default: $GLUELAB_EXPERIMENTS, else out/experiments)") Path root;
+        @Option(names = "--experiments-root", description = EnvironmentHelp.EXPERIMENTS_ROOT) Path root;
 
         @Option(names = "--python", description = "the Python with torch (default: as `gluelab torch`)") String python;
 
