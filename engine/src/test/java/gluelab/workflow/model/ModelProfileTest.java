@@ -236,6 +236,37 @@ class ModelProfileTest {
         assertTrue(copyRows.rowCount() > 0 && copyRows.longColumn("floor_bytes").asList().stream().allMatch(b -> b != null && b > 0), copyRows.print());
     }
 
+    /** aten::cat's inputs are a tensor list: the profiler's per-op shapes give it [] and no dtype, so its floor was 0 bytes. */
+    @Test void aCatsTensorListGetsItsBytesFromTheTrace(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("cat.py"), """
+                import torch
+
+                class Cat(torch.nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.w = torch.nn.Parameter(torch.ones(8))
+
+                    def forward(self, x):
+                        return torch.cat([x * self.w, x], dim=-1)
+
+                def build(T):
+                    return Cat()
+                """);
+        ModelProfile p = ModelProfile.run(torch.bridge(), gluelab.torch.ModelEntry.parse(file + ":build"),
+                List.of(gluelab.tensor.TensorSpec.of("x", gluelab.tensor.DType.FP32, T, 8)), T, List.of(ModelTree.EAGER), List.of(), "", dir, Progress.NONE);
+        ModelProfile.TreeProfile tree = p.tree(ModelTree.EAGER).orElseThrow();
+        assertFalse(tree.failed(), tree.error());
+        List<ModelProfile.SourceRow> cats = tree.rows().stream().filter(r -> r.op().equals("aten::cat") && r.pass().equals("fwd")).toList();
+        assertFalse(cats.isEmpty(), tree.rows().toString());
+        for (ModelProfile.SourceRow r : cats) {
+            assertEquals(0, r.bytes(), "the harness's shapes hold no dims for a tensor list: " + r);
+            InputBytes.Row b = InputBytes.of(tree).of(r);
+            // Hand count: two (T, 8) fp32 tensors read per call.
+            assertEquals(2L * T * 8 * 4 * r.calls(), b.bytes(), r + ": " + b);
+            assertTrue(b.note().contains("tensor lists (taken as fp32, the profile's commonest dtype) from the trace"), b.note());
+        }
+    }
+
     /** A glue op whose profile recorded no tensor inputs (aten::zeros: a size list) has no floor: bytes unknown, not an ideal of 0, and not ranked. */
     @Test void anOpWithoutRecordedTensorInputsIsBytesUnknownAndNotRanked() {
         SourceRanking ranking = ModelRankStep.ranking(eager, BANDWIDTH, PEAK, 0.01);
