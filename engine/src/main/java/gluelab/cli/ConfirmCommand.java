@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
 public final class ConfirmCommand implements Callable<Integer> {
     @Option(names = "--experiment", required = true, description = "experiment name (its plan gives the model)") String experiment;
 
-    @Option(names = "--experiments-root", description = "folder of experiments (default: $GLUELAB_EXPERIMENTS, else out/experiments)") Path root;
+    @Option(names = "--experiments-root", description = EnvironmentHelp.EXPERIMENTS_ROOT) Path root;
 
     @Option(names = "--compare", split = ",", paramLabel = "OP:TOKENS:BASELINE:CANDIDATE",
             description = "comparisons, e.g. rmsnorm:4096:eager:fused") List<String> compare;

@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
 public final class ExperimentCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "experiment name") String name;
 
-    @Option(names = "--experiments-root", description = "folder of experiments (default: $GLUELAB_EXPERIMENTS, else out/experiments)") Path root;
+    @Option(names = "--experiments-root", description = EnvironmentHelp.EXPERIMENTS_ROOT) Path root;
 
     @Option(names = "--model", description = "step 00: the plan's model spec") String model;
 
@@ -74,7 +74,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             var p = ex.plan();
             System.out.println("plan: model " + p.model() + ", tokens " + p.tokens() + ", stop fraction " + p.stopFraction() + ", device " + p.device() + ", created " + p.created());
         }
-        System.out.println(ex.status().print(100));
+        System.out.println(gluelab.table.TableFormat.text(ex.status(), 100));
         return 0;
     }
 
@@ -102,7 +102,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                 saySorted(planned.plan());
                 System.out.println(ex);
                 System.out.println("model check: " + planned.check().describe());
-                System.out.println(ex.status().print(100));
+                System.out.println(gluelab.table.TableFormat.text(ex.status(), 100));
             } catch (RuntimeException e) {
                 if (!existed) removeIfEmpty(base.resolve(name));
                 throw e;

@@ -25,6 +25,9 @@ public final class Main implements Runnable {
         for (CliPlugin p : ServiceLoader.load(CliPlugin.class)) p.register(cl);
         // Every subcommand lists -V, --version (mixinStandardHelpOptions); without a provider of its own it printed nothing.
         giveVersion(cl);
+        // The environment decides where experiments live; the commands that read or write them say how.
+        cl.getCommandSpec().usageMessage().footer(EnvironmentHelp.FOOTER);
+        for (String name : List.of("experiment", "model", "confirm")) footer(cl.getSubcommands().get(name));
         // picocli skips its unmatched-argument check when --help is given; "gluelab no-such-command --help"
         // must still say the command is unknown rather than print the general help and succeed.
         cl.setExecutionStrategy(parseResult -> {
@@ -62,6 +65,11 @@ public final class Main implements Runnable {
         }
         err.println("try '" + command + " --help'");
         return 2;
+    }
+
+    private static void footer(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().footer(EnvironmentHelp.FOOTER);
+        cl.getSubcommands().values().forEach(Main::footer);
     }
 
     private static void giveVersion(CommandLine cl) {

@@ -44,7 +44,7 @@ final class ModelCheckCommand implements Callable<Integer> {
         try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {
             var checked = ModelCheckStep.check(ex, torch.bridge(), spec, parsed, ds, tokens, new ConsoleProgress(System.err));
             var r = checked.now();
-            System.out.println(common.json ? Json.write(r) : r.table().printAll() + "\n" + r.summary() + "\n" + checked.merge());
+            System.out.println(common.json ? Json.write(r) : gluelab.table.TableFormat.text(r.table()) + "\n" + r.summary() + "\n" + checked.merge());
             if (common.json) System.err.println(checked.merge());
             if (ModelCommand.rowsStatus(checked.nothingChecked(), ex, gluelab.workflow.experiment.Step.CORRECTNESS, "checked") != 0) return 1;
             return r.passed() ? 0 : 1;

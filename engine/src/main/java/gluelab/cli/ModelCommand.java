@@ -33,7 +33,7 @@ public final class ModelCommand implements Runnable {
     static final class Common {
         @Parameters(index = "0", paramLabel = "NAME", description = "experiment name (planned with --model-file)") String name;
 
-        @Option(names = "--experiments-root", description = "folder of experiments (default: $GLUELAB_EXPERIMENTS, else out/experiments)") Path root;
+        @Option(names = "--experiments-root", description = EnvironmentHelp.EXPERIMENTS_ROOT) Path root;
 
         @Option(names = "--python", description = "the Python with torch (default: as `gluelab torch`)") String python;
 
@@ -77,7 +77,7 @@ public final class ModelCommand implements Runnable {
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var b = ModelBaselinesStep.run(ex, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
                         torch.flushBytes(), new ConsoleProgress(System.err));
-                System.out.println(common.json ? Json.write(b) : b.text());
+                System.out.println(common.json ? Json.write(b) : ModelBaselinesStep.text(b));
                 return rowsStatus(ModelBaselinesStep.nothingMeasured(b), ex, gluelab.workflow.experiment.Step.BASELINES, "measured");
             }
         }

@@ -8,7 +8,8 @@ import gluelab.floor.OpKind;
  * calibrated bandwidth) and, for a GEMM or attention, its FLOPs over the device's peak; gap =
  * measured - ideal; share = measured / step; score = gap x share, as {@link Candidate}'s. Only glue
  * ({@code kind}) is a candidate for a fix; GEMMs and attention are ranked beside it so the share they
- * hold is seen, and marked not glue.
+ * hold is seen, and marked not glue. {@code idealUs} is NaN when the op's bytes are unknown (its profile
+ * recorded no tensor inputs): then it has no gap and no score, rather than a made-up floor of 0.
  */
 public record SourceCandidate(String location, String op, String pass, String shapes, OpKind kind, int calls, double measuredUs, double idealUs,
                               double stepUs) {
@@ -18,7 +19,11 @@ public record SourceCandidate(String location, String op, String pass, String sh
         if (measuredUs < 0 || idealUs < 0) throw new IllegalArgumentException(op + " at " + location + ": times must be >= 0");
     }
 
-    public double gapUs() { return Math.max(0, measuredUs - idealUs); }
+    /** Whether the op has a floor to measure its gap against (its bytes are known). */
+    public boolean floorKnown() { return !Double.isNaN(idealUs); }
+
+    /** NaN when the floor is unknown. */
+    public double gapUs() { return floorKnown() ? Math.max(0, measuredUs - idealUs) : Double.NaN; }
 
     public double share() { return measuredUs / stepUs; }
 

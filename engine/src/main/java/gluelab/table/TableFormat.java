@@ -63,6 +63,31 @@ public final class TableFormat {
         return sb.toString();
     }
 
+    /**
+     * A table as plain text: its title on a line of its own, left-aligned, then the columns as Tablesaw prints them
+     * (at most {@code maxRows} rows). Tablesaw centres the title over the table's width, which put a wide table's title
+     * a screen to the right behind a run of spaces.
+     */
+    public static String text(Table t, int maxRows) {
+        Table body = Table.create(t.columns().toArray(new Column<?>[0]));
+        String columns = body.print(maxRows);
+        return t.name() == null || t.name().isBlank() ? columns : t.name() + System.lineSeparator() + columns;
+    }
+
+    /**
+     * {@code s} in at most {@code width} characters: a longer one keeps its start and its end around "..." (an op's
+     * "_backward", a location's "(llama3.py:72)" tell rows apart), so a text table's columns stay in line.
+     */
+    public static String fit(String s, int width) {
+        if (width < 5) throw new IllegalArgumentException("a column must be at least 5 characters wide, got " + width);
+        if (s.length() <= width) return s;
+        int tail = (width - 3) / 2, head = width - 3 - tail;
+        return s.substring(0, head) + "..." + s.substring(s.length() - tail);
+    }
+
+    /** Every row of {@code t} as {@link #text(Table, int)} writes it. */
+    public static String text(Table t) { return text(t, Integer.MAX_VALUE); }
+
     /** Text longer than this wraps in its HTML cell (left-aligned) instead of widening the table. */
     public static final int WRAP_AT = 24;
 

@@ -23,6 +23,7 @@ final class TraceTotals {
     private final GpuIdle idle = new GpuIdle();
     private final OpLinks ops = new OpLinks();
     private final OpCalls opCalls = new OpCalls();
+    private final OpInputs.Collector opInputs = new OpInputs.Collector();
     private boolean kernelSeen;
     private int opsAfterKernels;
 
@@ -61,6 +62,7 @@ final class TraceTotals {
     void cpuOp(Events.CpuOp op) {
         if (kernelSeen) opsAfterKernels++;
         ops.op(op);
+        opInputs.add(op);
     }
 
     void step(Events.Step s) { steps.add(s); }
@@ -93,7 +95,7 @@ final class TraceTotals {
         List<Trace.CpuOpTime> cpuOps = opCalls.finish();
         return new Trace(file, bytesRead, device, recordShapes, backward, kernelCount, kernelMicros, List.copyOf(table),
                 new Trace.GpuMem(memcpyCount, memcpyUs, memsetCount, memsetUs), host, List.copyOf(ops.finish()), List.copyOf(steps),
-                Map.copyOf(unknownKinds), Map.copyOf(warnings), Map.copyOf(warningExamples), List.copyOf(cpuOps));
+                Map.copyOf(unknownKinds), Map.copyOf(warnings), Map.copyOf(warningExamples), List.copyOf(cpuOps), opInputs.finish());
     }
 
 }

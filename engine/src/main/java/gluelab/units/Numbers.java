@@ -53,6 +53,12 @@ public final class Numbers {
         return ByteScale.forMax(bytes).format(bytes);
     }
 
+    /** A count with its noun, singular for one: {@code count(1, "token count")} is "1 token count", {@code count(2, "token count")} "2 token counts". */
+    public static String count(long n, String noun) { return count(n, noun, noun + "s"); }
+
+    /** As {@link #count(long, String)}, for a noun whose plural is not the singular with an s ("1 fix", "2 fixes"). */
+    public static String count(long n, String singular, String plural) { return n + " " + (n == 1 ? singular : plural); }
+
     /** An instant to the second, in UTC: 2026-12-01T22:49:40Z (no nanoseconds). */
     public static String timestamp(Instant at) { return at.truncatedTo(ChronoUnit.SECONDS).toString(); }
 }

@@ -269,6 +269,26 @@ class CliTest {
         }
     }
 
+    /** Where experiments live is the environment's to say: the help of the commands that read or write them names GLUELAB_HOME. */
+    @Test
+    void theHelpNamesTheEnvironmentThatSaysWhereExperimentsLive() {
+        for (String[] path : List.of(new String[]{"--help"}, new String[]{"experiment", "--help"}, new String[]{"model", "--help"},
+                new String[]{"model", "rank", "--help"}, new String[]{"confirm", "--help"})) {
+            String help = run(path).out();
+            assertTrue(help.contains("Environment:") && help.contains("  GLUELAB_HOME ") && help.contains("  GLUELAB_EXPERIMENTS "), String.join(" ", path) + ":\n" + help);
+            assertTrue(help.lines().allMatch(l -> l.length() <= 80), "no line picocli would wrap: " + help);
+        }
+        assertTrue(helpOf(run("experiment", "--help").out(), "--experiments-root").contains("under $GLUELAB_HOME"), run("experiment", "--help").out());
+    }
+
+    /** The status table's title was centred over a 280-column table, a screen of spaces before it. */
+    @Test
+    void theExperimentsStatusTitleIsLeftAligned(@TempDir Path root) {
+        Result r = run("experiment", "titled", "--experiments-root", root.toString(), "--model", "llama-3-8b", "--tokens", "16");
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().lines().anyMatch(l -> l.equals("experiment titled")), r.out());
+    }
+
     @Test
     void anUnknownCommandIsAnErrorEvenWithHelp() {
         Result r = run("no-such-command", "--help");

@@ -98,4 +98,22 @@ class TableFormatTest {
         assertEquals("0.3", DisplayNumbers.cell(0.1 + 0.2));
         assertEquals("3.142", DisplayNumbers.cell(Math.PI));
     }
+
+    /** Tablesaw centres a title over the table's width; a wide table's title went a screen to the right. */
+    @Test void textPutsTheTitleAtTheLeft() {
+        Table t = TableFormat.tablesaw(sample());
+        String text = TableFormat.text(t);
+        assertEquals("swiglu", text.lines().findFirst().orElseThrow());
+        assertTrue(t.printAll().lines().findFirst().orElseThrow().startsWith(" "), "Tablesaw's own centres it: " + t.printAll());
+        assertEquals(t.printAll().lines().skip(1).toList(), text.lines().skip(1).toList(), "the columns as Tablesaw prints them");
+        assertEquals("swiglu", TableFormat.text(t, 1).lines().findFirst().orElseThrow());
+    }
+
+    @Test void fitCutsTheMiddleOfALongNameToTheWidth() {
+        assertEquals("aten::mm", TableFormat.fit("aten::mm", 12));
+        String cut = TableFormat.fit("aten::_scaled_dot_product_flash_attention_for_cpu_backward", 28);
+        assertEquals(28, cut.length());
+        assertEquals("aten::_scaled...cpu_backward", cut);
+        assertThrows(IllegalArgumentException.class, () -> TableFormat.fit("x", 4));
+    }
 }

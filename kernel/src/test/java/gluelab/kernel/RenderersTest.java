@@ -157,6 +157,15 @@ class RenderersTest {
         assertTrue(quiet.indexOf(">op<") < quiet.indexOf(">noisy<"), "an empty flag column stays last: " + quiet);
     }
 
+    /** Tablesaw centred a title over the table's width: a wide table's text began with a screen of spaces. */
+    @Test
+    void aTablesTextStartsWithItsTitleAtTheLeft() {
+        var t = tech.tablesaw.api.Table.create("ranking per source line and op",
+                tech.tablesaw.api.StringColumn.create("location", "Attention.forward (llama3.py:99) " + "x".repeat(120)));
+        String text = String.valueOf(render(t).getData(MIMEType.TEXT_PLAIN));
+        assertTrue(text.startsWith("ranking per source line and op" + System.lineSeparator()), text);
+    }
+
     @Test
     void theCpuCardHasNoPlaceholderForADriver() {
         try (var lab = gluelab.lab.Gluelab.open("cpu")) {

@@ -170,19 +170,31 @@ public final class ExperimentFolder {
      * Step 00: writes the plan the first time; later calls with the same plan (creation time aside)
      * return the stored one, so a re-run resumes; a different plan is refused, naming the field.
      */
-    public ExperimentPlan plan(ExperimentPlan plan) {
+    public ExperimentPlan plan(ExperimentPlan plan) { return plan(plan, null); }
+
+    /**
+     * As {@link #plan(ExperimentPlan)}, for a plan of the analyst's model that step 00's model check ran: what it ran on
+     * ({@code checked}) is kept beside the plan, so reading the plan refuses an input the check never saw.
+     */
+    public ExperimentPlan plan(ExperimentPlan plan, CheckedInputs checked) {
         // Two processes starting one experiment with different plans both saw no plan and both wrote one.
         try (var lock = gluelab.files.FileLock.take(lockFile(), java.time.Duration.ofMinutes(2), "another process writing the plan of experiment '" + name + "'")) {
-            return planLocked(plan);
+            ExperimentPlan stored = planLocked(plan);
+            if (checked != null) AtomicFiles.write(checkedInputsFile(), Json.write(checked));
+            return stored;
         }
     }
+
+    /** What step 00's model check ran the model on ({@link CheckedInputs}). */
+    public Path checkedInputsFile() { return dir.resolve(STEPS_DIR).resolve(Step.PLAN.notebook()).resolve(CheckedInputs.FILE); }
 
     /** Beside the folder, not in it: an experiment holding only its skeleton still counts as untouched. */
     private Path lockFile() { return dir.resolveSibling("." + name + ".lock"); }
 
     private ExperimentPlan planLocked(ExperimentPlan plan) {
         if (hasPlan()) {
-            ExperimentPlan stored = plan();
+            // Not plan(): a plan checked again after its inputs were edited is compared with, not refused for, what the last check ran.
+            ExperimentPlan stored = readPlan(false);
             String diff = stored.firstDifference(plan);
             if (diff != null) throw new IllegalArgumentException("experiment '" + name + "' already has a plan that differs in " + diff
                     + " (" + planFile() + "); use a new experiment name, or delete the folder to start over");
@@ -200,8 +212,13 @@ public final class ExperimentFolder {
         return plan(ExperimentPlan.of(model, tokens, stopFraction, device));
     }
 
-    /** The plan step 00 wrote. */
-    public ExperimentPlan plan() {
+    /**
+     * The plan step 00 wrote. A model's inputs are refused, naming plan.json and {@code subject.inputs[i]}, when one is
+     * malformed (no dtype, say) or is not one step 00's model check ran (a name that is not forward's parameter).
+     */
+    public ExperimentPlan plan() { return readPlan(true); }
+
+    private ExperimentPlan readPlan(boolean againstCheck) {
         if (!hasPlan()) throw missing(Step.PLAN);
         FolderFile f = FolderFile.read(planFile())
                 .require("model", JsonNode::isTextual, "a model name")
@@ -209,7 +226,17 @@ public final class ExperimentFolder {
                 .require("stopFraction", JsonNode::isNumber, "a number in (0, 1)")
                 .require("device", JsonNode::isTextual, "a device selector such as auto, cpu or cuda:0");
         if (f.has("subject")) checkModelSubject(f);
-        return f.as(ExperimentPlan.class);
+        ExperimentPlan plan = f.as(ExperimentPlan.class);
+        if (plan.hasModelSubject()) {
+            PlanInputs.Problem wrong = PlanInputs.problem(plan.subject().inputs());
+            if (wrong != null) throw new IllegalArgumentException(wrong.message(planFile()));
+            if (againstCheck && Files.isRegularFile(checkedInputsFile())) {
+                wrong = PlanInputs.unchecked(plan.subject().inputs(), FolderFile.read(checkedInputsFile()).as(CheckedInputs.class));
+                if (wrong != null) throw new IllegalArgumentException(wrong.message(planFile()) + "; plan.json was changed after the check: to check these inputs, run "
+                        + "gluelab experiment " + name + " --model-file " + plan.subject().entry() + " --inputs '" + plan.subject().inputs() + "' with the plan's other options");
+            }
+        }
+        return plan;
     }
 
     /** The analyst's model as the plan names it, checked field by field when the plan is read, not when a later step meets it. */

@@ -7,6 +7,7 @@ import gluelab.timing.TimingConfig;
 import gluelab.torch.ModelBaselines;
 import gluelab.torch.ModelTree;
 import gluelab.torch.TorchBridge;
+import gluelab.units.Numbers;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
 import gluelab.workflow.experiment.ModelSubject;
@@ -17,7 +18,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Step 01 for the analyst's model: every tree (eager, per-block, whole, and regions when the plan
@@ -51,18 +54,68 @@ public final class ModelBaselinesStep {
         Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
         StepResults.save(file, b);
         for (ModelBaselines.Row r : b.rows()) {
-            ex.devlog().measurement(r.tree().id() + " @ " + r.tokens() + " tokens fwd+bwd: "
+            ex.devlog().measurement(r.tree().id() + " @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: "
                     + (r.failed() ? "FAILED: " + r.error() : String.format("%.1f us (noise %.1f%%), compile %.2f s, %d graphs, %d breaks, %d recompiles",
                     r.wallUs(), 100 * r.run().noise(), r.compile().seconds(), r.compile().graphs(), r.compile().graphBreaks(), r.compile().recompiles())
                     + graphText(r.graph())));
         }
-        long failed = b.rows().stream().filter(ModelBaselines.Row::failed).count();
-        String summary = b.rows().size() + " rows of " + ModelPlan.entry(s).shortName() + " (" + trees(s).size() + " trees x " + plan.tokens().size() + " token counts)"
-                + (failed == 0 ? "" : ", " + failed + " failed");
+        String summary = summary(b, ModelPlan.entry(s).shortName(), trees(s).size(), plan.tokens().size());
         Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
         if (nothingMeasured(b)) ex.failed(Step.BASELINES, files, "nothing measured: " + summary);
         else ex.done(Step.BASELINES, List.of(), files, summary);
         return b;
+    }
+
+    /** The step's one line: rows, trees and token counts (each singular where it is one), and how many failed. */
+    static String summary(ModelBaselines b, String model, int trees, int tokenCounts) {
+        long failed = b.rows().stream().filter(ModelBaselines.Row::failed).count();
+        return Numbers.count(b.rows().size(), "row") + " of " + model + " (" + Numbers.count(trees, "tree") + " x " + Numbers.count(tokenCounts, "token count") + ")"
+                + (failed == 0 ? "" : ", " + failed + " failed");
+    }
+
+    /**
+     * A row's time against eager's at its token count: "3.98x faster (per-block vs eager)", with its caveat when
+     * either is noisy; no ratio against a failed arm, and none for eager itself ("").
+     */
+    public static String vsEager(ModelBaselines b, ModelBaselines.Row r, String noisyNote) {
+        if (r.failed()) return "FAILED: " + r.error();
+        if (r.tree() == ModelTree.EAGER) return "";
+        var eager = b.row(ModelTree.EAGER, r.tokens());
+        if (eager.isEmpty() || eager.get().failed()) return "no ratio: eager failed";
+        return SpeedRatio.of(eager.get().wallUs(), r.wallUs(), r.tree().id(), ModelTree.EAGER.id()) + (b.noisy(r) ? " " + noisyNote : "");
+    }
+
+    /** A row's CUDA-graph replay against eager's replay, as {@link #vsEager}. */
+    static String graphVsEager(ModelBaselines b, ModelBaselines.Row r) {
+        ModelBaselines.GraphReplay g = r.graph();
+        if (g.failed()) return "FAILED: " + g.error();
+        if (r.tree() == ModelTree.EAGER) return "";
+        var eager = b.row(ModelTree.EAGER, r.tokens()).map(ModelBaselines.Row::graph).filter(e -> e.run() != null);
+        if (eager.isEmpty()) return "no ratio: eager's replay failed";
+        return SpeedRatio.of(eager.get().wallUs(), g.wallUs(), r.tree().id() + " graph", "eager graph");
+    }
+
+    /** Step 01's rows as the command line prints them: a normal launch per tree and token count, and its graph replay where one ran. */
+    public static String text(ModelBaselines b) {
+        StringBuilder sb = new StringBuilder("model baselines of " + b.model() + ", fwd+bwd (" + b.versions().describe() + ")\n");
+        String row = "  %-10s %7s %-6s %11s %8s %11s %8s %10s %10s %7s %7s %10s  %s%n";
+        sb.append(String.format(Locale.ROOT, row, "tree", "tokens", "launch", "wall_us", "noise", "kernel_us", "kernels", "peak_MiB", "compile_s", "graphs", "breaks",
+                "recompiles", "vs eager / error"));
+        for (ModelBaselines.Row r : b.rows()) {
+            sb.append(String.format(Locale.ROOT, row, r.tree().id(), r.tokens(), "normal",
+                    r.failed() ? "-" : String.format(Locale.ROOT, "%.1f", r.wallUs()), r.failed() ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * r.run().noise()),
+                    Double.isNaN(r.kernelSeconds()) ? "-" : String.format(Locale.ROOT, "%.1f", r.kernelUs()), Double.isNaN(r.kernelSeconds()) ? "-" : Integer.toString(r.kernels()),
+                    r.peakBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.1f", r.peakBytes() / 1048576.0), String.format(Locale.ROOT, "%.2f", r.compile().seconds()),
+                    r.compile().graphs(), r.compile().graphBreaks(), r.compile().recompiles(), vsEager(b, r, "(noisy: measure again before trusting it)")));
+            ModelBaselines.GraphReplay g = r.graph();
+            if (g.run() == null && !g.failed()) continue; // skipped: said once below
+            sb.append(String.format(Locale.ROOT, row, r.tree().id(), r.tokens(), "graph",
+                    g.run() == null ? "-" : String.format(Locale.ROOT, "%.1f", g.wallUs()), g.run() == null ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * g.run().noise()),
+                    "", "", "", "", "", "", "", graphVsEager(b, r)));
+        }
+        b.rows().stream().flatMap(r -> Stream.of(r.kernelSkip(), r.peakSkip(), r.failed() ? "" : r.graph().skip()))
+                .filter(x -> !x.isEmpty()).distinct().forEach(x -> sb.append("  skipped: ").append(x).append('\n'));
+        return sb.toString();
     }
 
     /** Every row failed: the step kept the reasons but measured nothing. */

@@ -9,6 +9,7 @@ import gluelab.torch.ModelVariantTiming;
 import gluelab.torch.TorchBridge;
 import gluelab.torch.TorchException;
 import gluelab.ops.Replay;
+import gluelab.units.Numbers;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
 import gluelab.workflow.experiment.ModelSubject;
@@ -101,7 +102,7 @@ public final class ModelFixStep {
             StepResults.save(file, result);
         }
         for (ModelFixResult.FixRow r : result.rows()) {
-            ex.devlog().measurement("fix " + r.fix() + " (" + r.kind().name().toLowerCase(Locale.ROOT) + ") @ " + r.tokens() + " tokens fwd+bwd: " + r.describe());
+            ex.devlog().measurement("fix " + r.fix() + " (" + result.kinds(r) + ") @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: " + r.describe());
         }
         result.notes().forEach(n -> ex.devlog().decision("fixes: " + n));
         Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());

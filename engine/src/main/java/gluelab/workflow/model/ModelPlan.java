@@ -7,6 +7,8 @@ import gluelab.torch.ModelCheck;
 import gluelab.torch.ModelEntry;
 import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
+import gluelab.units.Numbers;
+import gluelab.workflow.experiment.CheckedInputs;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
 import gluelab.workflow.experiment.ModelSubject;
@@ -17,6 +19,8 @@ import java.util.List;
  * Step 00 for the analyst's model: the plan names the model file, its inputs and token counts, and
  * is written only once the model has been checked (the file imports, build returns an nn.Module, the
  * inputs match its forward) at the smallest token count, so no later step times a model that cannot run.
+ * What the check ran is kept beside the plan, so a plan.json whose inputs are edited afterwards is refused
+ * when it is read ({@link CheckedInputs}).
  */
 public final class ModelPlan {
     private ModelPlan() {}
@@ -49,8 +53,8 @@ public final class ModelPlan {
         for (long t : tokens) inputs(stored, spec, t);
         long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
         ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), limits);
-        ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored));
-        ex.devlog().note("model check at " + smallest + " tokens: " + check.describe());
+        ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored), new CheckedInputs(stored.inputs(), check.forward()));
+        ex.devlog().note("model check at " + Numbers.count(smallest, "token") + ": " + check.describe());
         return new Planned(plan, check);
     }
 }

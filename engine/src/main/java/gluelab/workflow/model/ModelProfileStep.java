@@ -10,6 +10,7 @@ import gluelab.trace.KernelFamilies;
 import gluelab.trace.TraceDiff;
 import gluelab.trace.TraceReader;
 import gluelab.trace.TraceSummary;
+import gluelab.units.Numbers;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
 import gluelab.workflow.experiment.ModelSubject;
@@ -19,6 +20,7 @@ import gluelab.workflow.experiment.StepResults;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -60,10 +62,10 @@ public final class ModelProfileStep {
         files.put(SUMMARY, ex.dir().relativize(md).toString());
         for (ModelProfile.TreeProfile t : profile.trees()) if (!t.failed()) files.put("trace-" + t.tree().id(), ex.dir().relativize(Path.of(t.trace())).toString());
         for (ModelProfile.TreeProfile t : profile.trees()) {
-            ex.devlog().measurement("profile of " + t.tree().id() + " @ " + tokens + " tokens: "
-                    + (t.failed() ? "FAILED: " + t.error() : String.format("%.1f us of ops per step, %d source rows", t.stepUs(), t.rows().size())));
+            ex.devlog().measurement("profile of " + t.tree().id() + " @ " + Numbers.count(tokens, "token") + ": "
+                    + (t.failed() ? "FAILED: " + t.error() : String.format(Locale.ROOT, "%.1f us of ops per step, ", t.stepUs()) + Numbers.count(t.rows().size(), "source row")));
         }
-        ex.done(Step.PROFILE_DIFF, List.of(), files, summaries.size() + " of " + profile.trees().size() + " trees profiled at " + tokens + " tokens");
+        ex.done(Step.PROFILE_DIFF, List.of(), files, summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token"));
         return new Result(profile, summaries, diffs);
     }
 
@@ -73,7 +75,7 @@ public final class ModelProfileStep {
     }
 
     static String text(ModelProfile p, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {
-        StringBuilder sb = new StringBuilder("# Profile of " + p.model() + " at " + p.tokens() + " tokens (fwd+bwd, per step)\n\n");
+        StringBuilder sb = new StringBuilder("# Profile of " + p.model() + " at " + Numbers.count(p.tokens(), "token") + " (fwd+bwd, per step)\n\n");
         for (ModelProfile.TreeProfile t : p.trees()) {
             sb.append("## ").append(t.tree().id()).append("\n\n");
             if (t.failed()) {
@@ -93,9 +95,10 @@ public final class ModelProfileStep {
                         100 * (t.stepUs() / eager.get().stepUs() - 1)));
             }
             s.symptoms().forEach(sym -> sb.append("- [").append(sym.id()).append("] ").append(sym.title()).append('\n'));
-            sb.append("\n| location | op | pass | calls | us |\n|---|---|---|---|---|\n");
-            t.rows().stream().limit(15).forEach(r -> sb.append(String.format("| %s | %s | %s | %d | %.1f |%n",
-                    r.location().isEmpty() ? "(outside the model file)" : r.location(), r.op(), r.pass(), r.calls(), r.us())));
+            // An op at one line splits into a row per input shapes it was called with: the shapes tell those rows apart.
+            sb.append("\n| location | op | pass | input shapes | calls | us |\n|---|---|---|---|---|---|\n");
+            t.rows().stream().limit(15).forEach(r -> sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %d | %.1f |%n",
+                    r.location().isEmpty() ? ModelTables.OUTSIDE : r.location(), r.op(), r.pass(), r.shapes(), r.calls(), r.us())));
             sb.append('\n');
         }
         return sb.toString();

@@ -7,6 +7,7 @@ import gluelab.rank.SourceCandidate;
 import gluelab.rank.SourceRanking;
 import gluelab.torch.ModelProfile;
 import gluelab.torch.ModelTree;
+import gluelab.units.Numbers;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.Step;
 
@@ -28,12 +29,15 @@ public final class ModelRankStep {
 
     /**
      * The profile's rows summed per (location, op, pass) over input shapes. {@code bandwidth}: bytes per
-     * second; an op's bytes floor is its tensor inputs read and as many bytes written at that bandwidth;
-     * a GEMM's or attention's ideal is the larger of that and its FLOPs over {@code peak} for its dtype.
+     * second; an op's bytes floor is its tensor inputs read and as many bytes written at that bandwidth
+     * ({@link InputBytes}: the 0-dim tensors and tensor lists the profile's shapes leave out read from the
+     * tree's trace); a GEMM's or attention's ideal is the larger of that and its FLOPs over {@code peak} for
+     * its dtype. A row whose bytes are unknown has no ideal (NaN): it is listed beside the ranking, not in it.
      */
     public static SourceRanking ranking(ModelProfile.TreeProfile tree, double bandwidth, FlopPeak peak, double stopFraction) {
         if (tree.failed()) throw new IllegalArgumentException("the " + tree.tree().id() + " tree's profile failed (" + tree.error() + "): nothing to rank");
         if (!(bandwidth > 0)) throw new IllegalArgumentException("bandwidth must be > 0 bytes/s to give ideal times, got " + bandwidth);
+        InputBytes bytes = InputBytes.of(tree);
         Map<List<String>, double[]> sums = new LinkedHashMap<>();
         Map<List<String>, OpKind> kinds = new LinkedHashMap<>();
         for (ModelProfile.SourceRow r : tree.rows()) {
@@ -42,17 +46,18 @@ public final class ModelRankStep {
             kinds.putIfAbsent(key, r.kind());
             s[0] += r.calls();
             s[1] += r.us();
-            s[2] += idealUs(r, bandwidth, peak);
+            s[2] += idealUs(r, bytes.of(r), bandwidth, peak);  // NaN once any part's bytes are unknown
         }
         double step = tree.stepUs();
         List<SourceCandidate> out = new ArrayList<>();
         sums.forEach((k, s) -> out.add(new SourceCandidate(k.get(0), k.get(1), k.get(2), "", kinds.get(k), (int) s[0], s[1], s[2], step)));
-        return new SourceRanking(out, stopFraction);
+        return SourceRanking.of(out, stopFraction);
     }
 
-    /** One row's ideal per step in microseconds: the roofline of its bytes floor and, where it has FLOPs, its FLOP floor. */
-    static double idealUs(ModelProfile.SourceRow r, double bandwidth, FlopPeak peak) {
-        double bytesUs = 2.0 * r.bytes() / bandwidth * 1e6;
+    /** One row's ideal per step in microseconds: the roofline of its bytes floor and, where it has FLOPs, its FLOP floor; NaN when its bytes are unknown. */
+    static double idealUs(ModelProfile.SourceRow r, InputBytes.Row bytes, double bandwidth, FlopPeak peak) {
+        if (!bytes.known()) return Double.NaN;
+        double bytesUs = 2.0 * bytes.bytes() / bandwidth * 1e6;
         double flopUs = r.flops() > 0 ? r.flops() / peak.forDtype(r.dtype()) * 1e6 : 0;
         return Math.max(bytesUs, flopUs);
     }
@@ -62,16 +67,17 @@ public final class ModelRankStep {
         ModelProfile.TreeProfile t = p.tree(tree).orElseThrow(() -> new IllegalArgumentException("step 03 did not profile the " + tree.id() + " tree"));
         SourceRanking r = ranking(t, bandwidth, peak, ex.plan().stopFraction());
         Path md = ex.stepDir(Step.RANK).resolve(FILE + ".md");
-        AtomicFiles.write(md, "# Ranking of " + p.model() + " (" + tree.id() + ", " + p.tokens() + " tokens, fwd+bwd per step)\n\n"
+        AtomicFiles.write(md, "# Ranking of " + p.model() + " (" + tree.id() + ", " + Numbers.count(p.tokens(), "token") + ", fwd+bwd per step)\n\n"
                 + "score = (measured - ideal) x share of the step; ideal: the op's tensor inputs read and as many bytes written at "
                 + String.format("%.1f GB/s", bandwidth / 1e9) + "; for a GEMM or attention the larger of that and its FLOPs (torch.utils.flop_counter's count "
                 + "from the recorded shapes) over the peak: " + peak.basis() + ". Only glue is a fix candidate: GEMM and attention rows are shown, marked "
-                + "not glue; views, allocations and autograd nodes move no data (kind overhead, ideal 0).\n\n```\n"
+                + "not glue; views, allocations and autograd nodes move no data (kind overhead, ideal 0). An op whose profile recorded no tensor inputs has "
+                + "no floor (bytes unknown): it is listed after the ranking, not ranked.\n\n```\n"
                 + r.text(25) + "```\n");
         List<SourceCandidate> worth = r.worthFixing();
-        ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + r.ranked().size() + " (location, op) rows glue above the stop rule"
+        ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + Numbers.count(r.ranked().size(), "(location, op) row") + " glue above the stop rule"
                 + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().label()));
-        ex.done(Step.RANK, List.of(), Map.of(FILE, ex.dir().relativize(md).toString()), worth.size() + " candidates worth fixing"
+        ex.done(Step.RANK, List.of(), Map.of(FILE, ex.dir().relativize(md).toString()), Numbers.count(worth.size(), "candidate") + " worth fixing"
                 + (worth.isEmpty() ? "" : ", first " + worth.getFirst().label()));
         return r;
     }

@@ -29,7 +29,6 @@ public final class ModelTables {
                 DoubleColumn.create("peak_MiB"), DoubleColumn.create("compile_s"), IntColumn.create("graphs"), IntColumn.create("breaks"),
                 IntColumn.create("recompiles"), StringColumn.create("vs_eager"));
         for (ModelBaselines.Row r : b.rows()) {
-            double s = b.speedupOverEager(r);
             boolean kernels = !Double.isNaN(r.kernelSeconds());
             t.stringColumn("tree").append(r.tree().id());
             t.longColumn("tokens").append(r.tokens());
@@ -42,15 +41,14 @@ public final class ModelTables {
             t.intColumn("graphs").append(r.compile().graphs());
             t.intColumn("breaks").append(r.compile().graphBreaks());
             t.intColumn("recompiles").append(r.compile().recompiles());
-            t.stringColumn("vs_eager").append(r.failed() ? "FAILED: " + r.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(s) ? "no ratio: eager failed"
-                    : String.format("%.2fx", s) + (b.noisy(r) ? " (noisy)" : ""));
+            t.stringColumn("vs_eager").append(ModelBaselinesStep.vsEager(b, r, "(noisy)"));
         }
         return t;
     }
 
     /** One row per profiled tree: op time per step, the trace import's kernel count and time, the change against eager. */
     public static Table trees(ModelProfile p, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {
-        Table t = Table.create("trees of " + p.model() + " at " + p.tokens() + " tokens, fwd+bwd per step").addColumns(StringColumn.create("tree"),
+        Table t = Table.create("trees of " + p.model() + " at " + gluelab.units.Numbers.count(p.tokens(), "token") + ", fwd+bwd per step").addColumns(StringColumn.create("tree"),
                 DoubleColumn.create("ops_us"), IntColumn.create("kernels"), DoubleColumn.create("kernel_us"), DoubleColumn.create("kernel_us_vs_eager"),
                 StringColumn.create("error"));
         for (ModelProfile.TreeProfile tp : p.trees()) {
@@ -69,38 +67,50 @@ public final class ModelTables {
 
     /** A tree's ops per source location, costliest first, the first {@code n}. */
     public static Table sourceRows(ModelProfile.TreeProfile tp, int n) {
-        Table t = Table.create("ops of the " + tp.tree().id() + " tree per source line").addColumns(StringColumn.create("location"), StringColumn.create("op"),
-                StringColumn.create("pass"), IntColumn.create("calls"), DoubleColumn.create("us"));
+        Table t = Table.create("ops of the " + tp.tree().id() + " tree per source line and input shapes").addColumns(StringColumn.create("location"),
+                StringColumn.create("op"), StringColumn.create("pass"), StringColumn.create("input_shapes"), IntColumn.create("calls"), DoubleColumn.create("us"));
         tp.rows().stream().sorted(java.util.Comparator.comparingDouble(ModelProfile.SourceRow::us).reversed()).limit(n).forEach(r -> {
             t.stringColumn("location").append(r.location().isEmpty() ? OUTSIDE : r.location());
             t.stringColumn("op").append(r.op());
             t.stringColumn("pass").append(r.pass());
+            t.stringColumn("input_shapes").append(r.shapes());
             t.intColumn("calls").append(r.calls());
             t.doubleColumn("us").append(round(r.us(), 1));
         });
         return t;
     }
 
-    /** The first {@code n} candidates of a model's ranking, with the stop rule's verdict. */
+    /** The first {@code n} candidates of a model's ranking, with the stop rule's verdict; then the ops whose bytes are unknown, unranked. */
     public static Table ranking(SourceRanking r, int n) {
         Table t = Table.create("ranking per source line and op").addColumns(IntColumn.create("rank"), StringColumn.create("location"), StringColumn.create("op"),
-                StringColumn.create("pass"), IntColumn.create("calls"), DoubleColumn.create("measured_us"), DoubleColumn.create("ideal_us"),
+                StringColumn.create("pass"), StringColumn.create("kind"), IntColumn.create("calls"), DoubleColumn.create("measured_us"), DoubleColumn.create("ideal_us"),
                 DoubleColumn.create("share_pct"), DoubleColumn.create("score"), StringColumn.create("verdict"));
         int i = 0;
         for (SourceCandidate c : r.ranked()) {
             if (i++ >= n) break;
             t.intColumn("rank").append(i);
-            t.stringColumn("location").append(c.location().isEmpty() ? OUTSIDE : c.location());
-            t.stringColumn("op").append(c.op());
-            t.stringColumn("pass").append(c.pass());
-            t.intColumn("calls").append(c.calls());
-            t.doubleColumn("measured_us").append(round(c.measuredUs(), 1));
-            t.doubleColumn("ideal_us").append(round(c.idealUs(), 2));
-            t.doubleColumn("share_pct").append(round(100 * c.share(), 2));
-            t.doubleColumn("score").append(round(c.score(), 1));
-            t.stringColumn("verdict").append(r.worthFixing(c) ? "fix" : "below stop rule");
+            candidate(t, r, c);
+        }
+        // Unranked: no floor, so no gap to rank by; shown with their share so a costly one is still seen.
+        for (SourceCandidate c : r.bytesUnknown().subList(0, Math.min(n, r.bytesUnknown().size()))) {
+            t.intColumn("rank").appendMissing();
+            candidate(t, r, c);
         }
         return t;
+    }
+
+    private static void candidate(Table t, SourceRanking r, SourceCandidate c) {
+        t.stringColumn("location").append(c.location().isEmpty() ? OUTSIDE : c.location());
+        t.stringColumn("op").append(c.op());
+        t.stringColumn("pass").append(c.pass());
+        t.stringColumn("kind").append(c.kind().id());
+        t.intColumn("calls").append(c.calls());
+        t.doubleColumn("measured_us").append(round(c.measuredUs(), 1));
+        // Two significant digits below 0.01 us: a 0-dim copy's floor is small, not 0.
+        t.doubleColumn("ideal_us").append(c.idealUs() < 0.01 ? gluelab.units.Numbers.significant(c.idealUs(), 2) : round(c.idealUs(), 2));
+        t.doubleColumn("share_pct").append(round(100 * c.share(), 2));
+        t.doubleColumn("score").append(round(c.score(), 1));
+        t.stringColumn("verdict").append(r.verdict(c));
     }
 
     /** Step 05: one row per fix and token count against the model as written, with the verdict or why it failed. */
@@ -110,7 +120,7 @@ public final class ModelTables {
                 DoubleColumn.create("delta_pct"), DoubleColumn.create("compile_s"), StringColumn.create("verdict"));
         for (ModelFixResult.FixRow f : r.rows()) {
             t.stringColumn("fix").append(f.fix());
-            t.stringColumn("kind").append(f.kind().name().toLowerCase(java.util.Locale.ROOT));
+            t.stringColumn("kind").append(r.kinds(f));
             t.longColumn("tokens").append(f.tokens());
             t.doubleColumn("baseline_us").append(round(f.baselineUs(), 1));
             t.doubleColumn("fixed_us").append(round(f.fixedUs(), 1));

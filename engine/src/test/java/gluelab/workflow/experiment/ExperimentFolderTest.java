@@ -196,6 +196,46 @@ class ExperimentFolderTest {
         assertTrue(e.getMessage().startsWith(ex.planFile() + ": field \"subject.function\" must be the name of the function"), e.getMessage());
     }
 
+    /** "x:T,64" (no dtype) was read as a plan; each input is checked when the plan is read, naming the file and subject.inputs[i]. */
+    @Test
+    void aMalformedInputIsRefusedWhenThePlanIsReadNamingItsIndex() throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("inputs", root);
+        var cases = new java.util.LinkedHashMap<String, String>();
+        cases.put("x:T,64", "field \"subject.inputs[0]\" ('x:T,64'): no dtype: expected NAME:DIMS:DTYPE, e.g. x:T,D:bf16");
+        cases.put("x:T,64:fp32; f:T,8:", "field \"subject.inputs[1]\" ('f:T,8:'): no dtype: expected NAME:DIMS:DTYPE, e.g. x:T,D:bf16");
+        cases.put("x:T,64:fp33", "field \"subject.inputs[0]\" ('x:T,64:fp33'): unknown dtype 'fp33'; known: [bf16, fp16, fp32, fp64, i32, i64]");
+        cases.put("x:T,-4:fp32", "field \"subject.inputs[0]\" ('x:T,-4:fp32'): dim 2 '-4' is neither a number > 0 nor a symbol such as T or D");
+        cases.put("x:T,64:fp32 x:T,64:fp32", "field \"subject.inputs[1]\" ('x:T,64:fp32'): the name 'x' is given twice");
+        cases.put("1x:T:fp32", "field \"subject.inputs[0]\" ('1x:T:fp32'): name '1x' is not an identifier");
+        for (var c : cases.entrySet()) {
+            AtomicFiles.write(ex.planFile(), MODEL_PLAN.replace("INPUTS", "\"" + c.getKey() + "\"").replace("REGIONS", "[]"));
+            var e = assertThrows(IllegalArgumentException.class, ex::plan, c.getKey());
+            assertEquals(ex.planFile() + ": " + c.getValue(), e.getMessage());
+        }
+    }
+
+    /** A name forward does not take is known only from importing the model: step 00's check keeps what it ran, and an input it never saw is refused. */
+    @Test
+    void anInputStep00sCheckDidNotRunIsRefusedWhenThePlanIsRead() throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("checked", root);
+        var subject = new ModelSubject("m.py", "build", "x:T,64:fp32 freqs:T,8:fp32", "", List.of());
+        ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L), 0.01, "cpu", subject), new CheckedInputs(subject.inputs(), "(x, freqs)"));
+        assertEquals(subject, ExperimentFolder.open("checked", root).plan().modelSubject());
+        String plan = Files.readString(ex.planFile());
+        Files.writeString(ex.planFile(), plan.replace("freqs:T,8:fp32", "cis:T,8:fp32"));
+        var e = assertThrows(IllegalArgumentException.class, ex::plan);
+        assertTrue(e.getMessage().startsWith(ex.planFile() + ": field \"subject.inputs[1]\" ('cis:T,8:fp32'): 'cis' is not forward's parameter there: "
+                + "step 00's model check ran forward(x, freqs) with 'freqs' there; plan.json was changed after the check"), e.getMessage());
+        Files.writeString(ex.planFile(), plan.replace("freqs:T,8:fp32", "freqs:T,8:fp32 mask:T:bf16"));
+        e = assertThrows(IllegalArgumentException.class, ex::plan);
+        assertTrue(e.getMessage().contains("field \"subject.inputs[2]\" ('mask:T:bf16'): step 00's model check ran forward(x, freqs) on 2 inputs"), e.getMessage());
+        // Checking the edited plan again compares it with, not refuses it for, the last check; a passing check is kept.
+        Files.writeString(ex.planFile(), plan.replace("freqs:T,8:fp32", "cis:T,8:fp32"));
+        var edited = new ModelSubject("m.py", "build", "x:T,64:fp32 cis:T,8:fp32", "", List.of());
+        ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L), 0.01, "cpu", edited), new CheckedInputs(edited.inputs(), "(x, cis)"));
+        assertEquals(edited, ex.plan().modelSubject());
+    }
+
     /** Token counts given out of order are kept ascending. */
     @Test
     void tokenCountsAreKeptAscending() {

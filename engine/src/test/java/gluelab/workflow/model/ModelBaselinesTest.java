@@ -79,7 +79,7 @@ class ModelBaselinesTest {
         }
         assertEquals(2, b.row(ModelTree.PER_BLOCK, 16).orElseThrow().blocks(), "the ModuleDict's two layers");
         assertEquals("TransformerBlock", b.row(ModelTree.PER_BLOCK, 16).orElseThrow().blockType());
-        assertTrue(b.text().contains("skipped: kernel time needs CUDA"), b.text());
+        assertTrue(ModelBaselinesStep.text(b).contains("skipped: kernel time needs CUDA"), ModelBaselinesStep.text(b));
 
         ModelBaselines back = ModelBaselinesStep.load(ex);
         assertEquals(b.rows().size(), back.rows().size());
@@ -90,6 +90,25 @@ class ModelBaselinesTest {
         assertTrue(Files.readString(ex.devlog().file()).contains("per-block @ 16 tokens fwd+bwd"), "a devlog line per row");
     }
 
+    /** "0.25x" left the reader to guess which side was divided by which: each ratio says its direction and its two sides. */
+    @Test void eachRatioSaysItsDirectionAndItsSides() throws Exception {
+        String text = ModelBaselinesStep.text(b);
+        var table = ModelTables.baselines(b);
+        for (ModelBaselines.Row r : b.rows()) {
+            if (!r.tree().compiled()) continue;
+            String ratio = ModelBaselinesStep.vsEager(b, r, "(noisy)");
+            assertTrue(ratio.matches("\\d+\\.\\d\\dx (faster|slower) \\(" + r.tree().id() + " vs eager\\)( \\(noisy\\))?"), ratio);
+            double eagerOverTree = b.speedupOverEager(r);
+            assertEquals(eagerOverTree >= 1 ? "faster" : "slower", ratio.split(" ")[1], "the direction is the times': " + ratio);
+            double shown = Double.parseDouble(ratio.substring(0, ratio.indexOf('x')));
+            assertEquals(eagerOverTree >= 1 ? eagerOverTree : 1 / eagerOverTree, shown, 0.006, "a slower tree shows how many times slower: " + ratio);
+            assertTrue(text.lines().anyMatch(l -> l.contains(" " + r.tree().id() + " ") && l.contains(ratio.split(" \\(noisy")[0])), text);
+            assertTrue(table.stringColumn("vs_eager").asList().contains(ratio), table.print());
+        }
+        assertFalse(text.matches("(?s).*\\dx(?! (faster|slower) \\().*"), "no bare ratio: " + text);
+        assertEquals("4 rows of llama3.py:build (4 trees x 1 token count)", ex.require(Step.BASELINES).summary(), "one token count, singular");
+    }
+
     @Test void theGraphReplayRowsAreSkippedOnTheCpuWithTheReason() throws Exception {
         for (ModelBaselines.Row r : b.rows()) {
             assertNull(r.graph().run(), r.tree() + ": no replay on the CPU");
@@ -97,8 +116,9 @@ class ModelBaselinesTest {
             assertEquals("CUDA-graph replay needs CUDA (the CPU has no graphs)", r.graph().skip());
             assertTrue(Double.isNaN(b.graphSpeedupOverEager(r)));
         }
-        assertTrue(b.text().contains("skipped: CUDA-graph replay needs CUDA"), b.text());
-        assertFalse(b.text().contains(" graph  "), "no graph line without a replay: " + b.text());
+        String text = ModelBaselinesStep.text(b);
+        assertTrue(text.contains("skipped: CUDA-graph replay needs CUDA"), text);
+        assertFalse(text.contains(" graph  "), "no graph line without a replay: " + text);
         assertTrue(Files.readString(ex.devlog().file()).contains("graph replay skipped: CUDA-graph replay needs CUDA"), "the devlog says why");
     }
 
@@ -144,7 +164,9 @@ class ModelBaselinesTest {
         assertFalse(regions.error().contains("\n"), regions.error());
         assertTrue(regions.error().contains("branching.py:"), "names the line of the model that raised: " + regions.error());
         assertTrue(Double.isNaN(broken.speedupOverEager(regions)));
-        assertTrue(broken.text().contains("FAILED: "), broken.text());
+        assertTrue(ModelBaselinesStep.text(broken).contains("FAILED: "), ModelBaselinesStep.text(broken));
+        assertTrue(ModelBaselinesStep.text(broken).lines().filter(l -> l.contains("regions")).noneMatch(l -> l.contains("faster") || l.contains("slower")),
+                "never a ratio against a failed arm: " + ModelBaselinesStep.text(broken));
         assertFalse(broken.row(ModelTree.EAGER, 16).orElseThrow().failed(), "eager is measured beside the failed tree: " + broken.text());
 
         ModelBaselines missing = ModelBaselines.run(torch.bridge(), entry, at, List.of(ModelTree.REGIONS), List.of("model.Block.nope"), "", QUICK,

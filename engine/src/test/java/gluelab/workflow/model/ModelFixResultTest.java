@@ -32,6 +32,23 @@ class ModelFixResultTest {
         assertEquals(Map.of(32L, "the torch harness ended", 64L, "step 05 stopped before it timed this token count"), r.notMeasured(List.of(16L, 32L, 64L)));
     }
 
+    /** A swap compiled as a region said "swap": its kind column names every part's kind, as the write-up's Problem line does. */
+    @Test void theKindColumnNamesEveryPartsKind() {
+        ModelFix swapRegion = ModelFix.parse("a-long-fix-name-for-rope=swap:model.apply_rotary_emb=" + ModelPlanTest.EXAMPLES.resolve("rewrites.py")
+                + ":apply_rotary_emb_real+regions:model.apply_rotary_emb");
+        var swapped = new ModelFixResult.FixRow(swapRegion.name(), swapRegion.kind(), 16, ModelFixResult.Status.MEASURED, 100, 90, 1.5, "", "");
+        var r = new ModelFixResult(ModelFixResult.FORMAT, "llama3.py:build", List.of(swapRegion, ROPE), List.of(swapped, row(16, ModelFixResult.Status.MEASURED, "")),
+                List.of(), List.of(), List.of(), List.of(), List.of());
+        assertEquals("swap + regions", r.kinds(swapped));
+        assertEquals("regions", r.kinds(r.rows().get(1)));
+        assertEquals(List.of("swap + regions", "regions"), ModelTables.fixes(r).stringColumn("kind").asList());
+        List<String> lines = r.text().lines().toList();
+        int tokens = lines.get(1).indexOf("tokens");
+        assertTrue(lines.get(2).contains(" swap + regions ") && lines.get(3).contains(" regions "), r.text());
+        for (String l : lines.subList(2, 4)) assertEquals("16", l.substring(tokens, tokens + 6).strip(), "the columns stay in line:\n" + r.text());
+        assertEquals("2 fixes x 1 token count: 2 of 2 rows measured, 2 wins: [a-long-fix-name-for-rope T=16, rope T=16]", r.summary());
+    }
+
     @Test void aStepThatStoppedPartWayIsReadFromItsFileAndNoFileIsTheMissingStep(@TempDir Path root) {
         ExperimentFolder ex = ExperimentFolder.open("llama", root);
         ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L, 32L), 0.01, "cpu", new ModelSubject("/m/llama3.py", "build", "x:T,64:fp32", "", List.of())));

@@ -93,7 +93,9 @@ class ModelFixStepTest {
         assertEquals(rope.run().samples().length, back.timings().getFirst().row("rope", 16, Replay.DIRECT).orElseThrow().run().samples().length);
         assertTrue(ex.has(Step.FIX));
         String devlog = Files.readString(ex.devlog().file());
-        assertTrue(devlog.contains("fix rope (swap) @ 32 tokens fwd+bwd: "), devlog);
+        assertTrue(devlog.contains("fix rope (swap + regions) @ 32 tokens fwd+bwd: "), "every part's kind: " + devlog);
+        assertTrue(r.text().lines().anyMatch(l -> l.startsWith("  rope ") && l.contains(" swap + regions ")), r.text());
+        assertEquals(List.of("swap + regions", "options", "swap + regions", "options"), ModelTables.fixes(r).stringColumn("kind").asList());
         assertTrue(r.text().contains("interactions"), r.text());
     }
 

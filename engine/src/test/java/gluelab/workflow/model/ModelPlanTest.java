@@ -57,7 +57,7 @@ class ModelPlanTest {
         return ModelPlan.write(ExperimentFolder.open(name, root), torch.bridge(), Presets.LLAMA_3_8B, s, List.of(16L, 32L), 0.05, "cpu");
     }
 
-    @Test void theShippedExamplesAreCheckedAndPlanned(@TempDir Path root) {
+    @Test void theShippedExamplesAreCheckedAndPlanned(@TempDir Path root) throws Exception {
         var llama = plan(root, "llama", subject(EXAMPLES.resolve("llama3.py"), "build", "x:T,64:fp32"));
         assertEquals("Transformer", llama.check().moduleType());
         assertEquals(2, llama.check().blocks(), "the ModuleDict's layers: " + llama.check().describe());
@@ -67,6 +67,13 @@ class ModelPlanTest {
         assertTrue(ex.plan().hasModelSubject());
         assertEquals(EXAMPLES.resolve("llama3.py").toString(), ex.plan().modelSubject().file());
         assertEquals(List.of(16L, 32L), ex.plan().tokens());
+
+        // What the check ran is kept: a plan.json edited afterwards to a name forward does not take is refused when it is read.
+        assertTrue(Files.readString(ex.checkedInputsFile()).contains("\"forward\" : \"(x)\""), Files.readString(ex.checkedInputsFile()));
+        Files.writeString(ex.planFile(), Files.readString(ex.planFile()).replace("\"x:T,64:fp32\"", "\"h:T,64:fp32\""));
+        var e = assertThrows(IllegalArgumentException.class, () -> ExperimentFolder.open("llama", root).plan());
+        assertTrue(e.getMessage().startsWith(ex.planFile() + ": field \"subject.inputs[0]\" ('h:T,64:fp32'): 'h' is not forward's parameter there: "
+                + "step 00's model check ran forward(x) with 'x' there"), e.getMessage());
 
         var ds = plan(root, "deepseek", subject(EXAMPLES.resolve("deepseek_v3.py"), "build", "x:T,64:fp32"));
         assertEquals(2, ds.check().blocks(), ds.check().describe());

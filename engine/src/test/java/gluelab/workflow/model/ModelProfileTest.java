@@ -193,6 +193,119 @@ class ModelProfileTest {
         }
     }
 
+    /** An op at one line called with two input shapes is two rows: the shapes tell them apart, in the summary and in the notebook's table. */
+    @Test void rowsSplitByInputShapesShowTheirShapes() throws Exception {
+        var split = eager.rows().stream().collect(java.util.stream.Collectors.groupingBy(r -> List.of(r.location(), r.op(), r.pass()), java.util.stream.Collectors.counting()));
+        assertTrue(split.values().stream().anyMatch(n -> n > 1), "the Llama profile has an op at one line with two input shapes: " + split);
+        var t = ModelTables.sourceRows(eager, 1000);
+        var seen = new java.util.HashSet<List<String>>();
+        for (int i = 0; i < t.rowCount(); i++) {
+            List<String> row = List.of(t.stringColumn("location").get(i), t.stringColumn("op").get(i), t.stringColumn("pass").get(i), t.stringColumn("input_shapes").get(i));
+            assertTrue(seen.add(row), "two rows look alike: " + row);
+        }
+        String md = Files.readString(ex.file(Step.PROFILE_DIFF, ModelProfileStep.SUMMARY));
+        assertTrue(md.contains("| location | op | pass | input shapes | calls | us |"), md);
+        var mdRows = new java.util.HashSet<List<String>>();
+        for (String line : md.lines().toList()) {
+            if (line.startsWith("## ")) mdRows.clear();  // a table per tree
+            if (!line.startsWith("| ") || line.startsWith("| location")) continue;
+            List<String> cells = List.of(line.split(" \\| "));
+            assertTrue(cells.get(3).startsWith("["), "the input shapes cell: " + line);
+            assertTrue(mdRows.add(cells.subList(0, 5)), "two rows of one tree's summary look alike but for their time: " + line + "\n" + md);
+        }
+    }
+
+    /** On the CPU a 0-dim tensor (a Python scalar made a tensor) has dims [] as a non-tensor does: its copy_ was floored at 0 bytes. */
+    @Test void aZeroDimCopyGetsItsBytesFromTheTrace() {
+        List<ModelProfile.SourceRow> copies = eager.rows().stream().filter(r -> r.op().equals("aten::copy_") && r.shapes().equals("[[], [], []]")).toList();
+        assertFalse(copies.isEmpty(), "the eager Llama profile copies scalars to 0-dim tensors (x + eps): " + eager.rows().stream().map(ModelProfile.SourceRow::op).distinct().toList());
+        InputBytes bytes = InputBytes.of(eager);
+        for (ModelProfile.SourceRow r : copies) {
+            assertEquals(0, r.bytes(), "the harness's shapes hold no dims for it: " + r);
+            InputBytes.Row b = bytes.of(r);
+            // Hand count from the trace: each copy writes a float and reads a long int or a double (the scalar torch made a tensor of).
+            assertEquals(12L * r.calls(), b.bytes(), r + ": " + b);
+            assertTrue(b.note().contains("0-dim tensor inputs from the trace"), b.note());
+        }
+        SourceRanking ranking = ModelRankStep.ranking(eager, BANDWIDTH, PEAK, 0.01);
+        for (SourceCandidate c : ranking.ranked()) {
+            if (c.op().equals("aten::copy_")) assertTrue(c.idealUs() > 0, "a copy moves bytes, so its floor is not 0: " + c);
+        }
+        var ideals = ModelIdealTimesStep.table(eager, T, BANDWIDTH, PEAK);
+        var copyRows = ideals.where(ideals.stringColumn("op").isEqualTo("aten::copy_"));
+        assertTrue(copyRows.rowCount() > 0 && copyRows.longColumn("floor_bytes").asList().stream().allMatch(b -> b != null && b > 0), copyRows.print());
+    }
+
+    /** aten::cat's inputs are a tensor list: the profiler's per-op shapes give it [] and no dtype, so its floor was 0 bytes. */
+    @Test void aCatsTensorListGetsItsBytesFromTheTrace(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("cat.py"), """
+                import torch
+
+                class Cat(torch.nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.w = torch.nn.Parameter(torch.ones(8))
+
+                    def forward(self, x):
+                        return torch.cat([x * self.w, x], dim=-1)
+
+                def build(T):
+                    return Cat()
+                """);
+        ModelProfile p = ModelProfile.run(torch.bridge(), gluelab.torch.ModelEntry.parse(file + ":build"),
+                List.of(gluelab.tensor.TensorSpec.of("x", gluelab.tensor.DType.FP32, T, 8)), T, List.of(ModelTree.EAGER), List.of(), "", dir, Progress.NONE);
+        ModelProfile.TreeProfile tree = p.tree(ModelTree.EAGER).orElseThrow();
+        assertFalse(tree.failed(), tree.error());
+        List<ModelProfile.SourceRow> cats = tree.rows().stream().filter(r -> r.op().equals("aten::cat") && r.pass().equals("fwd")).toList();
+        assertFalse(cats.isEmpty(), tree.rows().toString());
+        for (ModelProfile.SourceRow r : cats) {
+            assertEquals(0, r.bytes(), "the harness's shapes hold no dims for a tensor list: " + r);
+            InputBytes.Row b = InputBytes.of(tree).of(r);
+            // Hand count: two (T, 8) fp32 tensors read per call.
+            assertEquals(2L * T * 8 * 4 * r.calls(), b.bytes(), r + ": " + b);
+            assertTrue(b.note().contains("tensor lists (taken as fp32, the profile's commonest dtype) from the trace"), b.note());
+        }
+    }
+
+    /** A glue op whose profile recorded no tensor inputs (aten::zeros: a size list) has no floor: bytes unknown, not an ideal of 0, and not ranked. */
+    @Test void anOpWithoutRecordedTensorInputsIsBytesUnknownAndNotRanked() {
+        SourceRanking ranking = ModelRankStep.ranking(eager, BANDWIDTH, PEAK, 0.01);
+        assertTrue(ranking.bytesUnknown().stream().anyMatch(c -> c.op().equals("aten::zeros")), "SDPA's backward on the CPU allocates with aten::zeros: "
+                + ranking.bytesUnknown());
+        for (SourceCandidate c : ranking.bytesUnknown()) {
+            assertNotEquals(OpKind.OVERHEAD, c.kind(), c.label());
+            assertTrue(Double.isNaN(c.idealUs()) && Double.isNaN(c.score()), c.label());
+            assertEquals("bytes unknown", ranking.verdict(c));
+            assertFalse(ranking.worthFixing(c));
+        }
+        assertTrue(ranking.ranked().stream().allMatch(SourceCandidate::floorKnown), "only ops with a floor are ranked");
+        String text = ranking.text(1000);
+        assertTrue(text.contains("not ranked, no floor: ") && text.lines().anyMatch(l -> l.contains("aten::zeros") && l.contains("unknown") && l.endsWith("bytes unknown")), text);
+        var table = ModelTables.ranking(ranking, 1000);
+        var zeros = table.where(table.stringColumn("op").isEqualTo("aten::zeros"));
+        assertTrue(zeros.rowCount() > 0 && zeros.intColumn("rank").isMissing().size() == zeros.rowCount() && zeros.doubleColumn("ideal_us").isMissing().size() == zeros.rowCount()
+                && zeros.stringColumn("verdict").asList().stream().allMatch("bytes unknown"::equals), zeros.print());
+        var ideals = ModelIdealTimesStep.table(eager, T, BANDWIDTH, PEAK);
+        var unknown = ideals.where(ideals.stringColumn("op").isEqualTo("aten::zeros"));
+        assertTrue(unknown.rowCount() > 0 && unknown.longColumn("floor_bytes").isMissing().size() == unknown.rowCount()
+                && unknown.stringColumn("bound").asList().stream().allMatch("unknown"::equals)
+                && unknown.stringColumn("bytes_note").asList().stream().allMatch(InputBytes.UNKNOWN_NOTE::equals), unknown.print());
+    }
+
+    /** aten::_scaled_dot_product_flash_attention_for_cpu_backward pushed the rank table's columns out of line. */
+    @Test void longOpNamesKeepTheRankTablesColumnsInLine() {
+        String text = ModelRankStep.ranking(eager, BANDWIDTH, PEAK, 0.01).text(1000);
+        List<String> lines = text.lines().toList();
+        int pass = lines.getFirst().indexOf(" pass ") + 1, measured = lines.getFirst().indexOf("measured_us");
+        assertTrue(eager.rows().stream().anyMatch(r -> r.op().length() > SourceRanking.OP_WIDTH), "the profile has an op name wider than the column");
+        for (String l : lines) {
+            if (!l.matches("  (\\d+|-) .*")) continue;
+            assertTrue(l.startsWith("fwd ", pass) || l.startsWith("bwd ", pass), "the pass column in line:\n" + lines.getFirst() + "\n" + l);
+            assertEquals(' ', l.charAt(measured - 1), l);
+        }
+        assertTrue(text.contains("aten::_scaled_dot...for_cpu_backward"), "a long name keeps its start and its end: " + text);
+    }
+
     /** A hand count: per (location, op, pass) the profile's self times and ideals summed, ranked by (measured - ideal) x share. */
     static double handIdeal(ModelProfile.SourceRow r) {
         double bytesUs = 2.0 * r.bytes() / BANDWIDTH * 1e6;

@@ -35,7 +35,7 @@ public final class Renderers {
         r.createRegistration(Table.class).preferring(MIMEType.TEXT_HTML).supporting(MIMEType.TEXT_PLAIN, MIMEType.TEXT_MARKDOWN)
                 .register((t, ctx) -> {
                     ctx.renderIfRequested(MIMEType.TEXT_HTML, () -> html(t));
-                    ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> head(t).printAll() + more(t));
+                    ctx.renderIfRequested(MIMEType.TEXT_PLAIN, () -> TableFormat.text(head(t)) + more(t));
                     ctx.renderIfRequested(MIMEType.TEXT_MARKDOWN, () -> TableFormat.markdown(head(t)) + more(t));
                 });
         r.createRegistration(Chart.class).preferring(MIMEType.IMAGE_PNG).supporting(MIMEType.IMAGE_SVG, MIMEType.TEXT_PLAIN)
