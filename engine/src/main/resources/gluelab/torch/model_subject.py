@@ -250,9 +250,11 @@ def run_forward(req, model, inputs):
         if H.is_oom(e) or isinstance(e, StepTimeout):
             raise
         where = user_frame(e, [req["file"]])
-        raise ModelError("%s:%s: forward on input%s %s failed: %s%s" % (req["file"], req["function"], "s" if len(req["inputs"]) > 1 else "",
-                                                                        ", ".join(describe(s) for s in req["inputs"]), first_line(e),
-                                                                        " (" + where + ")" if where else ""))
+        # "inputsHint" (gluelab.torch.InputSpecs.hint): what each symbol of --inputs resolved to and where it came from, for a shape the model refuses
+        hint = req.get("inputsHint") or ""
+        raise ModelError("%s:%s: forward on input%s %s failed: %s%s%s" % (req["file"], req["function"], "s" if len(req["inputs"]) > 1 else "",
+                                                                          ", ".join(describe(s) for s in req["inputs"]), first_line(e),
+                                                                          " (" + where + ")" if where else "", "; " + hint if hint else ""))
 
 
 def check(req, device):

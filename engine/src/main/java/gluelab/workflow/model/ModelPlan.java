@@ -48,7 +48,8 @@ public final class ModelPlan {
         tokens = gluelab.bench.Tokens.checkAll(tokens);
         for (long t : tokens) inputs(stored, spec, t);
         long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
-        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), limits);
+        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), limits,
+                InputSpecs.hint(stored.inputs(), spec, smallest));
         ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored));
         ex.devlog().note("model check at " + smallest + " tokens: " + check.describe());
         return new Planned(plan, check);
