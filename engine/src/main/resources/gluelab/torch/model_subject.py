@@ -117,6 +117,47 @@ def measure_limit(req, step):
     return timing["warmupSeconds"] + timing["stop"]["timeoutSeconds"] + 2 * step if step > 0 else 0
 
 
+
+class CompileClock:
+    """Seconds torch.compile spent compiling inside it, from dynamo's own compile events (its compile-start and -end
+    callbacks around each frame it converts and each backward compiled lazily), not the wall of the step that compiled:
+    time the model's own code ran, or was stuck, in that step is no compile time. A torch without the callbacks
+    (before 2.5) gives the fallback, the step's wall."""
+    TRIGGERS = ("DYNAMO", "LAZY_BACKWARD")  # not CUDAGRAPH_RECORDING: recording a graph runs the model, it compiles nothing
+
+    def __enter__(self):
+        self.total, self.started, self.handler = 0.0, None, None
+        try:
+            from torch._dynamo.callback import callback_handler
+        except ImportError:
+            return self
+        self.handler = callback_handler
+        callback_handler.register_start_callback(self.start)
+        callback_handler.register_end_callback(self.end)
+        return self
+
+    def start(self, args):
+        if getattr(args.callback_trigger, "name", "") in self.TRIGGERS:
+            self.started = time.perf_counter()
+
+    def end(self, args):
+        if self.started is not None:  # dynamo runs the callbacks of the outermost compile only, so a start has its end
+            self.total += time.perf_counter() - self.started
+            self.started = None
+
+    def seconds(self, fallback):
+        return self.total if self.handler is not None else fallback
+
+    def __exit__(self, *exc):
+        if self.handler is not None:
+            for remove, fn in ((self.handler.remove_start_callback, self.start), (self.handler.remove_end_callback, self.end)):
+                try:
+                    remove(fn)
+                except ValueError:  # a dynamo reset inside cleared the callbacks
+                    pass
+        return False
+
+
 def progress(task, done, total, detail):
     """A progress line; also what the Java side names when the process dies before the next one."""
     H.send({"progress": task, "done": done, "total": total, "detail": detail})
@@ -456,7 +497,7 @@ def one_tree(req, tree, at, device, clock):
     before = H.counters()
     model = None
     step_limit, compile_limit = limits(req)
-    with H.CompileLogCapture() as cap:
+    with H.CompileLogCapture() as cap, CompileClock() as compiled:
         t0 = time.perf_counter()
         try:
             # The first step of a compiled tree compiles: its compile time counts against the compile limit, not the step's.
@@ -473,7 +514,7 @@ def one_tree(req, tree, at, device, clock):
         first = time.perf_counter() - t0
     after = H.counters()
     row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"],
-               compileSeconds=first if tree != "eager" else 0.0)
+               compileSeconds=compiled.seconds(first) if tree != "eager" else 0.0)
     if not row["error"] and H.recompile_limit_hit(cap.text):
         row["error"] = "recompile limit hit, fell back to eager: " + H.recompile_limit_hit(cap.text)
     if not row["error"]:

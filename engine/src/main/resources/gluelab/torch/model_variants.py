@@ -185,7 +185,7 @@ def prepared_row(req, fix, at, device, clock, baseline=None):
            "compileSeconds": 0.0, "graphs": 0, "breaks": 0, "log": "", "sharedParameters": 0}
     before = H.counters()
     step, model = None, None
-    with H.CompileLogCapture() as cap:
+    with H.CompileLogCapture() as cap, MS.CompileClock() as compiled:
         t0 = time.perf_counter()
         try:
             _, model = build(dict(req, inputs=at["inputs"]), fix, at["tokens"], device)
@@ -199,7 +199,7 @@ def prepared_row(req, fix, at, device, clock, baseline=None):
             row["error"], step, model = fix_error(e, req, fix), None, None
         seconds = time.perf_counter() - t0
     after = H.counters()
-    row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"], compileSeconds=seconds)
+    row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"], compileSeconds=compiled.seconds(seconds))
     if step is not None and H.recompile_limit_hit(cap.text):
         row["error"], step = "recompile limit hit, fell back to eager: " + H.recompile_limit_hit(cap.text), None
     return row, step, model
