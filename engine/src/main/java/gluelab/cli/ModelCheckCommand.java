@@ -33,7 +33,10 @@ final class ModelCheckCommand implements Callable<Integer> {
 
     @Option(names = "--tokens", defaultValue = "0", description = "token count to check at (default: the plan's smallest)") long tokens;
 
+    @Mixin ModelCommand.StepLimitOption limit;
+
     @Override public Integer call() {
+        var limits = limit.limits();
         List<ModelFix> given = fixes.stream().map(ModelFix::parse).toList();
         List<DType> ds = dtypes.stream().map(DType::parse).toList();
         gluelab.torch.ModelCorrectness.checkDtypes(ds);
@@ -42,7 +45,7 @@ final class ModelCheckCommand implements Callable<Integer> {
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
         try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {
-            var checked = ModelCheckStep.check(ex, torch.bridge(), spec, parsed, ds, tokens, new ConsoleProgress(System.err));
+            var checked = ModelCheckStep.check(ex, torch.bridge(), spec, parsed, ds, tokens, limits, new ConsoleProgress(System.err));
             var r = checked.now();
             System.out.println(common.json ? Json.write(r) : gluelab.table.TableFormat.text(r.table()) + "\n" + r.summary() + "\n" + checked.merge());
             if (common.json) System.err.println(checked.merge());

@@ -51,6 +51,16 @@ public final class ModelCommand implements Runnable {
         TorchSide start(Device device) { return TorchSide.start(PythonFinder.standard().find(python, PythonSource.FLAG), device); }
     }
 
+    /** The step limit of the steps that time nothing (03, 06, 08); the compile limit stays {@value gluelab.torch.StepLimits#COMPILE_SECONDS} s. */
+    static final class StepLimitOption {
+        @Option(names = "--step-limit", paramLabel = "SECONDS", defaultValue = "" + gluelab.torch.StepLimits.MIN_STEP_SECONDS,
+                description = "how long your model's build or one fwd+bwd step may run before it is stopped as hung, its compile not counted "
+                        + "(default: ${DEFAULT-VALUE}; 0: no limit)")
+        double seconds;
+
+        gluelab.torch.StepLimits limits() { return gluelab.torch.StepLimits.ofStep(seconds, "--step-limit"); }
+    }
+
     /**
      * The exit status of a step that produced rows: 1, saying so, when every row failed (the record is kept and the status shows
      * the step as failed: failures are data, but nothing was {@code measured}); else 0.
@@ -94,16 +104,19 @@ public final class ModelCommand implements Runnable {
     static final class Profile implements Callable<Integer> {
         @Mixin Common common;
 
+        @Mixin StepLimitOption limit;
+
         @Override public Integer call() throws Exception {
+            var limits = limit.limits();
             ExperimentFolder ex = common.experiment();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
-                var r = gluelab.workflow.model.ModelProfileStep.run(ex, torch.bridge(), spec, bandwidth(device), new ConsoleProgress(System.err));
+                var r = gluelab.workflow.model.ModelProfileStep.run(ex, torch.bridge(), spec, bandwidth(device), limits, new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(r.profile()) : Files.readString(ex.file(gluelab.workflow.experiment.Step.PROFILE_DIFF,
                         gluelab.workflow.model.ModelProfileStep.SUMMARY)));
+                return rowsStatus(r.profile().nothingProfiled(), ex, gluelab.workflow.experiment.Step.PROFILE_DIFF, "profiled");
             }
-            return 0;
         }
     }
 

@@ -33,7 +33,10 @@ final class ModelGraphsCommand implements Callable<Integer> {
 
     @Option(names = "--recompile-limit", defaultValue = "0", description = "torch._dynamo.config.recompile_limit for the run (default: torch's own, 8)") int limit;
 
+    @Mixin ModelCommand.StepLimitOption stepLimit;
+
     @Override public Integer call() {
+        var limits = stepLimit.limits();
         List<ModelTree> given = trees == null ? null : trees.stream().map(ModelTree::parse).toList();
         // bad input named before the experiment is read (the plan's trees stand in for none given)
         new ModelGraphs.Options(given == null ? List.of(ModelTree.PER_BLOCK) : given, dynamic, backend, !withoutNoGrad, limit);
@@ -42,7 +45,7 @@ final class ModelGraphsCommand implements Callable<Integer> {
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
         var options = new ModelGraphs.Options(given == null ? ModelGraphsStep.trees(plan.modelSubject()) : given, dynamic, backend, !withoutNoGrad, limit);
         try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {
-            var r = ModelGraphsStep.run(ex, torch.bridge(), spec, options, new ConsoleProgress(System.err));
+            var r = ModelGraphsStep.run(ex, torch.bridge(), spec, options, limits, new ConsoleProgress(System.err));
             System.out.println(common.json ? Json.write(r.graphs()) : r.text());
             return r.budget().regions().stream().anyMatch(g -> g.graphs() > g.limit()) || r.graphs().trees().stream().anyMatch(ModelGraphs.TreeGraphs::failed) ? 1 : 0;
         }

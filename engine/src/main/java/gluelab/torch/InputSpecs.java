@@ -31,6 +31,33 @@ public final class InputSpecs {
         return s;
     }
 
+    /** What each symbol stands for, as a hint names its source. */
+    private static final Map<String, String> MEANING = Map.of("T", "the token count", "B", "the batch, always 1", "D", "the hidden size",
+            "H", "the attention heads", "KV", "the KV heads", "HD", "the head dim", "F", "the FFN width", "E", "the experts", "K", "the experts per token");
+
+    /**
+     * What {@code text}'s symbols resolved to at {@code tokens} tokens, for an error about a shape the model refuses:
+     * {@code x: (T, D) = (16, 4096) with T=16 (the token count), D=4096 (the hidden size of --model llama-3-8b)}; "" when no
+     * input uses a symbol (the shapes are as given).
+     */
+    public static String hint(String text, ModelSpec spec, long tokens) {
+        Map<String, Long> symbols = symbols(spec, tokens);
+        List<String> shapes = new ArrayList<>();
+        Map<String, Long> used = new LinkedHashMap<>();
+        for (String item : text.trim().split("[;\\s]+")) {
+            String[] parts = item.split(":");
+            if (parts.length != 3) continue;
+            List<String> dims = java.util.Arrays.stream(parts[1].split(",")).map(String::trim).toList();
+            dims.stream().filter(symbols::containsKey).forEach(d -> used.put(d, symbols.get(d)));
+            shapes.add(parts[0].trim() + ": (" + String.join(", ", dims) + ") = ("
+                    + String.join(", ", dims.stream().map(d -> symbols.containsKey(d) ? String.valueOf(symbols.get(d)) : d).toList()) + ")");
+        }
+        if (used.isEmpty()) return "";
+        List<String> with = new ArrayList<>();
+        used.forEach((sym, v) -> with.add(sym + "=" + v + " (" + MEANING.get(sym) + (sym.equals("T") || sym.equals("B") ? "" : " of --model " + spec.name()) + ")"));
+        return "--inputs resolved: " + String.join("; ", shapes) + " with " + String.join(", ", with);
+    }
+
     public static List<TensorSpec> parse(String text, Map<String, Long> symbols) {
         if (text == null || text.isBlank()) throw new IllegalArgumentException("--inputs is empty; e.g. x:T,D:bf16; w:D:bf16");
         List<TensorSpec> out = new ArrayList<>();

@@ -84,30 +84,15 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
         List<Job> jobs = new ArrayList<>();
         for (long t : inputsAt.keySet()) for (ModelTree tree : trees) jobs.add(new Job(tree, t));
         List<Row> rows = new ArrayList<>();
-        TorchBridge current = bridge;
-        try {
-            while (rows.size() < jobs.size()) {
-                req.put("skip", rows.size());
-                TorchBridge.Watch watch = new TorchBridge.Watch(progress, r -> rows.add(row(entry, timing, r)),
-                        limits.silence(timing.warmupSeconds() + timing.stop().timeoutSeconds()));
-                try {
-                    current.call(req, "model baselines of " + entry.shortName(), watch);
-                } catch (TorchException e) {
-                    if (e.kind() != TorchException.Kind.CRASHED || rows.size() >= jobs.size()) throw e;
-                    rows.add(jobs.get(rows.size()).failed(entry, "the torch harness's Python process " + current.ended()));
-                    if (rows.size() == jobs.size()) break;
-                    if (current != bridge) current.close();
-                    try {
-                        current = bridge.restarted();
-                    } catch (TorchException startFailed) {
-                        while (rows.size() < jobs.size()) rows.add(jobs.get(rows.size()).failed(entry, "not run: no fresh torch harness after the last one ended: "
-                                + startFailed.getMessage()));
+        ResumedCall.run(bridge, req, "model baselines of " + entry.shortName(), jobs.size(), progress,
+                limits.silence(timing.warmupSeconds() + timing.stop().timeoutSeconds()), new ResumedCall.Units() {
+                    @Override public void part(JsonNode part) { rows.add(row(entry, timing, part)); }
+
+                    @Override public int failed(int index, String reason) {
+                        rows.add(jobs.get(index).failed(entry, reason));
+                        return 1;
                     }
-                }
-            }
-        } finally {
-            if (current != bridge) current.close();
-        }
+                });
         return new ModelBaselines(FORMAT, entry.toString(), bridge.versions(), rows);
     }
 

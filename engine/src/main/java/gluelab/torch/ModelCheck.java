@@ -29,7 +29,16 @@ public record ModelCheck(ModelEntry entry, long tokens, String moduleType, long 
      * {@code limits}' step seconds: a model stuck past them fails naming the line it was stuck on.
      */
     public static ModelCheck run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, String blocks, StepLimits limits) {
-        ObjectNode req = limits.put(request("model_check", entry, inputs, tokens));
+        return run(bridge, entry, inputs, tokens, blocks, limits, "");
+    }
+
+    /**
+     * As above; {@code inputsHint} ({@link InputSpecs#hint}: what each symbol of the inputs resolved to) ends the error of a
+     * forward that fails, which is mostly a shape the model refuses.
+     */
+    public static ModelCheck run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, String blocks, StepLimits limits,
+                                 String inputsHint) {
+        ObjectNode req = limits.put(request("model_check", entry, inputs, tokens)).put("inputsHint", inputsHint == null ? "" : inputsHint);
         if (blocks != null && !blocks.isBlank()) req.put("blocks", blocks);
         JsonNode r;
         try {

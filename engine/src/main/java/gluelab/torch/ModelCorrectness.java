@@ -13,7 +13,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What step 08 compares, from one harness run: per dtype, every floating output ({@code out0}, ...), input gradient
@@ -37,6 +39,13 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
             tensors = List.copyOf(tensors);
             eagerRepeat = List.copyOf(eagerRepeat);
             fixes = List.copyOf(fixes);
+        }
+
+        /** This dtype with {@code run} added to its fixes. */
+        AtDtype with(FixRun run) {
+            List<FixRun> all = new ArrayList<>(fixes);
+            all.add(run);
+            return new AtDtype(dtype, error, referenceError, tensors, eagerRepeat, all);
         }
     }
 
@@ -66,8 +75,21 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
     /** A tensor of the fix's first step against the same tensor of its second (null: the second step did not give it). */
     public record Repeat(String name, ErrorStats stats) {}
 
+    /** As the full {@code run}, under the {@link StepLimits#standard() standard} limits. */
     public static ModelCorrectness run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelFix> fixes, List<DType> dtypes,
                                        String blocks, Progress progress) {
+        return run(bridge, entry, inputs, tokens, fixes, dtypes, blocks, StepLimits.standard(), progress);
+    }
+
+    /**
+     * Checks {@code fixes} in {@code dtypes}: each build and fwd+bwd step runs under {@code limits} (a fix's compile excluded, up to
+     * the compile limit; the fp64 copy's build and step together may take 5 step limits), so a model or fix stuck past them is
+     * that dtype's or that fix's error naming the line. Each dtype's eager and fp64 rows and each fix come back as they are
+     * done, so a harness that dies costs what it died in (the dtype, or the fix, saying how the process ended) and the rest is
+     * checked in a fresh harness.
+     */
+    public static ModelCorrectness run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelFix> fixes, List<DType> dtypes,
+                                       String blocks, StepLimits limits, Progress progress) {
         if (fixes.isEmpty()) throw new IllegalArgumentException("correctness: no fix to check (give --fix NAME=SPEC)");
         checkDtypes(dtypes);
         ObjectNode req = ModelCheck.request("model_correctness", entry, inputs, tokens).put("blocks", blocks == null ? "" : blocks);
@@ -75,28 +97,46 @@ public record ModelCorrectness(String model, List<AtDtype> dtypes) {
         dtypes.forEach(d -> ds.add(d.id()));
         ArrayNode vs = req.putArray("variants");
         fixes.forEach(f -> vs.add(Json.MAPPER.valueToTree(f)));
-        JsonNode reply = bridge.call(req, "correctness of " + entry.shortName(), progress);
-        List<AtDtype> out = new ArrayList<>();
-        for (JsonNode d : reply.path("dtypes")) {
-            List<Tensor> tensors = new ArrayList<>();
-            for (JsonNode t : d.path("tensors")) {
-                String name = t.path("name").asText();
-                tensors.add(new Tensor(name, t.path("elements").asLong(), stats(t.path("eagerVsFp64"), name, "fp64")));
+        limits.put(req);
+        int per = 1 + fixes.size();
+        Map<DType, AtDtype> out = new LinkedHashMap<>();
+        ResumedCall.run(bridge, req, "correctness of " + entry.shortName(), dtypes.size() * per, progress, limits.silence(0), new ResumedCall.Units() {
+            @Override public void part(JsonNode p) {
+                DType d = DType.parse(p.path("dtype").asText());
+                if (p.path("kind").asText().equals("fix")) out.computeIfPresent(d, (k, a) -> a.with(fixRun(p)));
+                else out.putIfAbsent(d, atDtype(d, p));
             }
-            List<Repeat> eagerRepeat = repeats(d.path("eagerRepeat"));
-            List<FixRun> runs = new ArrayList<>();
-            for (JsonNode f : d.path("fixes")) {
-                List<FixTensor> mine = new ArrayList<>();
-                for (JsonNode t : f.path("tensors")) {
-                    String name = t.path("name").asText();
-                    mine.add(new FixTensor(name, t.path("elements").asLong(), stats(t.path("vsFp64"), name, "fp64"), stats(t.path("vsEager"), name, "eager")));
+
+            @Override public int failed(int index, String reason) {
+                DType d = dtypes.get(index / per);
+                int fix = index % per - 1;
+                if (fix < 0) {
+                    out.put(d, new AtDtype(d, reason, "", List.of(), List.of(), List.of()));
+                    return per;
                 }
-                runs.add(new FixRun(f.path("name").asText(), f.path("error").asText(), texts(f.path("missing")), texts(f.path("unexpected")), mine,
-                        repeats(f.path("repeat"))));
+                out.computeIfPresent(d, (k, a) -> a.with(new FixRun(fixes.get(fix).name(), reason, List.of(), List.of(), List.of(), List.of())));
+                return 1;
             }
-            out.add(new AtDtype(DType.parse(d.path("dtype").asText()), d.path("error").asText(), d.path("referenceError").asText(), tensors, eagerRepeat, runs));
+        });
+        return new ModelCorrectness(entry.toString(), List.copyOf(out.values()));
+    }
+
+    private static AtDtype atDtype(DType d, JsonNode p) {
+        List<Tensor> tensors = new ArrayList<>();
+        for (JsonNode t : p.path("tensors")) {
+            String name = t.path("name").asText();
+            tensors.add(new Tensor(name, t.path("elements").asLong(), stats(t.path("eagerVsFp64"), name, "fp64")));
         }
-        return new ModelCorrectness(entry.toString(), out);
+        return new AtDtype(d, p.path("error").asText(), p.path("referenceError").asText(), tensors, repeats(p.path("eagerRepeat")), List.of());
+    }
+
+    private static FixRun fixRun(JsonNode f) {
+        List<FixTensor> mine = new ArrayList<>();
+        for (JsonNode t : f.path("tensors")) {
+            String name = t.path("name").asText();
+            mine.add(new FixTensor(name, t.path("elements").asLong(), stats(t.path("vsFp64"), name, "fp64"), stats(t.path("vsEager"), name, "eager")));
+        }
+        return new FixRun(f.path("name").asText(), f.path("error").asText(), texts(f.path("missing")), texts(f.path("unexpected")), mine, repeats(f.path("repeat")));
     }
 
     /** The harness's ErrorStats of {@code actual} against {@code reference} per pair, both given as float64 values, in {@code dtype}'s ulps. */

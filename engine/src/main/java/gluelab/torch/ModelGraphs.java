@@ -69,8 +69,20 @@ public record ModelGraphs(int format, String model, int limit, TorchVersions ver
         }
     }
 
+    /** As the full {@code run}, under the {@link StepLimits#standard() standard} limits. */
     public static ModelGraphs run(TorchBridge bridge, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<String> regions, String blocks,
                                   Options options, Progress progress) {
+        return run(bridge, entry, inputsAt, regions, blocks, options, StepLimits.standard(), progress);
+    }
+
+    /**
+     * Counts the graphs of each tree of {@code options}; the model's build and each pass (compile excluded, up to the compile
+     * limit) run under {@code limits}: a pass stuck past them stops its tree, naming the line, the calls before it kept. Each
+     * tree comes back as it is done, so a harness that dies costs the tree it died in (stopped, saying how the process ended)
+     * and the trees after it are counted in a fresh harness.
+     */
+    public static ModelGraphs run(TorchBridge bridge, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<String> regions, String blocks,
+                                  Options options, StepLimits limits, Progress progress) {
         if (inputsAt.isEmpty()) throw new IllegalArgumentException("graph budget: no token counts");
         ObjectNode req = ModelCheck.request("model_graphs", entry, inputsAt.values().iterator().next(), inputsAt.keySet().iterator().next())
                 .put("blocks", blocks == null ? "" : blocks).put("backend", options.backend()).put("noGradPass", options.noGradPass())
@@ -82,22 +94,38 @@ public record ModelGraphs(int format, String model, int limit, TorchVersions ver
         options.trees().forEach(t -> ts.add(t.id()));
         ArrayNode rs = req.putArray("regions");
         regions.forEach(rs::add);
-        JsonNode reply = bridge.call(req, "graph budget of " + entry.shortName(), progress);
+        limits.put(req);
         List<TreeGraphs> trees = new ArrayList<>();
-        for (JsonNode t : reply.path("trees")) {
-            List<RegionCount> counts = new ArrayList<>();
-            for (JsonNode r : t.path("regions")) counts.add(new RegionCount(r.path("region").asText(), r.path("defined").asText(), r.path("graphs").asInt()));
-            List<CallGraphs> calls = new ArrayList<>();
-            for (JsonNode c : t.path("calls")) {
-                List<String> ids = new ArrayList<>();
-                c.path("compileIds").forEach(i -> ids.add(i.asText()));
-                calls.add(new CallGraphs(c.path("region").asText(), c.path("site").asText(), c.path("tokens").asLong(), !"no_grad".equals(c.path("mode").asText()),
-                        c.path("compiled").asInt(), ids, c.path("graphsHeld").asInt(), c.path("guard").asText(), c.path("limitHit").asText(), c.path("error").asText()));
+        int[] limit = {options.recompileLimit()};
+        ResumedCall.run(bridge, req, "graph budget of " + entry.shortName(), options.trees().size(), progress, limits.silence(0), new ResumedCall.Units() {
+            @Override public void part(JsonNode t) {
+                trees.add(tree(t));
+                limit[0] = t.path("limit").asInt(limit[0]);
             }
-            trees.add(new TreeGraphs(ModelTree.parse(t.path("tree").asText()), t.path("error").asText(), counts, calls, t.path("log").asText()));
-        }
-        return new ModelGraphs(FORMAT, entry.toString(), reply.path("limit").asInt(), bridge.versions(), trees);
+
+            @Override public int failed(int index, String reason) {
+                trees.add(new TreeGraphs(options.trees().get(index), reason, List.of(), List.of(), ""));
+                return 1;
+            }
+        });
+        return new ModelGraphs(FORMAT, entry.toString(), limit[0], bridge.versions(), trees);
     }
+
+    private static TreeGraphs tree(JsonNode t) {
+        List<RegionCount> counts = new ArrayList<>();
+        for (JsonNode r : t.path("regions")) counts.add(new RegionCount(r.path("region").asText(), r.path("defined").asText(), r.path("graphs").asInt()));
+        List<CallGraphs> calls = new ArrayList<>();
+        for (JsonNode c : t.path("calls")) {
+            List<String> ids = new ArrayList<>();
+            c.path("compileIds").forEach(i -> ids.add(i.asText()));
+            calls.add(new CallGraphs(c.path("region").asText(), c.path("site").asText(), c.path("tokens").asLong(), !"no_grad".equals(c.path("mode").asText()),
+                    c.path("compiled").asInt(), ids, c.path("graphsHeld").asInt(), c.path("guard").asText(), c.path("limitHit").asText(), c.path("error").asText()));
+        }
+        return new TreeGraphs(ModelTree.parse(t.path("tree").asText()), t.path("error").asText(), counts, calls, t.path("log").asText());
+    }
+
+    /** Every tree stopped before it made a call: nothing was counted. */
+    public boolean nothingCounted() { return trees.stream().allMatch(t -> t.failed() && t.calls().isEmpty()); }
 
     public Optional<TreeGraphs> tree(ModelTree tree) { return trees.stream().filter(t -> t.tree() == tree).findFirst(); }
 }

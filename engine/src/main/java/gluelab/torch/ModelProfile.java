@@ -58,34 +58,57 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
      */
     public record KeyAverage(String key, int count, double cpuUs, double selfCpuUs, double deviceUs, double selfDeviceUs, String device, boolean annotation) {}
 
-    /** Profiles {@code trees} at {@code tokens}; traces go to {@code traceDir}/TREE.json.gz. */
+    /** Profiles {@code trees} at {@code tokens} under the {@link StepLimits#standard() standard} limits; traces go to {@code traceDir}/TREE.json.gz. */
     public static ModelProfile run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelTree> trees,
                                    List<String> regions, String blocks, Path traceDir, Progress progress) {
+        return run(bridge, entry, inputs, tokens, trees, regions, blocks, traceDir, StepLimits.standard(), progress);
+    }
+
+    /**
+     * As above, the model's build and first step, its warm-up steps and its profiled steps each under {@code limits} (the first
+     * step's compile excluded, up to the compile limit): a tree stuck past them is a failed tree naming the line it was stuck
+     * on. Each tree comes back as it is done, so a harness that dies costs the tree it died in (failed, saying how the
+     * process ended) and the trees after it are profiled in a fresh harness.
+     */
+    public static ModelProfile run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelTree> trees,
+                                   List<String> regions, String blocks, Path traceDir, StepLimits limits, Progress progress) {
         ObjectNode req = ModelCheck.request("model_profile", entry, inputs, tokens).put("traceDir", traceDir.toAbsolutePath().toString())
                 .put("blocks", blocks == null ? "" : blocks);
         ArrayNode ts = req.putArray("trees");
         trees.forEach(t -> ts.add(t.id()));
         ArrayNode rs = req.putArray("regions");
         regions.forEach(rs::add);
-        JsonNode reply = bridge.call(req, "model profile of " + entry.shortName(), progress);
+        limits.put(req);
         List<TreeProfile> out = new ArrayList<>();
-        for (JsonNode p : reply.path("profiles")) {
-            List<SourceRow> rows = new ArrayList<>();
-            for (JsonNode r : p.path("rows")) {
-                rows.add(new SourceRow(r.path("location").asText(), r.path("op").asText(), r.path("pass").asText(), r.path("shapes").asText(),
-                        r.path("calls").asInt(), r.path("us").asDouble(), r.path("bytes").asLong(), OpKind.parse(r.path("kind").asText()),
-                        r.path("flops").asLong(), r.path("dtype").asText()));
+        ResumedCall.run(bridge, req, "model profile of " + entry.shortName(), trees.size(), progress, limits.silence(0), new ResumedCall.Units() {
+            @Override public void part(JsonNode p) { out.add(tree(p)); }
+
+            @Override public int failed(int index, String reason) {
+                out.add(new TreeProfile(trees.get(index), reason, "", 0, List.of(), List.of()));
+                return 1;
             }
-            List<KeyAverage> averages = new ArrayList<>();
-            for (JsonNode k : p.path("keyAverages")) {
-                averages.add(new KeyAverage(k.path("key").asText(), k.path("count").asInt(), k.path("cpuUs").asDouble(), k.path("selfCpuUs").asDouble(),
-                        k.path("deviceUs").asDouble(), k.path("selfDeviceUs").asDouble(), k.path("device").asText(), k.path("annotation").asBoolean()));
-            }
-            out.add(new TreeProfile(ModelTree.parse(p.path("tree").asText()), p.path("error").asText(), p.path("trace").asText(),
-                    p.path("stepUs").asDouble(), rows, averages));
-        }
+        });
         return new ModelProfile(FORMAT, entry.toString(), tokens, out);
     }
+
+    private static TreeProfile tree(JsonNode p) {
+        List<SourceRow> rows = new ArrayList<>();
+        for (JsonNode r : p.path("rows")) {
+            rows.add(new SourceRow(r.path("location").asText(), r.path("op").asText(), r.path("pass").asText(), r.path("shapes").asText(),
+                    r.path("calls").asInt(), r.path("us").asDouble(), r.path("bytes").asLong(), OpKind.parse(r.path("kind").asText()),
+                    r.path("flops").asLong(), r.path("dtype").asText()));
+        }
+        List<KeyAverage> averages = new ArrayList<>();
+        for (JsonNode k : p.path("keyAverages")) {
+            averages.add(new KeyAverage(k.path("key").asText(), k.path("count").asInt(), k.path("cpuUs").asDouble(), k.path("selfCpuUs").asDouble(),
+                    k.path("deviceUs").asDouble(), k.path("selfDeviceUs").asDouble(), k.path("device").asText(), k.path("annotation").asBoolean()));
+        }
+        return new TreeProfile(ModelTree.parse(p.path("tree").asText()), p.path("error").asText(), p.path("trace").asText(), p.path("stepUs").asDouble(),
+                rows, averages);
+    }
+
+    /** Every tree failed: nothing was profiled. */
+    public boolean nothingProfiled() { return trees.stream().allMatch(TreeProfile::failed); }
 
     public java.util.Optional<TreeProfile> tree(ModelTree tree) { return trees.stream().filter(t -> t.tree() == tree).findFirst(); }
 }

@@ -40,6 +40,25 @@ public record StepLimits(double stepSeconds, double compileSeconds, double margi
         return new StepLimits(Math.max(MIN_STEP_SECONDS, 4 * timeoutSeconds), COMPILE_SECONDS);
     }
 
+    /** The steps that time nothing (03 profile, 06 graph budget, 08 correctness): the timed steps' limits at the default measurement timeout. */
+    public static StepLimits standard() { return forMeasurement(gluelab.timing.StopRule.standard().timeoutSeconds()); }
+
+    /** A step limit the analyst gives ({@code --step-limit}; 0: none), with the compile limit; {@code option} names it in the error. */
+    public static StepLimits ofStep(double stepSeconds, String option) {
+        if (!(stepSeconds >= 0) || Double.isInfinite(stepSeconds))
+            throw new IllegalArgumentException(option + " must be 0 (no limit) or more seconds, got " + stepSeconds);
+        return new StepLimits(stepSeconds, COMPILE_SECONDS);
+    }
+
+    /**
+     * How long the harness may time {@code subjects} interleaved subjects at most, as it limits them: each one's warm-up and
+     * measurement timeout and a step's limit, and one step more (model_subject.measure_limit). 0 with no limit.
+     */
+    public double measuring(gluelab.timing.TimingConfig timing, int subjects) {
+        if (stepSeconds == 0) return 0;
+        return subjects * (timing.warmupSeconds() + timing.stop().timeoutSeconds() + stepSeconds) + stepSeconds;
+    }
+
     /**
      * How long the harness may write nothing during one request: the longest stretch between two of its progress
      * lines (a row's compile, its timed steps, its graph replays) and a margin. Null with no limit.

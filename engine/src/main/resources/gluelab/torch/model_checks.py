@@ -151,25 +151,31 @@ def graph_tree(req, tree, device):
     reset_and_watch()
     result = {"tree": tree, "error": "", "regions": [], "calls": [], "log": ""}
     model, regions = None, []
+    step_limit, compile_limit = MS.limits(req)
     with H.CompileLogCapture() as cap:
         calls = Calls(req, cap)
         try:
             largest = max(req["at"], key=lambda a: a["tokens"])
-            module, model = MS.build_model(dict(req, inputs=largest["inputs"]), largest["tokens"], device)
+            with MS.Limit("building the model for %d tokens" % largest["tokens"], step_limit):
+                module, model = MS.build_model(dict(req, inputs=largest["inputs"]), largest["tokens"], device)
             model.train()
             regions = compile_recorded(tree, module, model, req, calls)
             modes = ["grad", "no_grad"] if req.get("noGradPass", True) else ["grad"]
             passes = [(mode, at) for mode in modes for at in req["at"]]
             for i, (mode, at) in enumerate(passes):
                 calls.tokens, calls.mode = at["tokens"], mode
-                H.send({"progress": "graph budget " + tree, "done": i, "total": len(passes), "detail": "%s @ %d tokens" % (mode, at["tokens"])})
+                what = "%s @ %d tokens" % (mode, at["tokens"])
+                H.send({"progress": "graph budget " + tree, "done": i, "total": len(passes), "detail": what})
                 inputs = H.make_inputs(at["inputs"], device)
-                if mode == "grad":
-                    MS.train_step(model, inputs)()
-                else:
-                    with torch.no_grad():
-                        model(*inputs.values())
-        except Exception as e:
+                # each pass compiles what it meets anew: that counts against the compile limit, not the step's
+                with MS.Limit("the %s pass" % what, step_limit, compile_limit):
+                    if mode == "grad":
+                        MS.train_step(model, inputs)()
+                    else:
+                        with torch.no_grad():
+                            model(*inputs.values())
+        except BaseException as e:
+            MS.model_raised(e)
             result["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
         result["regions"] = [{"region": r, "defined": d, "graphs": cache_entries(c)} for r, d, c in regions]
     result.update(calls=calls.rows, log=cap.text)
@@ -183,13 +189,21 @@ def graphs(req, device):
     saved = recompile_limit()
     if req.get("recompileLimit"):
         set_recompile_limit(int(req["recompileLimit"]))
+    skip = int(req.get("skip") or 0)
     try:
         limit = recompile_limit()
-        trees = [graph_tree(req, tree, device) for tree in req["trees"]]
+        # Each tree comes back as it is done (a progress line's part): a process that dies on a later tree loses none before it;
+        # "skip": the trees an earlier process finished (gluelab.torch.ModelGraphs counts the rest in a fresh one).
+        for i, tree in enumerate(req["trees"]):
+            if i < skip:
+                continue
+            H.send({"progress": "graph budget", "done": i, "total": len(req["trees"]), "detail": "the %s tree" % tree})
+            part = dict(graph_tree(req, tree, device), limit=limit)
+            H.send({"progress": "graph budget", "done": i + 1, "total": len(req["trees"]), "detail": "the %s tree done" % tree, "part": part})
     finally:
         set_recompile_limit(saved)
         H.reset_dynamo()
-    return {"ok": True, "limit": limit, "trees": trees}
+    return {"ok": True, "limit": limit}
 
 
 # ---- step 08: every output and gradient of a fixed model vs eager and vs an fp64 copy ----
@@ -345,27 +359,36 @@ def correctness(req, device):
     """For each dtype: the model as written (eager) and an fp64 copy of it with the same (rounded) weights and inputs, then each
     fix in that dtype, run twice. The tensors stay where they are: torch computes ErrorStats of every output and gradient
     (error_stats) and only the numbers come back. An fp64 copy that does not fit the device leaves the dtype's rows without a
-    reference (its reason kept), the fixes still compared with eager and with themselves."""
+    reference (its reason kept), the fixes still compared with eager and with themselves.
+
+    Its units come back one by one as progress lines' parts, so a process that dies loses none before it: per dtype a
+    "dtype" part (eager and its fp64 copy; when the model as written failed, it stands for the dtype's fixes too: "units")
+    and a "fix" part per fix. "skip": the units an earlier process finished (gluelab.torch.ModelCorrectness runs the rest
+    in a fresh one, which runs a dtype's eager and fp64 copy again for the fixes it has left, without sending them again)."""
     import model_variants
     fixes = req.get("variants") or []
     for fix in fixes:
         model_variants.check(fix, req["file"])
     tokens = req["tokens"]
-    out = {"ok": True, "dtypes": []}
-    total = len(req["dtypes"]) * (2 + len(fixes))
-    done = 0
-    for dt_name in req["dtypes"]:
+    step_limit, compile_limit = MS.limits(req)
+    skip = int(req.get("skip") or 0)
+    per = 1 + len(fixes)
+    total = len(req["dtypes"]) * per
+    for d, dt_name in enumerate(req["dtypes"]):
+        first = d * per
+        if skip >= first + per:
+            continue
         dtype = getattr(torch, DTYPES[dt_name])
-        row = {"dtype": dt_name, "error": "", "referenceError": "", "tensors": [], "eagerRepeat": [], "fixes": []}
-        out["dtypes"].append(row)
+        row = {"kind": "dtype", "dtype": dt_name, "error": "", "referenceError": "", "tensors": [], "eagerRepeat": []}
         H.reset_dynamo()
         inputs = H.make_inputs(req["inputs"], device, seed=1234)
         gos = [None]
         eager, fp64, state = {}, {}, None
         try:
-            H.send({"progress": "correctness", "done": done, "total": total, "detail": "eager %s" % dt_name})
-            _, base = MS.build_model(req, tokens, device)
-            base = cast_model(base, dtype)
+            H.send({"progress": "correctness", "done": first, "total": total, "detail": "eager %s" % dt_name})
+            with MS.Limit("building the model as written in %s" % dt_name, step_limit):
+                _, base = MS.build_model(req, tokens, device)
+                base = cast_model(base, dtype)
             base.train()
             if device == "cuda":
                 # beside the model: its gradients, eager's copy of them and a fix's two steps' copies (DeepSeek-V3's one layer
@@ -376,24 +399,31 @@ def correctness(req, device):
                                       " steps' copies), the device has %.1f GiB free" % (dt_name, need / 2 ** 30, free_bytes / 2 ** 30))
             # on the host: a second copy of the weights on the device would crowd out the fix's model
             state = {k: v.detach().to("cpu", copy=True) for k, v in base.state_dict().items()}
-            eager = run_step(base, inputs, gos, dtype)
+            with MS.Limit("the model as written's first fwd+bwd step in %s" % dt_name, step_limit):
+                eager = run_step(base, inputs, gos, dtype)
             # the model as written run again: a fix's second step is judged against how much eager's own changes (fp32 on a GPU
             # can differ in the last bits from atomics in attention's backward, with or without the fix)
-            again = run_step(base, inputs, gos, dtype)
+            with MS.Limit("the model as written's second fwd+bwd step in %s" % dt_name, step_limit):
+                again = run_step(base, inputs, gos, dtype)
             row["eagerRepeat"] = repeated(eager, again, dt_name)
             del again
             wanted = weight_bytes(base, 8) * 2  # the fp64 copy's weights and their gradients
             del base
             MS.free(device)
-        except Exception as e:
+        except BaseException as e:
+            MS.model_raised(e)
             row["error"] = str(e) if isinstance(e, MemoryError) else ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
-            base = None
-            done += 2 + len(fixes)
-            eager = {}
+            base = eager = None
             MS.free(device)
+            if skip <= first:
+                H.send({"progress": "correctness", "done": first + per, "total": total, "detail": "eager %s failed" % dt_name, "part": dict(row, units=per)})
+            else:  # it ran in the process before this one; the fixes it has left cannot be compared now
+                for j in range(skip - first - 1, len(fixes)):
+                    f = {"kind": "fix", "dtype": dt_name, "name": fixes[j]["name"], "error": "not checked: the model as written failed in %s in a fresh"
+                         " harness: %s" % (dt_name, row["error"]), "missing": [], "unexpected": [], "tensors": [], "repeat": []}
+                    H.send({"progress": "correctness", "done": first + 2 + j, "total": total, "detail": "%s %s" % (fixes[j]["name"], dt_name), "part": f})
             continue
-        done += 1
-        H.send({"progress": "correctness", "done": done, "total": total, "detail": "fp64 copy for %s" % dt_name})
+        H.send({"progress": "correctness", "done": first, "total": total, "detail": "fp64 copy for %s" % dt_name})
         ref = None
         try:
             if device == "cuda":
@@ -401,35 +431,43 @@ def correctness(req, device):
                 if wanted > free_bytes:
                     raise MemoryError("the fp64 copy's weights and gradients need %.1f GiB, the device has %.1f GiB free"
                                       % (wanted / 2 ** 30, free_bytes / 2 ** 30))
-            ref, _, _ = variant_model(req, None, tokens, device, torch.float64, state)
-            # the same inputs the dtype run saw: rounded to dtype, then widened
-            fp64 = run_step(ref, {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in inputs.items()}, gos, torch.float64, dtype)
-        except Exception as e:
+            # its build and one step, which runs at a fraction of the dtype's rate (an H200's fp64 at about 1/15 of its bf16 tensor cores)
+            with MS.Limit("the fp64 copy's build and fwd+bwd step for %s" % dt_name, 5 * step_limit):
+                ref, _, _ = variant_model(req, None, tokens, device, torch.float64, state)
+                # the same inputs the dtype run saw: rounded to dtype, then widened
+                fp64 = run_step(ref, {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in inputs.items()}, gos, torch.float64, dtype)
+        except BaseException as e:
+            MS.model_raised(e)
             row["referenceError"] = ("CUDA out of memory: " if H.is_oom(e) else "") + (str(e) if isinstance(e, MemoryError) else MS.user_error(e, req))
             fp64 = {}
         del ref
         MS.free(device)
-        done += 1
         row["tensors"] = [{"name": k, "elements": v.numel(), "eagerVsFp64": error_stats(v, fp64[k], dt_name) if k in fp64 else None}
                           for k, v in eager.items()]
-        for fix in fixes:
-            H.send({"progress": "correctness", "done": done, "total": total, "detail": "%s %s" % (fix["name"], dt_name)})
-            done += 1
-            f = {"name": fix["name"], "error": "", "missing": [], "unexpected": [], "tensors": [], "repeat": []}
-            row["fixes"].append(f)
-            model = first = second = None
+        if skip <= first:
+            H.send({"progress": "correctness", "done": first + 1, "total": total, "detail": "eager %s done" % dt_name, "part": row})
+        for j, fix in enumerate(fixes):
+            if first + 1 + j < skip:
+                continue
+            H.send({"progress": "correctness", "done": first + 1 + j, "total": total, "detail": "%s %s" % (fix["name"], dt_name)})
+            f = {"kind": "fix", "dtype": dt_name, "name": fix["name"], "error": "", "missing": [], "unexpected": [], "tensors": [], "repeat": []}
+            model = first_step = second = None
             try:
                 with H.CompileLogCapture():
-                    model, f["missing"], f["unexpected"] = variant_model(req, fix, tokens, device, dtype, state)
-                    first = run_step(model, inputs, gos, dtype)
-                    f["tensors"] = compared(eager, fp64, first, dt_name)
-                    second = run_step(model, inputs, gos, dtype)
-                    f["repeat"] = repeated(first, second, dt_name)
-            except Exception as e:
-                f["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + model_variants.fix_error(e, req, fix)
-            del model, first, second
+                    # a fix's first step compiles its regions: that counts against the compile limit, not the step's
+                    with MS.Limit("building %s in %s and its first fwd+bwd step" % (fix["name"], dt_name), step_limit, compile_limit):
+                        model, f["missing"], f["unexpected"] = variant_model(req, fix, tokens, device, dtype, state)
+                        first_step = run_step(model, inputs, gos, dtype)
+                    f["tensors"] = compared(eager, fp64, first_step, dt_name)
+                    with MS.Limit("the second fwd+bwd step of %s in %s" % (fix["name"], dt_name), step_limit, compile_limit):
+                        second = run_step(model, inputs, gos, dtype)
+                    f["repeat"] = repeated(first_step, second, dt_name)
+            except BaseException as e:
+                MS.model_raised(e)
+                f["error"] = model_variants.fix_error(e, req, fix)  # "CUDA out of memory: " included
+            del model, first_step, second
             MS.free(device)
+            H.send({"progress": "correctness", "done": first + 2 + j, "total": total, "detail": "%s %s done" % (fix["name"], dt_name), "part": f})
         del eager, fp64, state
         MS.free(device)
-    H.send({"progress": "correctness", "done": total, "total": total, "detail": "done"})
-    return out
+    return {"ok": True}

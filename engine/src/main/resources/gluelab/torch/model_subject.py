@@ -110,11 +110,52 @@ def limits(req):
     return float(lim.get("stepSeconds") or 0), float(lim.get("compileSeconds") or 0)
 
 
-def measure_limit(req, step):
-    """The timed steps of one subject as a whole: warm-up and the measurement's own timeout, plus two steps' limits
-    (the stop rule lets the last sample that starts before its timeout finish)."""
+def measure_limit(req, step, subjects=1):
+    """The timed steps of `subjects` interleaved subjects as a whole: each one's warm-up and measurement timeout (the stop
+    rule times each subject to its own timeout) and a step's limit (the last sample that starts before its timeout
+    finishes), and one more step (gluelab.torch.StepLimits.measuring says the same to the Java side's silence limit)."""
     timing = req["timing"]
-    return timing["warmupSeconds"] + timing["stop"]["timeoutSeconds"] + 2 * step if step > 0 else 0
+    return subjects * (timing["warmupSeconds"] + timing["stop"]["timeoutSeconds"] + step) + step if step > 0 else 0
+
+
+class CompileClock:
+    """Seconds torch.compile spent compiling inside it, from dynamo's own compile events (its compile-start and -end
+    callbacks around each frame it converts and each backward compiled lazily), not the wall of the step that compiled:
+    time the model's own code ran, or was stuck, in that step is no compile time. A torch without the callbacks
+    (before 2.5) gives the fallback, the step's wall."""
+    TRIGGERS = ("DYNAMO", "LAZY_BACKWARD")  # not CUDAGRAPH_RECORDING: recording a graph runs the model, it compiles nothing
+
+    def __enter__(self):
+        self.total, self.started, self.handler = 0.0, None, None
+        try:
+            from torch._dynamo.callback import callback_handler
+        except ImportError:
+            return self
+        self.handler = callback_handler
+        callback_handler.register_start_callback(self.start)
+        callback_handler.register_end_callback(self.end)
+        return self
+
+    def start(self, args):
+        if getattr(args.callback_trigger, "name", "") in self.TRIGGERS:
+            self.started = time.perf_counter()
+
+    def end(self, args):
+        if self.started is not None:  # dynamo runs the callbacks of the outermost compile only, so a start has its end
+            self.total += time.perf_counter() - self.started
+            self.started = None
+
+    def seconds(self, fallback):
+        return self.total if self.handler is not None else fallback
+
+    def __exit__(self, *exc):
+        if self.handler is not None:
+            for remove, fn in ((self.handler.remove_start_callback, self.start), (self.handler.remove_end_callback, self.end)):
+                try:
+                    remove(fn)
+                except ValueError:  # a dynamo reset inside cleared the callbacks
+                    pass
+        return False
 
 
 def progress(task, done, total, detail):
@@ -250,9 +291,11 @@ def run_forward(req, model, inputs):
         if H.is_oom(e) or isinstance(e, StepTimeout):
             raise
         where = user_frame(e, [req["file"]])
-        raise ModelError("%s:%s: forward on input%s %s failed: %s%s" % (req["file"], req["function"], "s" if len(req["inputs"]) > 1 else "",
-                                                                        ", ".join(describe(s) for s in req["inputs"]), first_line(e),
-                                                                        " (" + where + ")" if where else ""))
+        # "inputsHint" (gluelab.torch.InputSpecs.hint): what each symbol of --inputs resolved to and where it came from, for a shape the model refuses
+        hint = req.get("inputsHint") or ""
+        raise ModelError("%s:%s: forward on input%s %s failed: %s%s%s" % (req["file"], req["function"], "s" if len(req["inputs"]) > 1 else "",
+                                                                          ", ".join(describe(s) for s in req["inputs"]), first_line(e),
+                                                                          " (" + where + ")" if where else "", "; " + hint if hint else ""))
 
 
 def check(req, device):
@@ -454,7 +497,7 @@ def one_tree(req, tree, at, device, clock):
     before = H.counters()
     model = None
     step_limit, compile_limit = limits(req)
-    with H.CompileLogCapture() as cap:
+    with H.CompileLogCapture() as cap, CompileClock() as compiled:
         t0 = time.perf_counter()
         try:
             # The first step of a compiled tree compiles: its compile time counts against the compile limit, not the step's.
@@ -471,7 +514,7 @@ def one_tree(req, tree, at, device, clock):
         first = time.perf_counter() - t0
     after = H.counters()
     row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"],
-               compileSeconds=first if tree != "eager" else 0.0)
+               compileSeconds=compiled.seconds(first) if tree != "eager" else 0.0)
     if not row["error"] and H.recompile_limit_hit(cap.text):
         row["error"] = "recompile limit hit, fell back to eager: " + H.recompile_limit_hit(cap.text)
     if not row["error"]:
@@ -838,48 +881,64 @@ def key_averages(prof):
     return out
 
 
-def profile_tree(req, tree, device, trace_path, steps=3):
-    """One tree at req's tokens: built, compiled and warmed up, then `steps` profiled fwd+bwd steps; the trace is written to trace_path."""
+def profile_tree(req, tree, device, trace_path, steps=3, place=(0, 1)):
+    """One tree at req's tokens: built, compiled and warmed up, then `steps` profiled fwd+bwd steps; the trace is written to trace_path.
+    `place`: (trees done, trees) for its progress lines."""
     from torch.profiler import profile, ProfilerActivity
     tokens = req["tokens"]
     result = {"tree": tree, "tokens": tokens, "error": "", "trace": "", "rows": [], "stepUs": 0.0}
     H.reset_dynamo()
     model = None
+    step_limit, compile_limit = limits(req)
+    compiles = compile_limit if tree != "eager" else None
     try:
         with H.CompileLogCapture():
-            module, model = build_model(req, tokens, device)
-            model.train()
-            model, _, _ = apply_tree(tree, module, model, req)
-            step = train_step(model, H.make_inputs(req["inputs"], device))
-            for _ in range(3):  # compiles, then warms up: the profiled steps load nothing
+            # The first step of a compiled tree compiles: its compile time counts against the compile limit, not the step's.
+            with Limit("building the model and its first fwd+bwd step", step_limit, compiles):
+                module, model = build_model(req, tokens, device)
+                model.train()
+                model, _, _ = apply_tree(tree, module, model, req)
+                step = train_step(model, H.make_inputs(req["inputs"], device))
                 step()
-            if device == "cuda":
-                torch.cuda.synchronize()
-        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-        lines = source_lines(req["file"]) if tree == "eager" else contextlib.nullcontext()
-        with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True) as prof, lines:
-            for _ in range(steps):
-                step()
+            with Limit("the 2 warm-up fwd+bwd steps", 2 * step_limit, compiles):
+                for _ in range(2):  # warmed up: the profiled steps load nothing
+                    step()
                 if device == "cuda":
                     torch.cuda.synchronize()
-                prof.step()
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+        lines = source_lines(req["file"]) if tree == "eager" else contextlib.nullcontext()
+        # twice a step's limit per profiled step: recording shapes and stacks slows the host down
+        with Limit("the %d profiled fwd+bwd steps" % steps, 2 * steps * step_limit, compiles):
+            with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True) as prof, lines:
+                for _ in range(steps):
+                    step()
+                    if device == "cuda":
+                        torch.cuda.synchronize()
+                    prof.step()
+        # not the analyst's code, and unbounded here: a progress line first, so the Java side's silence limit starts afresh
+        progress("model profile", place[0], place[1], "reading the profile of %s @ %d tokens" % (tree, tokens))
         rows = source_rows(prof, Locator(req["file"], model), steps, device == "cuda")
         averages = key_averages(prof)
         prof.export_chrome_trace(trace_path)
         result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows), keyAverages=averages)
-    except Exception as e:
+    except BaseException as e:
+        model_raised(e)
         result["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + user_error(e, req)
-    step = model = None  # the step's closure holds the model too
+    step = model = prof = None  # the step's closure holds the model too
     free(device)
     return result
 
 
 def profile(req, device):
-    """Each planned tree profiled in turn; traces go to req["traceDir"]/TREE.json.gz."""
+    """Each planned tree profiled in turn; traces go to req["traceDir"]/TREE.json.gz. Each tree's profile comes back as it
+    is done (a progress line's part), so a process that dies on a later tree loses none before it; "skip": the trees an
+    earlier process finished (gluelab.torch.ModelProfile profiles the rest in a fresh one)."""
     trees = req.get("trees") or list(TREES)
-    out = []
+    skip = int(req.get("skip") or 0)
     for i, tree in enumerate(trees):
-        H.send({"progress": "model profile", "done": i, "total": len(trees), "detail": "%s @ %d tokens" % (tree, req["tokens"])})
-        out.append(profile_tree(req, tree, device, os.path.join(req["traceDir"], tree + ".json.gz")))
-    H.send({"progress": "model profile", "done": len(trees), "total": len(trees), "detail": "done"})
-    return {"ok": True, "profiles": out}
+        if i < skip:
+            continue
+        progress("model profile", i, len(trees), "%s @ %d tokens" % (tree, req["tokens"]))
+        part = profile_tree(req, tree, device, os.path.join(req["traceDir"], tree + ".json.gz"), place=(i, len(trees)))
+        H.send({"progress": "model profile", "done": i + 1, "total": len(trees), "detail": "%s @ %d tokens done" % (tree, req["tokens"]), "part": part})
+    return {"ok": True}

@@ -145,6 +145,9 @@ def fix_error(e, req, fix):
     if isinstance(e, MS.ModelError):
         return str(e)
     files = [req["file"]] + ([p["file"] for p in swaps(fix)] if fix else [])
+    if isinstance(e, MS.StepTimeout):  # its message says the limit and what ran; its traceback the line it was stuck on
+        where = MS.user_frame(e, files)
+        return str(e) + (" (" + where + ")" if where else "")
     wanted = {os.path.abspath(f) for f in files}
     where = ""
     for m in re.finditer(r'File "([^"]+)", line (\d+), in (\S+)', str(e)):
@@ -185,36 +188,85 @@ def prepared_row(req, fix, at, device, clock, baseline=None):
            "compileSeconds": 0.0, "graphs": 0, "breaks": 0, "log": "", "sharedParameters": 0}
     before = H.counters()
     step, model = None, None
-    with H.CompileLogCapture() as cap:
+    step_limit, compile_limit = MS.limits(req)
+    with H.CompileLogCapture() as cap, MS.CompileClock() as compiled:
         t0 = time.perf_counter()
         try:
-            _, model = build(dict(req, inputs=at["inputs"]), fix, at["tokens"], device)
-            row["sharedParameters"] = share_parameters(model, baseline)
-            model.train()
-            step = MS.train_step(model, H.make_inputs(at["inputs"], device))
-            step()
-            clock.sync()
+            # a fix's first step compiles its regions: that counts against the compile limit, not the step's
+            with MS.Limit("building %s and its first fwd+bwd step" % name, step_limit, compile_limit):
+                _, model = build(dict(req, inputs=at["inputs"]), fix, at["tokens"], device)
+                row["sharedParameters"] = share_parameters(model, baseline)
+                model.train()
+                step = MS.train_step(model, H.make_inputs(at["inputs"], device))
+                step()
+                clock.sync()
             model.zero_grad(set_to_none=True)  # the next variant builds beside the weights, not beside this step's gradients too
-        except Exception as e:
+        except BaseException as e:
+            MS.model_raised(e)
             row["error"], step, model = fix_error(e, req, fix), None, None
         seconds = time.perf_counter() - t0
     after = H.counters()
-    row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"], compileSeconds=seconds)
+    row.update(log=cap.text, graphs=after["graphs"] - before["graphs"], breaks=after["breaks"] - before["breaks"], compileSeconds=compiled.seconds(seconds))
     if step is not None and H.recompile_limit_hit(cap.text):
         row["error"], step = "recompile limit hit, fell back to eager: " + H.recompile_limit_hit(cap.text), None
     return row, step, model
 
 
-def graph_twin(row, step, clock):
+def graph_twin(req, fix, row, step, clock):
     """The whole fwd+bwd step captured as one CUDA graph (as many steps as H.graph_repeats sizes one sample to) and replayed;
     (row, replay, repeats) or (row with the reason, None, 0)."""
     H = MS.H
     twin = dict(row, replay="graph", samples=[], error="", log="")
+    step_limit, _ = MS.limits(req)
     try:
-        repeats = H.graph_repeats(step, clock)
-        return dict(twin, graphRepeats=repeats), H.graph_of(lambda: step, repeats), repeats
-    except Exception as e:
-        return dict(twin, error="graph capture failed: " + MS.first_line(e)), None, 0
+        with MS.Limit("the CUDA-graph capture of %s" % row["variant"], 5 * step_limit):
+            repeats = H.graph_repeats(step, clock)
+            return dict(twin, graphRepeats=repeats), H.graph_of(lambda: step, repeats), repeats
+    except BaseException as e:
+        MS.model_raised(e)
+        return dict(twin, error="graph capture failed: " + (fix_error(e, req, fix) if isinstance(e, MS.StepTimeout) else MS.first_line(e))), None, 0
+
+
+def running(subject, now):
+    """The subject's call, noting in now[0] which subject runs while it does: a measurement stopped by an exception (a hang
+    past its limit) names the subject that raised it."""
+    fn = subject.fn
+
+    def run():
+        now[0] = subject
+        fn()
+        now[0] = None
+    subject.fn = run
+    return subject
+
+
+def measure_all(req, ok, clock, fixes):
+    """Times every (row, subject) of `ok` interleaved. A subject that raises (or hangs past the limit) while it runs is its
+    row's failure, and the others are timed again without it (all fail with the model as written: nothing to compare with);
+    an exception outside any subject's call fails them all. `fixes`: each variant's fix by name, whose files name the line."""
+    H = MS.H
+    step_limit, _ = MS.limits(req)
+    while ok:
+        now = [None]
+        subjects = [running(H.Subject(s.variant, s.fn, s.repeats), now) for _, s in ok]
+        try:
+            with MS.Limit("the timed fwd+bwd steps of %d subjects" % len(subjects), MS.measure_limit(req, step_limit, len(subjects))):
+                H.measure(subjects, req["timing"], clock)
+        except BaseException as e:
+            MS.model_raised(e)
+            culprit = next((i for i, s in enumerate(subjects) if s is now[0]), None)
+            row = ok[culprit][0] if culprit is not None else None
+            why = fix_error(e, req, fixes.get(row["variant"]) if row else None)
+            if row is None or (row["variant"] == BASELINE and row["replay"] == "direct"):
+                for other, _ in ok:
+                    other["error"] = why if other is row or row is None else "not timed: the model as written failed in its timed steps: " + why
+                return
+            row["error"] = why
+            ok = ok[:culprit] + ok[culprit + 1:]
+            continue
+        for (row, _), s in zip(ok, subjects):
+            row.update(samples=s.samples, stop=s.stop, wall=s.wall, noise=H.median_noise(s.samples))
+        return
 
 
 def time_variants(req, device, clock, graphs=False, task="model fixes"):
@@ -227,10 +279,12 @@ def time_variants(req, device, clock, graphs=False, task="model fixes"):
         check(fix, req["file"])
     rows, jobs = [], len(req["at"])
     for i, at in enumerate(req["at"]):
-        H.send({"progress": task, "done": i, "total": jobs, "detail": "compiling %d variants @ %d tokens" % (len(variants) + 1, at["tokens"])})
         H.reset_dynamo()
         timed, ok, baseline = [], [], None
         for fix in [None] + variants:
+            name = BASELINE if fix is None else fix["name"]
+            # "inFlight": the variant a process that dies here dies in (gluelab.torch.ModelVariantTiming leaves it out of a fresh one)
+            H.send({"progress": task, "done": i, "total": jobs, "detail": "compiling %s @ %d tokens" % (name, at["tokens"]), "part": {"inFlight": name}})
             row, step, model = prepared_row(req, fix, at, device, clock, baseline)
             if fix is None:
                 baseline = model
@@ -239,18 +293,12 @@ def time_variants(req, device, clock, graphs=False, task="model fixes"):
             if step is not None:
                 ok.append((row, H.Subject(row["variant"], step)))
                 if graphs and device == "cuda":  # the CPU has no graphs: the Java side writes the skipped rows with the reason
-                    twin, replay, repeats = graph_twin(row, step, clock)
+                    twin, replay, repeats = graph_twin(req, fix, row, step, clock)
                     timed.append(twin)
                     if replay is not None:
                         ok.append((twin, H.Subject(row["variant"] + " (graph)", replay, repeats)))
-        H.send({"progress": "measuring", "done": i, "total": jobs, "detail": "%d subjects @ %d tokens" % (len(ok), at["tokens"])})
-        try:
-            H.measure([s for _, s in ok], req["timing"], clock)
-            for row, s in ok:
-                row.update(samples=s.samples, stop=s.stop, wall=s.wall, noise=H.median_noise(s.samples))
-        except Exception as e:
-            for row, _ in ok:
-                row["error"] = ("CUDA out of memory: " if H.is_oom(e) else "") + MS.user_error(e, req)
+        H.send({"progress": "measuring", "done": i, "total": jobs, "detail": "%d subjects @ %d tokens" % (len(ok), at["tokens"]), "part": {"inFlight": ""}})
+        measure_all(req, ok, clock, {f["name"]: f for f in variants})
         rows.extend(timed)
         ok = baseline = step = model = replay = twin = None  # the last variant's step and graph hold its model
         MS.free(device)

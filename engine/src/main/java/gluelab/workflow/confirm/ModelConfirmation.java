@@ -52,6 +52,7 @@ public final class ModelConfirmation {
     /** How the flag of a result saved before the last process starts. */
     public static final String PARTIAL = "partial: ";
     private Listener listener = (i, p) -> {};
+    private gluelab.torch.StepLimits limits;
 
     /** Confirms on {@code device} with the Python {@code python} (each process starts it afresh). */
     public ModelConfirmation(Device device, PythonChoice python) {
@@ -68,6 +69,9 @@ public final class ModelConfirmation {
     }
 
     public ModelConfirmation listener(Listener l) { listener = l; return this; }
+
+    /** The step limits of the model's code in each process (default: those of the timing's measurement timeout, as step 05's). */
+    public ModelConfirmation limits(gluelab.torch.StepLimits l) { limits = l; return this; }
 
     /** Confirms {@code fixes} of the experiment's model into {@code steps/07-confirm/model-confirm-ID/}, the devlog, and the step marked done. */
     public ModelConfirmResult run(ExperimentFolder ex, ModelSpec spec, List<ModelFix> fixes, TimingConfig timing) {
@@ -169,7 +173,9 @@ public final class ModelConfirmation {
                 if (task.equals("measuring")) listener.measuring(index, p);
                 progress.update(task, done, total, detail);
             };
-            ModelVariantTiming timed = ModelVariantTiming.run(bridge, entry, inputsAt, fixes, true, timing, torch.flushBytes(), seen);
+            // no restart: a process that dies or is ended for its silence (hung in C code) is FAILED, none of its numbers used
+            ModelVariantTiming timed = ModelVariantTiming.run(bridge, entry, inputsAt, fixes, true, timing, torch.flushBytes(),
+                    limits != null ? limits : gluelab.torch.StepLimits.forMeasurement(timing.stop().timeoutSeconds()), false, seen);
             Map<String, String> after = readings();
             double seconds = (System.nanoTime() - t0) * 1e-9;
             Optional<String> throttled = QuietCheck.throttled(after).or(() -> QuietCheck.throttled(before));

@@ -9,6 +9,7 @@ import gluelab.table.TableFormat;
 import gluelab.tensor.DType;
 import gluelab.torch.ModelCorrectness;
 import gluelab.torch.ModelFix;
+import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
 import gluelab.workflow.correctness.CheckRow;
 import gluelab.workflow.correctness.CorrectnessResult;
@@ -78,6 +79,12 @@ public final class ModelCheckStep {
      */
     public static Checked check(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, List<DType> dtypes, long tokens,
                                 Progress progress) {
+        return check(ex, bridge, spec, fixes, dtypes, tokens, StepLimits.standard(), progress);
+    }
+
+    /** As above, the model's and the fixes' code under {@code limits}. */
+    public static Checked check(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, List<DType> dtypes, long tokens,
+                                StepLimits limits, Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         long t = tokens > 0 ? tokens : plan.tokens().stream().mapToLong(Long::longValue).min().orElseThrow();
@@ -85,7 +92,7 @@ public final class ModelCheckStep {
         if (names.stream().distinct().count() != names.size()) throw new IllegalArgumentException("--fix: two fixes share a name: " + names);
         // Read first: an unreadable earlier result stops the check before minutes of work, not after.
         List<CheckRow> earlier = ex.has(Step.CORRECTNESS) ? load(ex).rows() : List.of();
-        ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), progress);
+        ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), limits, progress);
         CorrectnessResult now = new CorrectnessResult(CorrectnessResult.FORMAT, rows(ModelPlan.entry(s).shortName(), c));
         Checked checked = merge(earlier, now, names, dtypes);
         CorrectnessResult r = checked.step();

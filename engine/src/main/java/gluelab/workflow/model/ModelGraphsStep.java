@@ -6,6 +6,7 @@ import gluelab.progress.Progress;
 import gluelab.table.TableFormat;
 import gluelab.torch.ModelGraphs;
 import gluelab.torch.ModelTree;
+import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.ExperimentPlan;
@@ -51,11 +52,16 @@ public final class ModelGraphsStep {
     }
 
     public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelGraphs.Options options, Progress progress) {
+        return run(ex, bridge, spec, options, StepLimits.standard(), progress);
+    }
+
+    /** As above, the model's code under {@code limits}; a step whose every tree stopped before its first call is marked failed. */
+    public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelGraphs.Options options, StepLimits limits, Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         if (options.trees().contains(ModelTree.REGIONS) && s.regions().isEmpty())
             throw new IllegalArgumentException("graph budget of the regions tree: the plan names no regions (plan it with --regions model.Attention.rope,...)");
-        ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(s), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, progress);
+        ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(s), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, limits, progress);
         Path dir = ex.stepDir(Step.GRAPH_BUDGET);
         Path raw = dir.resolve(FILE + ".json");
         StepResults.save(raw, g);
@@ -75,7 +81,9 @@ public final class ModelGraphsStep {
         files.put(BUDGET, ex.dir().relativize(file).toString());
         files.put(FILE, ex.dir().relativize(raw).toString());
         files.put(SUMMARY, ex.dir().relativize(md).toString());
-        ex.done(Step.GRAPH_BUDGET, List.of(), files, budget.regions().isEmpty() ? "no regions compiled" : budget.summary());
+        String summary = budget.regions().isEmpty() ? "no regions compiled" : budget.summary();
+        if (g.nothingCounted()) ex.failed(Step.GRAPH_BUDGET, files, "nothing counted: every tree stopped before its first call: " + summary);
+        else ex.done(Step.GRAPH_BUDGET, List.of(), files, summary);
         return new Result(g, budget);
     }
 

@@ -52,7 +52,8 @@ public final class ModelPlan {
         tokens = gluelab.bench.Tokens.checkAll(tokens);
         for (long t : tokens) inputs(stored, spec, t);
         long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
-        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), limits);
+        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), limits,
+                InputSpecs.hint(stored.inputs(), spec, smallest));
         ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored), new CheckedInputs(stored.inputs(), check.forward()));
         ex.devlog().note("model check at " + Numbers.count(smallest, "token") + ": " + check.describe());
         return new Planned(plan, check);

@@ -5,6 +5,7 @@ import gluelab.model.ModelSpec;
 import gluelab.progress.Progress;
 import gluelab.torch.ModelProfile;
 import gluelab.torch.ModelTree;
+import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
 import gluelab.trace.KernelFamilies;
 import gluelab.trace.TraceDiff;
@@ -39,12 +40,17 @@ public final class ModelProfileStep {
 
     /** {@code bandwidth}: bytes per second for the trace import's floors (0: none). */
     public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, double bandwidth, Progress progress) {
+        return run(ex, bridge, spec, bandwidth, StepLimits.standard(), progress);
+    }
+
+    /** As above, the model's code under {@code limits}; a step whose every tree failed is marked failed. */
+    public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, double bandwidth, StepLimits limits, Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         long tokens = plan.largestTokens();
         Path dir = ex.stepDir(Step.PROFILE_DIFF);
         ModelProfile profile = ModelProfile.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, tokens), tokens, ModelBaselinesStep.trees(s),
-                s.regions(), s.blocks(), dir, progress);
+                s.regions(), s.blocks(), dir, limits, progress);
         Path file = dir.resolve(FILE + ".json");
         StepResults.save(file, profile);
         Map<ModelTree, TraceSummary> summaries = new LinkedHashMap<>();
@@ -65,7 +71,9 @@ public final class ModelProfileStep {
             ex.devlog().measurement("profile of " + t.tree().id() + " @ " + Numbers.count(tokens, "token") + ": "
                     + (t.failed() ? "FAILED: " + t.error() : String.format(Locale.ROOT, "%.1f us of ops per step, ", t.stepUs()) + Numbers.count(t.rows().size(), "source row")));
         }
-        ex.done(Step.PROFILE_DIFF, List.of(), files, summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token"));
+        String summary = summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token");
+        if (profile.nothingProfiled()) ex.failed(Step.PROFILE_DIFF, files, "nothing profiled: " + summary);
+        else ex.done(Step.PROFILE_DIFF, List.of(), files, summary);
         return new Result(profile, summaries, diffs);
     }
 
