@@ -145,32 +145,4 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
     public boolean noisy(Row row) {
         return row.run().noisy().isPresent() || row(ModelTree.EAGER, row.tokens()).map(e -> e.run() != null && e.run().noisy().isPresent()).orElse(false);
     }
-
-    public String text() {
-        StringBuilder sb = new StringBuilder("model baselines of " + model + ", fwd+bwd (" + versions.describe() + ")\n");
-        sb.append(String.format("  %-10s %7s %-6s %11s %8s %11s %8s %10s %10s %7s %7s %10s  %s%n", "tree", "tokens", "launch", "wall_us", "noise", "kernel_us",
-                "kernels", "peak_MiB", "compile_s", "graphs", "breaks", "recompiles", "vs eager / error"));
-        for (Row r : rows) {
-            double s = speedupOverEager(r);
-            String last = r.failed() ? "FAILED: " + r.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(s) ? "no ratio: eager failed"
-                    : String.format("%.2fx", s) + (noisy(r) ? " (noisy: measure again before trusting it)" : "");
-            sb.append(String.format("  %-10s %7d %-6s %11s %8s %11s %8s %10s %10.2f %7d %7d %10d  %s%n", r.tree().id(), r.tokens(), "normal",
-                    r.failed() ? "-" : String.format("%.1f", r.wallUs()), r.failed() ? "-" : String.format("%.1f%%", 100 * r.run().noise()),
-                    Double.isNaN(r.kernelSeconds()) ? "-" : String.format("%.1f", r.kernelUs()), Double.isNaN(r.kernelSeconds()) ? "-" : Integer.toString(r.kernels()),
-                    r.peakBytes() < 0 ? "-" : String.format("%.1f", r.peakBytes() / 1048576.0), r.compile().seconds(), r.compile().graphs(),
-                    r.compile().graphBreaks(), r.compile().recompiles(), last));
-            GraphReplay g = r.graph();
-            if (g.run() == null && !g.failed()) continue; // skipped: said once below
-            double gs = graphSpeedupOverEager(r);
-            String glast = g.failed() ? "FAILED: " + g.error() : r.tree() == ModelTree.EAGER ? "" : Double.isNaN(gs) ? "no ratio: eager's replay failed"
-                    : String.format("%.2fx", gs);
-            sb.append(String.format("  %-10s %7d %-6s %11s %8s %11s %8s %10s %10s %7s %7s %10s  %s%n", r.tree().id(), r.tokens(), "graph",
-                    g.run() == null ? "-" : String.format("%.1f", g.wallUs()), g.run() == null ? "-" : String.format("%.1f%%", 100 * g.run().noise()),
-                    "", "", "", "", "", "", "", glast));
-        }
-        List<String> skips = rows.stream().flatMap(r -> java.util.stream.Stream.of(r.kernelSkip(), r.peakSkip(), r.failed() ? "" : r.graph().skip()))
-                .filter(x -> !x.isEmpty()).distinct().toList();
-        skips.forEach(x -> sb.append("  skipped: ").append(x).append('\n'));
-        return sb.toString();
-    }
 }

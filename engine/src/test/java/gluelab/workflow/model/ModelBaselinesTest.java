@@ -67,14 +67,14 @@ class ModelBaselinesTest {
     @Test void everyTreeOfTheLlamaStackIsARowKeptInTheExperiment() throws Exception {
         assertEquals(List.of(ModelTree.EAGER, ModelTree.PER_BLOCK, ModelTree.WHOLE, ModelTree.REGIONS), b.rows().stream().map(ModelBaselines.Row::tree).toList());
         for (ModelBaselines.Row r : b.rows()) {
-            assertFalse(r.failed(), b.text());
+            assertFalse(r.failed(), ModelBaselinesStep.text(b));
             assertEquals(16, r.tokens());
-            assertTrue(r.wallUs() > 0 && r.run().samples().length >= 1, b.text());
+            assertTrue(r.wallUs() > 0 && r.run().samples().length >= 1, ModelBaselinesStep.text(b));
             assertTrue(Double.isNaN(r.kernelSeconds()) && r.kernelSkip().contains("needs CUDA"), "kernel time is CUDA's: " + r.kernelSkip());
             assertTrue(r.peakBytes() < 0 && !r.peakSkip().isEmpty(), r.peakSkip());
             if (r.tree().compiled()) {
-                assertTrue(r.compile().seconds() > 0 && r.compile().graphs() >= 1, r.tree() + ": " + b.text());
-                assertTrue(b.speedupOverEager(r) > 0, b.text());
+                assertTrue(r.compile().seconds() > 0 && r.compile().graphs() >= 1, r.tree() + ": " + ModelBaselinesStep.text(b));
+                assertTrue(b.speedupOverEager(r) > 0, ModelBaselinesStep.text(b));
             }
         }
         assertEquals(2, b.row(ModelTree.PER_BLOCK, 16).orElseThrow().blocks(), "the ModuleDict's two layers");
@@ -159,18 +159,18 @@ class ModelBaselinesTest {
         ModelBaselines broken = ModelBaselines.run(torch.bridge(), entry, at, List.of(ModelTree.EAGER, ModelTree.REGIONS),
                 List.of("model.gate"), "", QUICK, torch.flushBytes(), Progress.NONE);
         var regions = broken.row(ModelTree.REGIONS, 16).orElseThrow();
-        assertTrue(regions.failed() && regions.run() == null, broken.text());
-        assertFalse(regions.error().isEmpty(), broken.text());
+        assertTrue(regions.failed() && regions.run() == null, ModelBaselinesStep.text(broken));
+        assertFalse(regions.error().isEmpty(), ModelBaselinesStep.text(broken));
         assertFalse(regions.error().contains("\n"), regions.error());
         assertTrue(regions.error().contains("branching.py:"), "names the line of the model that raised: " + regions.error());
         assertTrue(Double.isNaN(broken.speedupOverEager(regions)));
         assertTrue(ModelBaselinesStep.text(broken).contains("FAILED: "), ModelBaselinesStep.text(broken));
         assertTrue(ModelBaselinesStep.text(broken).lines().filter(l -> l.contains("regions")).noneMatch(l -> l.contains("faster") || l.contains("slower")),
                 "never a ratio against a failed arm: " + ModelBaselinesStep.text(broken));
-        assertFalse(broken.row(ModelTree.EAGER, 16).orElseThrow().failed(), "eager is measured beside the failed tree: " + broken.text());
+        assertFalse(broken.row(ModelTree.EAGER, 16).orElseThrow().failed(), "eager is measured beside the failed tree: " + ModelBaselinesStep.text(broken));
 
         ModelBaselines missing = ModelBaselines.run(torch.bridge(), entry, at, List.of(ModelTree.REGIONS), List.of("model.Block.nope"), "", QUICK,
                 torch.flushBytes(), Progress.NONE);
-        assertEquals("region model.Block.nope: model.Block has no attribute 'nope'", missing.rows().getFirst().error(), missing.text());
+        assertEquals("region model.Block.nope: model.Block has no attribute 'nope'", missing.rows().getFirst().error(), ModelBaselinesStep.text(missing));
     }
 }

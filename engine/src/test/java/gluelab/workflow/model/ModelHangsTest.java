@@ -80,13 +80,13 @@ class ModelHangsTest {
             ModelBaselines r = ModelBaselines.run(b, e, Map.of(16L, x(16)), List.of(ModelTree.EAGER, ModelTree.WHOLE), List.of(), "", QUICK, 0, TINY,
                     Progress.NONE);
             assertTrue((System.nanoTime() - t0) / 1e9 < 40, "each tree stops within its limits");
-            assertEquals(2, r.rows().size(), r.text());
+            assertEquals(2, r.rows().size(), ModelBaselinesStep.text(r));
             for (ModelBaselines.Row row : r.rows()) {
-                assertTrue(row.failed(), r.text());
+                assertTrue(row.failed(), ModelBaselinesStep.text(r));
                 assertTrue(row.error().startsWith("timed out: the model ran "), row.error());
                 assertTrue(row.error().contains("(lateloop.py:13 in forward)"), "names where it was stuck: " + row.error());
             }
-            assertTrue(r.text().contains("FAILED: timed out"), r.text());
+            assertTrue(ModelBaselinesStep.text(r).contains("FAILED: timed out"), ModelBaselinesStep.text(r));
             assertTrue(b.alive(), "the harness lives on");
             ModelCheck c = ModelCheck.run(b, e, x(16), 16, "", TINY);
             assertEquals("Net", c.moduleType(), "the next request runs in the same process");
@@ -101,13 +101,13 @@ class ModelHangsTest {
                     0.05, "cpu");
             ModelBaselines r = ModelBaselinesStep.run(ex, b, Presets.LLAMA_3_8B, QUICK, 0, Progress.NONE);
             assertEquals(List.of("eager@16", "per-block@16", "whole@16", "eager@32", "per-block@32", "whole@32"),
-                    r.rows().stream().map(x -> x.tree().id() + "@" + x.tokens()).toList(), r.text());
-            assertFalse(r.row(ModelTree.EAGER, 16).orElseThrow().failed(), "measured before the death: " + r.text());
+                    r.rows().stream().map(x -> x.tree().id() + "@" + x.tokens()).toList(), ModelBaselinesStep.text(r));
+            assertFalse(r.row(ModelTree.EAGER, 16).orElseThrow().failed(), "measured before the death: " + ModelBaselinesStep.text(r));
             String died = r.row(ModelTree.EAGER, 32).orElseThrow().error();
             assertTrue(died.contains("Python process exited with code 9 during eager @ 32 tokens"), died);
             assertTrue(r.row(ModelTree.PER_BLOCK, 32).orElseThrow().error().startsWith("no repeated blocks found"),
-                    "the tree after it ran in a fresh process: " + r.text());
-            assertTrue(r.row(ModelTree.WHOLE, 32).orElseThrow().error().contains("exited with code 9 during whole @ 32 tokens"), r.text());
+                    "the tree after it ran in a fresh process: " + ModelBaselinesStep.text(r));
+            assertTrue(r.row(ModelTree.WHOLE, 32).orElseThrow().error().contains("exited with code 9 during whole @ 32 tokens"), ModelBaselinesStep.text(r));
             assertFalse(b.alive());
             assertTrue(ex.has(Step.BASELINES), "the step's record is written");
             assertEquals(6, ModelBaselinesStep.load(ex).rows().size());
@@ -122,7 +122,7 @@ class ModelHangsTest {
             assertTrue(f.getMessage().contains("SystemExit: 3 (sysexit.py:12 in forward)"), f.getMessage());
             assertTrue(f.getMessage().contains("sysexit.py:build"), f.getMessage());
             ModelBaselines r = ModelBaselines.run(b, e, Map.of(16L, x(16)), List.of(ModelTree.EAGER), List.of(), "", QUICK, 0, TINY, Progress.NONE);
-            assertTrue(r.rows().getFirst().error().contains("SystemExit: 3 (sysexit.py:12 in forward)"), r.text());
+            assertTrue(r.rows().getFirst().error().contains("SystemExit: 3 (sysexit.py:12 in forward)"), ModelBaselinesStep.text(r));
             assertTrue(b.alive());
         }
     }

@@ -147,15 +147,15 @@ class ModelProfileGpuTest {
 
     @Test void everyTreeGetsAGraphReplayRowOfItsWholeStep() {
         ModelBaselines b = ModelBaselinesStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, ModelBaselinesTest.QUICK, torch.flushBytes(), Progress.NONE);
-        System.out.println("MODEL-BASELINES-GPU\n" + b.text());
+        System.out.println("MODEL-BASELINES-GPU\n" + ModelBaselinesStep.text(b));
         for (ModelBaselines.Row r : b.rows()) {
-            assertFalse(r.failed(), b.text());
+            assertFalse(r.failed(), ModelBaselinesStep.text(b));
             assertFalse(r.graph().failed(), r.tree() + ": " + r.graph().error());
             assertNotNull(r.graph().run(), r.tree() + ": " + r.graph().skip());
-            assertTrue(r.graph().wallUs() > 0, b.text());
-            assertTrue(b.graphSpeedupOverEager(r) > 0, b.text());
-            assertTrue(r.kernelSeconds() > 0 && r.peakBytes() > 0, b.text());
+            assertTrue(r.graph().wallUs() > 0, ModelBaselinesStep.text(b));
+            assertTrue(b.graphSpeedupOverEager(r) > 0, ModelBaselinesStep.text(b));
+            assertTrue(r.kernelSeconds() > 0 && r.peakBytes() > 0, ModelBaselinesStep.text(b));
         }
-        assertTrue(b.text().contains(" graph "), b.text());
+        assertTrue(ModelBaselinesStep.text(b).contains(" graph "), ModelBaselinesStep.text(b));
     }
 }
