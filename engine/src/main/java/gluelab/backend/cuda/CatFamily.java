@@ -39,17 +39,10 @@ final class CatFamily implements FusedFamily {
                 for (int unroll : new int[]{2, 1, 4}) out.add(FusedKernels.config(CAT, "threads", threads, "chunk", chunk, "unroll", unroll));
             }
         }
-        // The output's pieces end to end, a tile per block (as a copy kernel), 16-byte pieces; also with
-        // streaming (evict-first) accesses and 256-byte L2 fetches, since each byte is touched once.
+        // The output's pieces end to end, a tile per block (as a copy kernel), 16-byte pieces.
         if ((ha * es) % 16 == 0 && (hb * es) % 16 == 0) {
-            for (int[] cache : new int[][]{{0, 0}, {1, 0}, {0, 1}, {1, 1}}) {
-                for (int threads : new int[]{256, 128, 512}) {
-                    for (int unroll : new int[]{2, 1, 4}) {
-                        out.add(cache[0] + cache[1] == 0
-                                ? FusedKernels.config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1)
-                                : FusedKernels.config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1, "cs", cache[0], "l2pf", cache[1]));
-                    }
-                }
+            for (int threads : new int[]{256, 128, 512}) {
+                for (int unroll : new int[]{2, 1, 4}) out.add(FusedKernels.config(CAT, "threads", threads, "chunk", 16, "unroll", unroll, "flat", 1));
             }
         }
         return out;
