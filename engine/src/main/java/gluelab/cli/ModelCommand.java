@@ -78,7 +78,7 @@ public final class ModelCommand implements Runnable {
     static final class Baselines implements Callable<Integer> {
         @Mixin Common common;
 
-        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})") double timeout;
+        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
         @Override public Integer call() {
             ExperimentFolder ex = common.experiment();

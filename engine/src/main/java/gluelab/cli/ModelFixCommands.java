@@ -43,7 +43,7 @@ final class ModelFixCommands {
         @Option(names = "--reference", paramLabel = "FIX=OP", description = "add the catalogue's fused kernel for OP as the fix's \"best known kernel\" row (the op alone, not in the model)")
         java.util.Map<String, String> references = new java.util.LinkedHashMap<>();
 
-        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})") double timeout;
+        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
         @Override public Integer call() {
             references.values().forEach(gluelab.ops.Catalogue::parse);
@@ -84,7 +84,7 @@ final class ModelFixCommands {
 
         @Option(names = "--only", split = ",", paramLabel = "FIX", description = "confirm only these of step 05's fixes (default: all of them)") List<String> only;
 
-        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most (default: ${DEFAULT-VALUE})") double timeout;
+        @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
         @Override public Integer call() {
             ExperimentFolder ex = common.experiment();
