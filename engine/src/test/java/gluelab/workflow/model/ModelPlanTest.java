@@ -88,6 +88,13 @@ class ModelPlanTest {
         assertTrue(described.contains("no repeated blocks") && !described.contains("()"), described);
     }
 
+    /** A --blocks the model does not have is refused before the plan is written, not dropped in silence. */
+    @Test void aBlocksContainerTheModelDoesNotHaveIsRefused(@TempDir Path root) throws Exception {
+        var s = new ModelSubject(EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "nolayers", List.of());
+        String e = planError(root, s);
+        assertTrue(e.startsWith("--blocks nolayers: ") && e.contains("nolayers"), e);
+    }
+
     /** The plan step's error for {@code s}; no plan may be left. */
     static String planError(Path root, ModelSubject s) {
         RuntimeException e = assertThrows(RuntimeException.class, () -> plan(root, "bad", s));
