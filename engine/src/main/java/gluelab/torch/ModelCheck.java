@@ -38,8 +38,16 @@ public record ModelCheck(ModelEntry entry, long tokens, String moduleType, long 
      */
     public static ModelCheck run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, String blocks, StepLimits limits,
                                  String inputsHint) {
+        return run(bridge, entry, inputs, tokens, blocks, List.of(), limits, inputsHint);
+    }
+
+    /** As above; each of {@code regions} (model.NAME.NAME, the plan's --regions) must name a function of the model file. */
+    public static ModelCheck run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, String blocks, List<String> regions,
+                                 StepLimits limits, String inputsHint) {
         ObjectNode req = limits.put(request("model_check", entry, inputs, tokens)).put("inputsHint", inputsHint == null ? "" : inputsHint);
         if (blocks != null && !blocks.isBlank()) req.put("blocks", blocks);
+        var regionList = req.putArray("regions");
+        for (String r : regions) regionList.add(r);
         JsonNode r;
         try {
             r = bridge.call(req, "model check", new TorchBridge.Watch(gluelab.progress.Progress.NONE, p -> {}, limits.silence(0)));

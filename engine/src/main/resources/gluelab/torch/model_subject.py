@@ -323,6 +323,8 @@ def check(req, device):
     outs = [y for y in H.as_list(out) if isinstance(y, torch.Tensor)]
     if not any(y.is_floating_point() for y in outs):
         raise ModelError("%s:%s: forward returned no floating-point tensor, nothing to differentiate for fwd+bwd" % (req["file"], req["function"]))
+    for path in req.get("regions") or []:
+        resolve_region(module, path)  # a --regions path that names no function fails here, before anything is timed
     blocks, blocks_error = [], ""
     try:
         blocks = H.repeated_blocks(model, req.get("blocks"))

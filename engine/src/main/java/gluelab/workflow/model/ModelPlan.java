@@ -52,7 +52,7 @@ public final class ModelPlan {
         tokens = gluelab.bench.Tokens.checkAll(tokens);
         for (long t : tokens) inputs(stored, spec, t);
         long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
-        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), limits,
+        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), stored.regions(), limits,
                 InputSpecs.hint(stored.inputs(), spec, smallest));
         // A --blocks the model does not have would silently drop the per-block tree from every step.
         if (!stored.blocks().isBlank() && check.blocks() == 0) {

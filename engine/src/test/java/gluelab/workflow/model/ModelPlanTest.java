@@ -95,6 +95,13 @@ class ModelPlanTest {
         assertTrue(e.startsWith("--blocks nolayers: ") && e.contains("nolayers"), e);
     }
 
+    /** A --regions path that names no function of the model file is refused by the plan check, naming the path. */
+    @Test void aRegionTheModelFileDoesNotHaveIsRefused(@TempDir Path root) throws Exception {
+        var s = new ModelSubject(EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "", List.of("model.Attention.nope"));
+        String e = planError(root, s);
+        assertTrue(e.contains("region model.Attention.nope: model.Attention has no attribute 'nope'"), e);
+    }
+
     /** The plan step's error for {@code s}; no plan may be left. */
     static String planError(Path root, ModelSubject s) {
         RuntimeException e = assertThrows(RuntimeException.class, () -> plan(root, "bad", s));
