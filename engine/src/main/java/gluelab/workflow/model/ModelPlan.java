@@ -56,8 +56,8 @@ public final class ModelPlan {
                 InputSpecs.hint(stored.inputs(), spec, smallest));
         // A --blocks the model does not have would silently drop the per-block tree from every step.
         if (!stored.blocks().isBlank() && check.blocks() == 0) {
-            throw new IllegalArgumentException("--blocks " + stored.blocks() + ": " + (check.blocksError().isBlank() ? "no repeated blocks there" : check.blocksError())
-                    + " (name the attribute that holds the repeated blocks, e.g. --blocks layers, or leave --blocks out and they are found)");
+            String why = check.blocksError().isBlank() ? "--blocks " + stored.blocks() + ": no repeated blocks there" : check.blocksError();
+            throw new IllegalArgumentException(why + " (name the attribute that holds the repeated blocks, e.g. --blocks layers, or leave --blocks out and they are found)");
         }
         ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored), new CheckedInputs(stored.inputs(), check.forward()));
         ex.devlog().note("model check at " + Numbers.count(smallest, "token") + ": " + check.describe());
