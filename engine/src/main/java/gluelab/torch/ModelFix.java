@@ -129,6 +129,10 @@ public record ModelFix(String name, List<Part> parts) {
         int eq = text == null ? -1 : text.indexOf('=');
         if (eq <= 0) throw new IllegalArgumentException("--fix '" + text + "': expected NAME=KIND:..., e.g. rope=swap:model.apply_rotary_emb=fixes.py:apply_rotary_emb_real");
         String name = text.substring(0, eq).strip();
+        if (name.contains(":")) {
+            throw new IllegalArgumentException("--fix '" + text + "': no NAME= before the fix (it starts with the kind '" + name.substring(0, name.indexOf(':'))
+                    + "'); expected NAME=KIND:..., e.g. rope=" + text.strip());
+        }
         List<Part> parts = new ArrayList<>();
         for (String p : text.substring(eq + 1).split("\\+")) {
             try {

@@ -44,6 +44,8 @@ class ModelFixTest {
 
     @Test void badSpecsNameTheInput() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> ModelFix.parse("rope")).getMessage().contains("expected NAME=KIND"));
+        assertEquals("--fix 'swap:model.f=fixes.py:g': no NAME= before the fix (it starts with the kind 'swap'); expected NAME=KIND:..., e.g. rope=swap:model.f=fixes.py:g",
+                assertThrows(IllegalArgumentException.class, () -> ModelFix.parse("swap:model.f=fixes.py:g")).getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> ModelFix.parse("x=swap:model.f=missing_file.py:g")).getMessage()
                 .matches("--fix x: replacement file .*missing_file.py: no such file"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> ModelFix.parse("x=regions:Attention.rope")).getMessage()
