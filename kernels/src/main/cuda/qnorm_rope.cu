@@ -15,8 +15,18 @@
 #define QV CFG_VEC
 #define QP (CFG_VEC / 2)
 
+// The row's geometry is fixed at compile time where the engine knows it (QHD from the config,
+// CFG_HEADS from the shape): offsets become shifts and the token a multiply-high, where a runtime
+// division and 64-bit multiplies took a fifth of the instructions of a row (ncu: SM busier than DRAM).
+#define QHD (QL * QV)
+#ifdef CFG_HEADS
+#define QHEADS ((i64)CFG_HEADS)
+#else
+#define QHEADS heads
+#endif
+
 // The token (position) of a row of heads: a 32-bit division while rows fit (a 64-bit one is a
-// long software sequence, paid per row).
+// long software sequence, paid per row); by a constant when CFG_HEADS is set.
 __device__ __forceinline__ i64 token_of(i64 row, i64 heads) {
     return row <= 0xffffffffLL && heads <= 0xffffffffLL ? (i64)((unsigned)row / (unsigned)heads) : row / heads;
 }
@@ -55,7 +65,7 @@ __device__ __forceinline__ QRing<NT> q_ring() { return stage_ring<NT, QA>(); }
 template <int NT>
 __device__ __forceinline__ void q_issue(QRing<NT> ring, int slot, const void* const (&src)[NT], i64 row, bool has, int hd, int sub) {
     if (has) {
-        const i64 e = (row * hd + (i64)sub * QV) * ES;
+        const i64 e = (row * QHD + (i64)sub * QV) * ES;
         #pragma unroll
         for (int t = 0; t < NT; t++) {
             #pragma unroll
@@ -93,7 +103,7 @@ __device__ __forceinline__ void q_take(QRing<NT> ring, int slot, unsigned (&w)[N
 extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv,
                                                                           const float* sinv, void* out, i64 rows, i64 heads, int hd, float eps) {
     constexpr int S = CFG_STAGES;
-    const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
+    const int sub = threadIdx.x % QL, half = QHD / 2, p0 = sub * QP;
     const i64 group = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) / QL, groups = (i64)gridDim.x * (CFG_THREADS / QL);
     const i64 rpg = (rows + groups - 1) / groups;
     const QRows span = q_rows(group, rpg, rows);
@@ -102,14 +112,14 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
     const QRing<1> ring = q_ring<1>();
     const void* const src[1] = {q};
     #pragma unroll
-    for (int st = 0; st < S - 1; st++) q_issue<1>(ring, st, src, span.row(st), span.has(st), hd, sub);
+    for (int st = 0; st < S - 1; st++) q_issue<1>(ring, st, src, span.row(st), span.has(st), QHD, sub);
     float c[QP], s[QP];
     i64 tok = -1;
     int slot = 0;
     for (i64 i = 0; i < rpg; i++) {
         const i64 row = span.row(i);
         const bool live = span.has(i);
-        q_issue<1>(ring, slot == 0 ? S - 1 : slot - 1, src, span.row(i + S - 1), span.has(i + S - 1), hd, sub);
+        q_issue<1>(ring, slot == 0 ? S - 1 : slot - 1, src, span.row(i + S - 1), span.has(i + S - 1), QHD, sub);
         unsigned wq[1][4 * QA];
         q_take<1, S>(ring, slot, wq);
         slot = slot + 1 == S ? 0 : slot + 1;
@@ -118,10 +128,10 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
         if (live) {
             #pragma unroll
             for (int k = 0; k < QV; k++) ss += a[k] * a[k];
-            const i64 t = token_of(row, heads);
+            const i64 t = token_of(row, QHEADS);
             if (t != tok) { rope_table(freqs, cosv, sinv, t, half, p0, c, s); tok = t; }
         }
-        const float rs = rsqrtf(group_sum<QL>(ss) / hd + eps);
+        const float rs = rsqrtf(group_sum<QL>(ss) / QHD + eps);
         if (!live) continue;
         float o[QV];
         #pragma unroll
@@ -130,7 +140,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
             o[2 * k] = x0 * c[k] - x1 * s[k];
             o[2 * k + 1] = x0 * s[k] + x1 * c[k];
         }
-        stv<QV>(out, row * hd + sub * QV, o);
+        stv<QV>(out, row * QHD + sub * QV, o);
     }
 }
 #else
@@ -138,7 +148,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
 extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const void* w, const float* freqs, const float* cosv,
                                                                           const float* sinv, void* out, i64 rows, i64 heads, int hd, float eps) {
     constexpr int R = CFG_RPI, G = 32 / QL;  // rows per group per step, groups per warp
-    const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
+    const int sub = threadIdx.x % QL, half = QHD / 2, p0 = sub * QP;
     const i64 warp = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) >> 5, warps = (i64)gridDim.x * CFG_THREADS / 32;
     const int grp = (threadIdx.x & 31) / QL;
     float wv[QV];
@@ -150,8 +160,8 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
             i64 row = base + grp * R + i;
             ss[i] = 0.f;
             if (row < rows) {
-                ldv<QV>(q, row * hd + sub * QV, a[i]);
-                rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, c[i], s[i]);
+                ldv<QV>(q, row * QHD + sub * QV, a[i]);
+                rope_table(freqs, cosv, sinv, token_of(row, QHEADS), half, p0, c[i], s[i]);
             }
         }
         #pragma unroll
@@ -162,7 +172,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
         #pragma unroll
         for (int i = 0; i < R; i++) {
             i64 row = base + grp * R + i;
-            float rs = rsqrtf(group_sum<QL>(ss[i]) / hd + eps);
+            float rs = rsqrtf(group_sum<QL>(ss[i]) / QHD + eps);
             if (row >= rows) continue;
             float o[QV];
             #pragma unroll
@@ -171,7 +181,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_fwd(const void* q, const 
                 o[2 * k] = x0 * c[i][k] - x1 * s[i][k];
                 o[2 * k + 1] = x0 * s[i][k] + x1 * c[i][k];
             }
-            stv<QV>(out, row * hd + sub * QV, o);
+            stv<QV>(out, row * QHD + sub * QV, o);
         }
     }
 }
@@ -190,7 +200,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
                                                                           const float* sinv, const void* dy, void* dq, float* partial,
                                                                           i64 rows, i64 heads, int hd, i64 rpg, float eps,
                                                                           void* dwo, unsigned* bar) {
-    const int sub = threadIdx.x % QL, half = hd / 2, p0 = sub * QP;
+    const int sub = threadIdx.x % QL, half = QHD / 2, p0 = sub * QP;
     const i64 group = ((i64)blockIdx.x * CFG_THREADS + threadIdx.x) / QL;
 #ifndef CFG_ILEAVE
 #define CFG_ILEAVE 0
@@ -213,14 +223,14 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
     const void* const src[2] = {q, dy};
     const QRows span = q_rows(group, rpg, rows);
     #pragma unroll
-    for (int st = 0; st < S - 1; st++) q_issue<2>(ring, st, src, span.row(st), span.has(st), hd, sub);
+    for (int st = 0; st < S - 1; st++) q_issue<2>(ring, st, src, span.row(st), span.has(st), QHD, sub);
     i64 tok = -1;
     int slot = 0;
 #elif !CFG_PF
     auto load = [&](i64 row, float (&ad)[QV], float (&dd)[QV], float (&cd)[QP], float (&sd)[QP]) {
-        ldv<QV>(q, row * hd + sub * QV, ad);
-        ldv<QV>(dy, row * hd + sub * QV, dd);
-        rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, cd, sd);
+        ldv<QV>(q, row * QHD + sub * QV, ad);
+        ldv<QV>(dy, row * QHD + sub * QV, dd);
+        rope_table(freqs, cosv, sinv, token_of(row, QHEADS), half, p0, cd, sd);
     };
 #endif
 #if CFG_PF && !CFG_STAGES
@@ -230,9 +240,9 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
     unsigned qn[Words<QV>::N], dn[Words<QV>::N];
     float cn[QP], sn[QP];
     auto fetch = [&](i64 row) {
-        ldw<QV>(q, row * hd + sub * QV, qn);
-        ldw<QV>(dy, row * hd + sub * QV, dn);
-        rope_table(freqs, cosv, sinv, token_of(row, heads), half, p0, cn, sn);
+        ldw<QV>(q, row * QHD + sub * QV, qn);
+        ldw<QV>(dy, row * QHD + sub * QV, dn);
+        rope_table(freqs, cosv, sinv, token_of(row, QHEADS), half, p0, cn, sn);
     };
     if (r0 < rows) fetch(r0);
 #endif
@@ -240,7 +250,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
 #if CFG_STAGES
         const i64 row = span.row(i);
         const bool live = span.has(i);
-        q_issue<2>(ring, slot == 0 ? S - 1 : slot - 1, src, span.row(i + S - 1), span.has(i + S - 1), hd, sub);
+        q_issue<2>(ring, slot == 0 ? S - 1 : slot - 1, src, span.row(i + S - 1), span.has(i + S - 1), QHD, sub);
         {
             unsigned wr[2][4 * QA];
             q_take<2, S>(ring, slot, wr);
@@ -249,7 +259,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
         }
         slot = slot + 1 == S ? 0 : slot + 1;
         if (live) {
-            const i64 t = token_of(row, heads);
+            const i64 t = token_of(row, QHEADS);
             if (t != tok) { rope_table(freqs, cosv, sinv, t, half, p0, c, s); tok = t; }
         }
 #else
@@ -275,8 +285,8 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
             #pragma unroll
             for (int k = 0; k < QV; k++) { ss += a[k] * a[k]; dot += ga[k] * wv[k] * a[k]; }
         }
-        float rs = rsqrtf(group_sum<QL>(ss) / hd + eps);
-        dot = group_sum<QL>(dot) * rs / hd;
+        float rs = rsqrtf(group_sum<QL>(ss) / QHD + eps);
+        dot = group_sum<QL>(dot) * rs / QHD;
         if (live) {
             float o[QV];
             #pragma unroll
@@ -285,7 +295,7 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
                 dw[k] += ga[k] * nv;
                 o[k] = rs * (ga[k] * wv[k] - nv * dot);
             }
-            stv<QV>(dq, row * hd + sub * QV, o);
+            stv<QV>(dq, row * QHD + sub * QV, o);
         }
     }
     // The block's row groups' dw in a fixed order (deterministic): across the warp's groups by
@@ -304,11 +314,11 @@ extern "C" __global__ void ROW_BOUNDS fused_qnorm_rope_bwd(const void* q, const 
         float t = 0.f;
         #pragma unroll
         for (int k = 0; k < W; k++) t += red[k][j];
-        partial[(i64)blockIdx.x * hd + j] = t;
+        partial[(i64)blockIdx.x * QHD + j] = t;
     }
 #if CFG_DWFIN
     grid_barrier(bar);
-    finish_columns<CFG_THREADS>(partial, gridDim.x, hd, dwo);
+    finish_columns<CFG_THREADS>(partial, gridDim.x, QHD, dwo);
     grid_depart(bar);
 #else
     (void)dwo; (void)bar;

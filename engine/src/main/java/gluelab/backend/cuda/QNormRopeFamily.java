@@ -35,7 +35,10 @@ final class QNormRopeFamily implements FusedFamily {
 
     private static boolean complex(OpInstance in) { return ((QNormRope) in.op()).form() == QNormRope.Form.COMPLEX; }
 
-    @Override public List<String> choices(OpInstance in) { return List.of("-DCFG_COMPLEX=" + (complex(in) ? 1 : 0)); }
+    /** The form, and the heads a token has: the kernel divides by it per row, cheaper by a constant. */
+    @Override public List<String> choices(OpInstance in) {
+        return List.of("-DCFG_COMPLEX=" + (complex(in) ? 1 : 0), "-DCFG_HEADS=" + in.shape().dim("H"));
+    }
 
     /** The staging ring: a row's vec elements a thread in 16-byte accesses, q (and dy in the backward). */
     @Override public int sharedBytes(OpInstance in, KernelConfig c) {
@@ -48,6 +51,8 @@ final class QNormRopeFamily implements FusedFamily {
         var s = l.in().shape();
         long heads = s.dim("H"), rows = s.tokens() * heads;
         int hd = (int) s.dim("HD"), lanes = l.config().get("lanes"), threads = l.threads();
+        // The kernel's row length is lanes x vec at compile time.
+        if (lanes * l.config().get("vec") != hd) throw new IllegalArgumentException("config " + l.config() + " does not cover a row of HD=" + hd);
         float eps = (float) s.param("eps");
         boolean complex = complex(l.in());
         Args a = new Args().ptr("q", l.t("q")).ptr("w", l.t("w")).ptrOrNull("freqs", complex ? l.t("freqs") : null)
@@ -81,8 +86,9 @@ final class QNormRopeFamily implements FusedFamily {
                     for (int rpi : new int[]{2, 1, 4}) {
                         if (vec * rpi > 32) continue;
                         out.add(FusedKernels.config(FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi));
-                        // Registers capped at 64 a thread (32 warps an SM): more rows in flight per SM.
-                        if (threads >= 128 && rpi == 2) {
+                        // Registers capped at 64 a thread (32 warps an SM): more rows in flight per SM. One row at a
+                        // time (rpi=1) fits 64 without spills where the compiler takes 75 (24 warps an SM).
+                        if (rpi <= 2) {
                             out.add(FusedKernels.config(FWD, "threads", threads, "lanes", lanes, "vec", vec, "rpi", rpi, "minb", 1024 / threads));
                         }
                     }
@@ -103,8 +109,8 @@ final class QNormRopeFamily implements FusedFamily {
                     }
                     // The generated region's form: rows interleaved across the grid, the next row prefetched as raw
                     // words, registers capped at 64 a thread (4 blocks of 256 an SM); dw after the kernel or in it.
-                    // On the H200 the region in this form ran 207.2 us at 32k against the staged pick's 221.8
-                    // (bench/kernel-bench, one process), the catalogue's own form untimed yet.
+                    // With the row's geometry fixed at compile time it is the H200's pick at 2k-32k (205.4 us at 32k,
+                    // the region's 207.9).
                     if (threads >= 128 && vec * es <= 16) {
                         out.add(FusedKernels.config(BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", 1, "minb", 65536 / (threads * 64), "ileave", 1));
                         out.add(FusedKernels.config(BWD, "threads", threads, "lanes", lanes, "vec", vec, "pf", 1, "minb", 65536 / (threads * 64), "ileave", 1,
