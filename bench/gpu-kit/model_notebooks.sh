@@ -4,8 +4,8 @@
 # headless runner (`gluelab run`), packed every 20 s so a call cut short keeps what ran; then
 # `gluelab pr check` on the PR texts step 10 wrote. Every step's wall goes to story.log.
 #   NAME=llama FILE=llama3.py REGIONS=model.apply_rotary_emb TOKENS=2k,8k,32k ./model_notebooks.sh
-# NOTEBOOKS='notebooks/0[89]-*.ipynb notebooks/1[01]-*.ipynb' EXTRA='-p checkTokens=0 -p commit=abc1234' reruns some steps on an
-# experiment already in $GLUELAB_HOME (EXTRA: parameters those notebooks declare);
+# NOTEBOOKS='notebooks/0[0-6]-*.ipynb' runs some steps (then the rest on the same $GLUELAB_HOME, e.g.
+# GLUELAB_HOME=/tmp/wk outside the kit, which the next carry replaces); EXTRA: more -p NAME=VALUE;
 # step 08 checks at CHECK_TOKENS (0: the plan's smallest count, as the method asks; the notebook's 16 is for the CPU).
 cd "$(dirname "$0")"
 export PYTHONUNBUFFERED=1
@@ -23,12 +23,16 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu
 t_all=$SECONDS
 # One run of the twelve (a parameter goes to the notebooks that declare it); packed every 20 s meanwhile.
 ( while sleep 20; do pack; done ) & packer=$!
-if [ -n "$NOTEBOOKS" ]; then  # later steps of an experiment already planned: the plan's parameters are not theirs (gluelab run refuses them)
-  params=(-p experiment="$NAME" $EXTRA)  # EXTRA: the -p NAME=VALUE the chosen notebooks declare (gluelab run refuses others)
-else
-  params=(-p experiment="$NAME" -p model="$MODEL" -p modelFile="$PWD/models/$FILE:build" -p inputs="$INPUTS" -p tokens="$TOKENS" -p stopFraction="${STOP:-0.01}"
-          -p device=cuda -p regions="$REGIONS" -p commit="${COMMIT:-unknown}" -p checkTokens="${CHECK_TOKENS:-0}")
+# Each parameter goes only where a chosen notebook declares it (gluelab run refuses the others): the
+# plan's to 00, checkTokens to 08, commit to 09; EXTRA adds any -p NAME=VALUE of the chosen notebooks.
+chosen=$(ls ${NOTEBOOKS:-notebooks/[0-9][0-9]-*.ipynb})
+params=(-p experiment="$NAME" $EXTRA)
+if grep -q 00-plan <<<"$chosen"; then
+  params+=(-p model="$MODEL" -p modelFile="$PWD/models/$FILE:build" -p inputs="$INPUTS" -p tokens="$TOKENS" -p stopFraction="${STOP:-0.01}"
+           -p device=cuda -p regions="$REGIONS")
 fi
+grep -q 08-correctness <<<"$chosen" && params+=(-p checkTokens="${CHECK_TOKENS:-0}")
+grep -q 09-stack <<<"$chosen" && params+=(-p commit="${COMMIT:-unknown}")
 timeout "${STORY_S:-540}" "$G" run ${NOTEBOOKS:-notebooks/[0-9][0-9]-*.ipynb} --out "$exe" --cell-timeout "${CELL_S:-300}" "${params[@]}" \
   2>&1 | while IFS= read -r line; do echo "[$((SECONDS - t_all)) s] $line"; done >>"$log"
 echo "== notebooks rc=${PIPESTATUS[0]} in $((SECONDS - t_all)) s" | tee -a "$log"
