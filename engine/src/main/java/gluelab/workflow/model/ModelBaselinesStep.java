@@ -6,6 +6,7 @@ import gluelab.tensor.TensorSpec;
 import gluelab.timing.TimingConfig;
 import gluelab.torch.ModelBaselines;
 import gluelab.torch.ModelTree;
+import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
 import gluelab.units.Numbers;
 import gluelab.workflow.experiment.ExperimentFolder;
@@ -48,9 +49,16 @@ public final class ModelBaselinesStep {
     }
 
     public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, Progress progress) {
+        return run(ex, bridge, spec, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
+    }
+
+    /** As above, the model's code under {@code limits}. */
+    public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, StepLimits limits,
+                                     Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
-        ModelBaselines b = ModelBaselines.run(bridge, ModelPlan.entry(s), inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, progress);
+        ModelBaselines b = ModelBaselines.run(bridge, ModelPlan.entry(s), inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, limits,
+                progress);
         Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
         StepResults.save(file, b);
         for (ModelBaselines.Row r : b.rows()) {
