@@ -1022,7 +1022,10 @@ def profile_tree(req, tree, device, trace_path, steps=3, place=(0, 1)):
         progress("model profile", place[0], place[1], "reading the profile of %s @ %d tokens" % (tree, tokens))
         rows = source_rows(prof, Locator(req["file"], model), steps, device == "cuda")
         averages = key_averages(prof)
-        prof.export_chrome_trace(trace_path)
+        # whole or not at all: a run killed while writing leaves no torn trace under the name the step reads
+        partial = trace_path[:-len(".gz")] + ".partial.gz" if trace_path.endswith(".gz") else trace_path + ".partial"
+        prof.export_chrome_trace(partial)
+        os.replace(partial, trace_path)
         result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows), keyAverages=averages)
     except BaseException as e:
         model_raised(e)
