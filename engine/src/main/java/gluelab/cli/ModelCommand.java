@@ -51,14 +51,26 @@ public final class ModelCommand implements Runnable {
         TorchSide start(Device device) { return TorchSide.start(PythonFinder.standard().find(python, PythonSource.FLAG), device); }
     }
 
-    /** The step limit of the steps that time nothing (03, 06, 08); the compile limit stays {@value gluelab.torch.StepLimits#COMPILE_SECONDS} s. */
+    /** The compile limit of every step that compiles your model: torch.compile's time within one build or step, which the step limit leaves out. */
+    static final class CompileLimitOption {
+        @Option(names = "--compile-limit", paramLabel = "SECONDS", defaultValue = "" + gluelab.torch.StepLimits.COMPILE_SECONDS,
+                description = "how long torch.compile may compile within one build or fwd+bwd step of your model (not counted in the step limit); "
+                        + "past it the row fails naming the line dynamo was tracing, e.g. a loop it unrolls for ever (default: ${DEFAULT-VALUE})")
+        double seconds;
+
+        gluelab.torch.StepLimits applied(gluelab.torch.StepLimits limits) { return limits.withCompile(seconds, "--compile-limit"); }
+    }
+
+    /** The step limit of the steps that time nothing (03, 06, 08), with the compile limit. */
     static final class StepLimitOption {
         @Option(names = "--step-limit", paramLabel = "SECONDS", defaultValue = "" + gluelab.torch.StepLimits.MIN_STEP_SECONDS,
                 description = "how long your model's build or one fwd+bwd step may run before it is stopped as hung, its compile not counted "
-                        + "(default: ${DEFAULT-VALUE}; 0: no limit)")
+                        + "(default: ${DEFAULT-VALUE}; 0: no limit, the compile limit neither)")
         double seconds;
 
-        gluelab.torch.StepLimits limits() { return gluelab.torch.StepLimits.ofStep(seconds, "--step-limit"); }
+        @Mixin CompileLimitOption compile;
+
+        gluelab.torch.StepLimits limits() { return compile.applied(gluelab.torch.StepLimits.ofStep(seconds, "--step-limit")); }
     }
 
     /**
@@ -80,13 +92,16 @@ public final class ModelCommand implements Runnable {
 
         @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
+        @Mixin CompileLimitOption compile;
+
         @Override public Integer call() {
+            var limits = compile.applied(gluelab.torch.StepLimits.forMeasurement(timeout));
             ExperimentFolder ex = common.experiment();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var b = ModelBaselinesStep.run(ex, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
-                        torch.flushBytes(), new ConsoleProgress(System.err));
+                        torch.flushBytes(), limits, new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(b) : ModelBaselinesStep.text(b));
                 return rowsStatus(ModelBaselinesStep.nothingMeasured(b), ex, gluelab.workflow.experiment.Step.BASELINES, "measured");
             }

@@ -45,7 +45,10 @@ final class ModelFixCommands {
 
         @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
+        @Mixin ModelCommand.CompileLimitOption compile;
+
         @Override public Integer call() {
+            var limits = compile.applied(gluelab.torch.StepLimits.forMeasurement(timeout));
             references.values().forEach(gluelab.ops.Catalogue::parse);
             ModelFixStep.Sizing sz = sizing == null ? null : ModelFixStep.Sizing.parse(sizing);
             ExperimentFolder ex = common.experiment();
@@ -62,7 +65,7 @@ final class ModelFixCommands {
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var r = ModelFixStep.run(ex, torch.bridge(), spec, parsed, sz, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
-                        torch.flushBytes(), new ConsoleProgress(System.err));
+                        torch.flushBytes(), limits, new ConsoleProgress(System.err));
                 if (!references.isEmpty()) {
                     try (gluelab.lab.Gluelab lab = gluelab.lab.Gluelab.open(plan.device())) {
                         r = lab.modelFixReferences(ex, references);
@@ -86,7 +89,10 @@ final class ModelFixCommands {
 
         @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
+        @Mixin ModelCommand.CompileLimitOption compile;
+
         @Override public Integer call() {
+            var limits = compile.applied(gluelab.torch.StepLimits.forMeasurement(timeout));
             ExperimentFolder ex = common.experiment();
             var fixResult = ModelFixStep.load(ex);
             List<ModelFix> fixes = fixResult.fixes();
@@ -101,7 +107,7 @@ final class ModelFixCommands {
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device())) {
                 var python = gluelab.torch.PythonFinder.standard().find(common.python, gluelab.torch.PythonSource.FLAG);
-                var r = new ModelConfirmation(device, python).progress(new ConsoleProgress(System.err))
+                var r = new ModelConfirmation(device, python).progress(new ConsoleProgress(System.err)).limits(limits)
                         .run(ex, spec, fixResult, fixes, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)));
                 System.out.println(common.json ? Json.write(r) : r.text());
                 return ModelCommand.rowsStatus(r.nothingMeasured(), ex, gluelab.workflow.experiment.Step.CONFIRM, "measured");

@@ -71,6 +71,16 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
      */
     public static ModelBaselines run(TorchBridge bridge, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelTree> trees,
                                      List<String> regions, String blocks, TimingConfig timing, long flushBytes, StepLimits limits, Progress progress) {
+        return run(bridge, entry, inputsAt, trees, regions, blocks, timing, flushBytes, limits, KeptUnits.none(), progress);
+    }
+
+    /**
+     * As above, the first rows given by {@code kept} (the planned jobs' order: token count, then tree) and not run again; {@code kept}
+     * is told the rows so far after each row.
+     */
+    public static ModelBaselines run(TorchBridge bridge, ModelEntry entry, Map<Long, List<TensorSpec>> inputsAt, List<ModelTree> trees,
+                                     List<String> regions, String blocks, TimingConfig timing, long flushBytes, StepLimits limits, KeptUnits<Row> kept,
+                                     Progress progress) {
         ObjectNode req = ModelCheck.request("model_baselines", entry, inputsAt.values().iterator().next(), inputsAt.keySet().iterator().next())
                 .put("device", bridge.device()).put("flushBytes", flushBytes).put("blocks", blocks == null ? "" : blocks);
         ArrayNode at = req.putArray("at");
@@ -83,13 +93,22 @@ public record ModelBaselines(int format, String model, TorchVersions versions, L
         limits.put(req);
         List<Job> jobs = new ArrayList<>();
         for (long t : inputsAt.keySet()) for (ModelTree tree : trees) jobs.add(new Job(tree, t));
-        List<Row> rows = new ArrayList<>();
-        ResumedCall.run(bridge, req, "model baselines of " + entry.shortName(), jobs.size(), progress,
+        for (int i = 0; i < kept.done().size(); i++) {
+            Row k = kept.done().get(i);
+            if (i >= jobs.size() || k.tree() != jobs.get(i).tree() || k.tokens() != jobs.get(i).tokens())
+                throw new IllegalArgumentException("kept row " + i + " (" + k.tree().id() + " @ " + k.tokens() + " tokens) is not the plan's job " + i);
+        }
+        List<Row> rows = new ArrayList<>(kept.done());
+        ResumedCall.run(bridge, req, "model baselines of " + entry.shortName(), rows.size(), jobs.size(), progress,
                 limits.silence(timing.warmupSeconds() + timing.stop().timeoutSeconds()), new ResumedCall.Units() {
-                    @Override public void part(JsonNode part) { rows.add(row(entry, timing, part)); }
+                    @Override public void part(JsonNode part) {
+                        rows.add(row(entry, timing, part));
+                        kept.saved().accept(List.copyOf(rows));
+                    }
 
                     @Override public int failed(int index, String reason) {
                         rows.add(jobs.get(index).failed(entry, reason));
+                        kept.saved().accept(List.copyOf(rows));
                         return 1;
                     }
                 });

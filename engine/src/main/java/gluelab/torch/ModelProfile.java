@@ -72,6 +72,12 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
      */
     public static ModelProfile run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelTree> trees,
                                    List<String> regions, String blocks, Path traceDir, StepLimits limits, Progress progress) {
+        return run(bridge, entry, inputs, tokens, trees, regions, blocks, traceDir, limits, KeptUnits.none(), progress);
+    }
+
+    /** As above, the first trees given by {@code kept} (in {@code trees}' order) and not profiled again; {@code kept} is told the trees so far after each. */
+    public static ModelProfile run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelTree> trees,
+                                   List<String> regions, String blocks, Path traceDir, StepLimits limits, KeptUnits<TreeProfile> kept, Progress progress) {
         ObjectNode req = ModelCheck.request("model_profile", entry, inputs, tokens).put("traceDir", traceDir.toAbsolutePath().toString())
                 .put("blocks", blocks == null ? "" : blocks);
         ArrayNode ts = req.putArray("trees");
@@ -79,12 +85,20 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
         ArrayNode rs = req.putArray("regions");
         regions.forEach(rs::add);
         limits.put(req);
-        List<TreeProfile> out = new ArrayList<>();
-        ResumedCall.run(bridge, req, "model profile of " + entry.shortName(), trees.size(), progress, limits.silence(0), new ResumedCall.Units() {
-            @Override public void part(JsonNode p) { out.add(tree(p)); }
+        for (int i = 0; i < kept.done().size(); i++) {
+            if (i >= trees.size() || kept.done().get(i).tree() != trees.get(i))
+                throw new IllegalArgumentException("kept tree " + i + " (" + kept.done().get(i).tree().id() + ") is not the plan's tree " + i);
+        }
+        List<TreeProfile> out = new ArrayList<>(kept.done());
+        ResumedCall.run(bridge, req, "model profile of " + entry.shortName(), out.size(), trees.size(), progress, limits.silence(0), new ResumedCall.Units() {
+            @Override public void part(JsonNode p) {
+                out.add(tree(p));
+                kept.saved().accept(List.copyOf(out));
+            }
 
             @Override public int failed(int index, String reason) {
                 out.add(new TreeProfile(trees.get(index), reason, "", 0, List.of(), List.of()));
+                kept.saved().accept(List.copyOf(out));
                 return 1;
             }
         });

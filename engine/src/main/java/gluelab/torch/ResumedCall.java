@@ -30,7 +30,13 @@ final class ResumedCall {
      * A failed reply (bad input, a harness error) throws as {@link TorchBridge#call} does.
      */
     static JsonNode run(TorchBridge bridge, ObjectNode req, String what, int units, Progress progress, Duration silence, Units out) {
-        int[] done = {0};
+        return run(bridge, req, what, 0, units, progress, silence, out);
+    }
+
+    /** As above, the first {@code first} units done already (kept from a step that stopped part-way): the harness skips them. */
+    static JsonNode run(TorchBridge bridge, ObjectNode req, String what, int first, int units, Progress progress, Duration silence, Units out) {
+        int[] done = {first};
+        if (first >= units) return null;
         JsonNode reply = null;
         TorchBridge current = bridge;
         try {

@@ -8,7 +8,8 @@ import java.time.Duration;
  * How long the analyst's code may run in the harness before it is stopped as hung. {@code stepSeconds}: one
  * piece of the model's work (the import and build, one forward, a first fwd+bwd step; the timed steps of a row
  * get their measurement's own timeout plus two of these); {@code compileSeconds}: what torch.compile may spend
- * compiling a compiled tree's first step, which does not count toward the step's limit. The harness stops a
+ * compiling within one such piece, which does not count toward the step's limit; a compile past it (dynamo tracing a
+ * loop that never ends) fails like a step past its limit, naming the line dynamo was tracing. The harness stops a
  * pure-Python hang itself (SIGALRM, the process lives on); {@link #silence()} is the Java side's backstop for
  * a hang in C code, after which the process is ended; {@code marginSeconds} is its margin beyond the harness's own
  * limits. 0 is no limit.
@@ -18,8 +19,11 @@ public record StepLimits(double stepSeconds, double compileSeconds, double margi
     public static final double CHECK_STEP_SECONDS = 120;
     /** A step of the timed trees at least, whatever the measurement's timeout. */
     public static final double MIN_STEP_SECONDS = 60;
-    /** torch.compile of one tree: the DeepSeek-V3 example's graphs take minutes on a CPU. */
-    public static final double COMPILE_SECONDS = 1200;
+    /**
+     * torch.compile within one piece of work by default ({@code --compile-limit}): the shipped examples' trees compile in
+     * seconds to a few minutes; a compile past this is far more likely a trace that never ends than a real one.
+     */
+    public static final double COMPILE_SECONDS = 300;
     /** Beyond the harness's own limits, before a silent harness is taken for hung in C code. */
     public static final double SILENCE_MARGIN_SECONDS = 60;
 
@@ -38,6 +42,13 @@ public record StepLimits(double stepSeconds, double compileSeconds, double margi
     /** The timed trees' limits for a measurement timeout: a step may take 4 of them (at least {@link #MIN_STEP_SECONDS}). */
     public static StepLimits forMeasurement(double timeoutSeconds) {
         return new StepLimits(Math.max(MIN_STEP_SECONDS, 4 * timeoutSeconds), COMPILE_SECONDS);
+    }
+
+    /** These limits with the compile limit the analyst gives ({@code --compile-limit}: more than 0 seconds); {@code option} names it in the error. */
+    public StepLimits withCompile(double seconds, String option) {
+        if (!(seconds > 0) || Double.isInfinite(seconds))
+            throw new IllegalArgumentException(option + " must be more than 0 seconds, got " + seconds);
+        return new StepLimits(stepSeconds, seconds, marginSeconds);
     }
 
     /** The steps that time nothing (03 profile, 06 graph budget, 08 correctness): the timed steps' limits at the default measurement timeout. */

@@ -34,10 +34,14 @@ LOADED = [0]  # model files loaded so far (each load is a module of its own name
 
 
 SEND_LOCK = threading.Lock()
+# The last progress line of the request in flight, without its part: what a "compiling" line says, and the line shown again after it.
+LAST_PROGRESS = [None]
 
 
 def send(obj):
     with SEND_LOCK:
+        if "progress" in obj and not obj.get("compiling"):
+            LAST_PROGRESS[0] = {k: v for k, v in obj.items() if k not in ("part", "units")}
         PROTOCOL.write(json.dumps(obj) + "\n")
         PROTOCOL.flush()
 
@@ -872,6 +876,7 @@ def main():
             with open(keep, "a") as f:
                 f.write(line if line.endswith("\n") else line + "\n")
         req = json.loads(line)
+        LAST_PROGRESS[0] = None
         cmd = req.get("cmd")
         if cmd == "exit":
             send({"ok": True})

@@ -38,7 +38,21 @@ def model_raised(e):
 # ---- limits on the analyst's code: a hang is a failure with its place, not a harness that never answers ----
 
 class StepTimeout(Exception):
-    """The analyst's code ran past its limit; raised by SIGALRM where it was running, so its traceback holds that line."""
+    """The analyst's code ran past its limit; raised by SIGALRM where it was running, so its traceback holds that line.
+    `traced`: where dynamo was tracing when it was stopped in a compile, innermost first, as (file, line, function): the
+    analyst's code dynamo traces does not run as a frame of its own, so no traceback holds that line."""
+
+    def __init__(self, message, traced=()):
+        super().__init__(message)
+        self.message, self.traced = message, list(traced)  # the message apart: dynamo appends its "from user code:" lines to the exception's
+
+    def place(self, files):
+        """'file.py:LINE in FUNC' of the innermost traced place in one of `files`, else ''."""
+        wanted = {os.path.abspath(f) for f in files}
+        for file, line, func in self.traced:
+            if os.path.abspath(file) in wanted:
+                return "%s:%d in %s" % (os.path.basename(file), line, func)
+        return ""
 
 
 def compiling(frame):
@@ -52,28 +66,104 @@ def compiling(frame):
     return False
 
 
+def traced_places(frame):
+    """(file, line, function) of each piece of code dynamo's instruction translators are tracing at `frame`, innermost first
+    (an inlined call's translator sits inside its caller's)."""
+    places = []
+    while frame is not None:
+        tx = frame.f_locals.get("self")
+        if type(tx).__module__ == "torch._dynamo.symbolic_convert" and hasattr(tx, "f_code") and hasattr(tx, "lineno"):
+            place = (tx.f_code.co_filename, tx.lineno or tx.f_code.co_firstlineno, tx.f_code.co_name)
+            if not places or places[-1] != place:
+                places.append(place)
+        frame = frame.f_back
+    return places
+
+
+def timeout_in(e):
+    """The StepTimeout behind `e`: itself, or the one dynamo wrapped (a stop inside a trace comes out as dynamo's own error)."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, StepTimeout):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def timeout_error(e, files):
+    """A limit's stop as one line, naming the analyst's line it was stuck on (the traced line in a compile), or None."""
+    t = timeout_in(e)
+    if t is None:
+        return None
+    where = t.place(files) or user_frame(e, files)
+    return t.message + (" (" + where + ")" if where else "")
+
+
+class CompileProgress:
+    """A progress line saying "compiling" while torch.compile compiles (dynamo's compile-start and -end events), and the line
+    before it again when the compile ends: a long compile shows as one, not as the model running."""
+    TRIGGERS = ("DYNAMO", "LAZY_BACKWARD")
+
+    def __enter__(self):
+        self.handler, self.shown = None, None
+        try:
+            from torch._dynamo.callback import callback_handler
+        except ImportError:
+            return self
+        self.handler = callback_handler
+        callback_handler.register_start_callback(self.start)
+        callback_handler.register_end_callback(self.end)
+        return self
+
+    def start(self, args):
+        last = H.LAST_PROGRESS[0]
+        if getattr(args.callback_trigger, "name", "") in self.TRIGGERS and last is not None:
+            self.shown = last
+            H.send(dict(last, detail="%s: compiling" % last.get("detail", ""), compiling=True))
+
+    def end(self, args):
+        if self.shown is not None:
+            H.send(self.shown)
+            self.shown = None
+
+    def __exit__(self, *exc):
+        if self.handler is not None:
+            for remove, fn in ((self.handler.remove_start_callback, self.start), (self.handler.remove_end_callback, self.end)):
+                try:
+                    remove(fn)
+                except ValueError:  # a dynamo reset inside cleared the callbacks
+                    pass
+        self.end(None)
+        return False
+
+
 class Limit:
     """Bounds the analyst's code run inside it: after `seconds` of running, a StepTimeout is raised where it runs
     (again each second after, should the model catch it). With `compile_seconds`, time torch.compile spends
-    compiling does not count toward `seconds` (a real compile takes minutes on the CPU), up to `compile_seconds`
-    in all. SIGALRM reaches a pure-Python loop or a sleep, and the harness lives on; a hang inside C code that
-    never returns to Python is not reached here, and the Java side ends the process after its silence limit."""
+    compiling does not count toward `seconds` (a real compile takes minutes on the CPU); it has a limit of its own,
+    `compile_seconds` of compiling in all (dynamo tracing a loop that never ends compiles for ever), and progress
+    lines say "compiling" while it compiles. SIGALRM reaches a pure-Python loop or a sleep, and the harness lives on;
+    a hang inside C code that never returns to Python is not reached here, and the Java side ends the process after
+    its silence limit."""
     TICK = 0.5
 
     def __init__(self, what, seconds, compile_seconds=None):
         self.what, self.seconds, self.compile_seconds = what, seconds, compile_seconds
         self.active = False
+        self.progress = None
 
     def __enter__(self):
         usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
         if not usable or not self.seconds or self.seconds <= 0:
             return self
-        self.active, self.expired = True, False
+        self.active, self.stopped = True, None
         self.start = self.last = time.monotonic()
-        self.ran = 0.0
+        self.ran = self.compiled = 0.0
         self.old = signal.signal(signal.SIGALRM, self.fire)
         signal.siginterrupt(signal.SIGALRM, False)  # syscalls in C code resume after a tick instead of failing with EINTR
         if self.compile_seconds:
+            self.progress = CompileProgress().__enter__()
             signal.setitimer(signal.ITIMER_REAL, self.TICK, self.TICK)
         else:
             signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
@@ -82,25 +172,34 @@ class Limit:
     def fire(self, signum, frame):
         if not self.active:
             return
+        if self.stopped is not None:  # the first stop's words and place, not those of wherever the model's handling of it runs
+            raise StepTimeout(*self.stopped)
         now = time.monotonic()
         in_compile = self.compile_seconds and compiling(frame)
-        if self.compile_seconds and not self.expired:
-            if not in_compile:
+        if self.compile_seconds:
+            if in_compile:
+                self.compiled += now - self.last
+            else:
                 self.ran += now - self.last
             self.last = now
-            if self.ran < self.seconds and now - self.start < self.compile_seconds:
+            if self.ran < self.seconds and self.compiled < self.compile_seconds:
                 return
-        self.expired = True
         if in_compile:
-            raise StepTimeout("timed out: torch.compile was still compiling after %.0f s (the compile limit) in %s" % (now - self.start, self.what))
-        raise StepTimeout("timed out: the model ran %.0f s (the step limit is %g s) in %s" % (
-            self.ran if self.compile_seconds else now - self.start, self.seconds, self.what))
+            self.stopped = ("timed out: torch.compile was still compiling after %.0f s of compiling (the compile limit is %g s) in %s" % (
+                self.compiled, self.compile_seconds, self.what), traced_places(frame))
+        else:
+            self.stopped = ("timed out: the model ran %.0f s (the step limit is %g s) in %s" % (
+                self.ran if self.compile_seconds else now - self.start, self.seconds, self.what), ())
+        raise StepTimeout(*self.stopped)
 
     def __exit__(self, *exc):
         if self.active:
             self.active = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.old)
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+            self.progress = None
         return False
 
 
@@ -226,7 +325,7 @@ def build_model(req, tokens, device, prepare=None):
     try:
         model = build(tokens) if takes_tokens else build()
     except BaseException as e:
-        if isinstance(e, StepTimeout):
+        if timeout_in(e) is not None:
             raise
         model_raised(e)
         where = user_frame(e, [file])
@@ -484,9 +583,11 @@ def user_error(e, req):
     """An exception from the model's run as one line, naming the analyst's line that raised."""
     if isinstance(e, ModelError):
         return str(e)
+    stopped = timeout_error(e, [req["file"]])
+    if stopped is not None:
+        return stopped
     where = user_frame(e, [req["file"]])
-    head = str(e) if isinstance(e, StepTimeout) else first_line(e)
-    return head + (" (" + where + ")" if where else "")
+    return first_line(e) + (" (" + where + ")" if where else "")
 
 
 def one_tree(req, tree, at, device, clock):
@@ -921,7 +1022,10 @@ def profile_tree(req, tree, device, trace_path, steps=3, place=(0, 1)):
         progress("model profile", place[0], place[1], "reading the profile of %s @ %d tokens" % (tree, tokens))
         rows = source_rows(prof, Locator(req["file"], model), steps, device == "cuda")
         averages = key_averages(prof)
-        prof.export_chrome_trace(trace_path)
+        # whole or not at all: a run killed while writing leaves no torn trace under the name the step reads
+        partial = trace_path[:-len(".gz")] + ".partial.gz" if trace_path.endswith(".gz") else trace_path + ".partial"
+        prof.export_chrome_trace(partial)
+        os.replace(partial, trace_path)
         result.update(trace=trace_path, rows=rows, stepUs=sum(r["us"] for r in rows), keyAverages=averages)
     except BaseException as e:
         model_raised(e)

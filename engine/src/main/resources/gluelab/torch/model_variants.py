@@ -145,9 +145,9 @@ def fix_error(e, req, fix):
     if isinstance(e, MS.ModelError):
         return str(e)
     files = [req["file"]] + ([p["file"] for p in swaps(fix)] if fix else [])
-    if isinstance(e, MS.StepTimeout):  # its message says the limit and what ran; its traceback the line it was stuck on
-        where = MS.user_frame(e, files)
-        return str(e) + (" (" + where + ")" if where else "")
+    stopped = MS.timeout_error(e, files)  # its message says the limit and what ran; its place the line it was stuck on
+    if stopped is not None:
+        return stopped
     wanted = {os.path.abspath(f) for f in files}
     where = ""
     for m in re.finditer(r'File "([^"]+)", line (\d+), in (\S+)', str(e)):
@@ -224,7 +224,7 @@ def graph_twin(req, fix, row, step, clock):
             return dict(twin, graphRepeats=repeats), H.graph_of(lambda: step, repeats), repeats
     except BaseException as e:
         MS.model_raised(e)
-        return dict(twin, error="graph capture failed: " + (fix_error(e, req, fix) if isinstance(e, MS.StepTimeout) else MS.first_line(e))), None, 0
+        return dict(twin, error="graph capture failed: " + (fix_error(e, req, fix) if MS.timeout_in(e) is not None else MS.first_line(e))), None, 0
 
 
 def running(subject, now):

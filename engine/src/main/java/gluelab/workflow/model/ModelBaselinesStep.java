@@ -4,8 +4,11 @@ import gluelab.model.ModelSpec;
 import gluelab.progress.Progress;
 import gluelab.tensor.TensorSpec;
 import gluelab.timing.TimingConfig;
+import gluelab.torch.KeptUnits;
 import gluelab.torch.ModelBaselines;
+import gluelab.torch.ModelEntry;
 import gluelab.torch.ModelTree;
+import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
 import gluelab.units.Numbers;
 import gluelab.workflow.experiment.ExperimentFolder;
@@ -48,22 +51,61 @@ public final class ModelBaselinesStep {
     }
 
     public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, Progress progress) {
+        return run(ex, bridge, spec, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
+    }
+
+    /**
+     * As above, the model's code under {@code limits}. Each row is written to the record as it finishes, so a run ended from
+     * outside keeps the rows it finished; the next run keeps those (when the plan and the model file are unchanged) and
+     * times only the others.
+     */
+    public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, StepLimits limits,
+                                     Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
-        ModelBaselines b = ModelBaselines.run(bridge, ModelPlan.entry(s), inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, progress);
+        ModelEntry entry = ModelPlan.entry(s);
         Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
-        StepResults.save(file, b);
-        for (ModelBaselines.Row r : b.rows()) {
-            ex.devlog().measurement(r.tree().id() + " @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: "
-                    + (r.failed() ? "FAILED: " + r.error() : String.format("%.1f us (noise %.1f%%), compile %.2f s, %d graphs, %d breaks, %d recompiles",
-                    r.wallUs(), 100 * r.run().noise(), r.compile().seconds(), r.compile().graphs(), r.compile().graphBreaks(), r.compile().recompiles())
-                    + graphText(r.graph())));
+        PartialStep<ModelBaselines> partial = new PartialStep<>(ex, Step.BASELINES, file);
+        List<ModelBaselines.Row> kept = partial.left(entry, ModelBaselines.class, ModelBaselines.FORMAT)
+                .filter(b -> b.model().equals(entry.toString())).map(b -> keptRows(b.rows(), plan.tokens(), trees(s))).orElse(List.of());
+        if (!kept.isEmpty()) {
+            String note = "kept " + Numbers.count(kept.size(), "row") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
+            progress.update("model baselines", kept.size(), (long) plan.tokens().size() * trees(s).size(), note);
+            ex.devlog().note("step " + Step.BASELINES + ": " + note);
         }
-        String summary = summary(b, ModelPlan.entry(s).shortName(), trees(s).size(), plan.tokens().size());
+        ModelBaselines b = ModelBaselines.run(bridge, entry, inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, limits,
+                new KeptUnits<>(kept, sofar -> {
+                    partial.save(new ModelBaselines(ModelBaselines.FORMAT, entry.toString(), bridge.versions(), sofar));
+                    devlog(ex, sofar.getLast());
+                }), progress);
+        StepResults.save(file, b);
+        String summary = summary(b, entry.shortName(), trees(s).size(), plan.tokens().size());
         Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
         if (nothingMeasured(b)) ex.failed(Step.BASELINES, files, "nothing measured: " + summary);
         else ex.done(Step.BASELINES, List.of(), files, summary);
         return b;
+    }
+
+    /** The longest run of {@code rows} that is the plan's jobs from the first (token count, then tree), in order. */
+    static List<ModelBaselines.Row> keptRows(List<ModelBaselines.Row> rows, List<Long> tokens, List<ModelTree> trees) {
+        List<ModelBaselines.Row> kept = new ArrayList<>();
+        jobs:
+        for (long t : tokens) {
+            for (ModelTree tree : trees) {
+                if (kept.size() >= rows.size()) break jobs;
+                ModelBaselines.Row r = rows.get(kept.size());
+                if (r.tree() != tree || r.tokens() != t) break jobs;
+                kept.add(r);
+            }
+        }
+        return kept;
+    }
+
+    private static void devlog(ExperimentFolder ex, ModelBaselines.Row r) {
+        ex.devlog().measurement(r.tree().id() + " @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: "
+                + (r.failed() ? "FAILED: " + r.error() : String.format("%.1f us (noise %.1f%%), compile %.2f s, %d graphs, %d breaks, %d recompiles",
+                r.wallUs(), 100 * r.run().noise(), r.compile().seconds(), r.compile().graphs(), r.compile().graphBreaks(), r.compile().recompiles())
+                + graphText(r.graph())));
     }
 
     /** The step's one line: rows, trees and token counts (each singular where it is one), and how many failed. */

@@ -6,6 +6,7 @@ import gluelab.tensor.TensorSpec;
 import gluelab.timing.TimingConfig;
 import gluelab.torch.ModelFix;
 import gluelab.torch.ModelVariantTiming;
+import gluelab.torch.StepLimits;
 import gluelab.torch.TorchBridge;
 import gluelab.torch.TorchException;
 import gluelab.ops.Replay;
@@ -68,6 +69,12 @@ public final class ModelFixStep {
 
     public static ModelFixResult run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, Sizing sizing, TimingConfig timing,
                                      long flushBytes, Progress progress) {
+        return run(ex, bridge, spec, fixes, sizing, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
+    }
+
+    /** As above, the model's code under {@code limits}. */
+    public static ModelFixResult run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, Sizing sizing, TimingConfig timing,
+                                     long flushBytes, StepLimits limits, Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         if (fixes.isEmpty() && sizing == null) throw new IllegalArgumentException("no fixes to try: give --fix NAME=KIND:... (docs/user-guide.md, \"Fixes of your model\")");
@@ -91,7 +98,7 @@ public final class ModelFixStep {
                 failed.put(t, "not timed: the torch harness ended at an earlier token count");
             } else {
                 try {
-                    timings.add(ModelVariantTiming.run(bridge, ModelPlan.entry(s), Map.of(t, at.getValue()), variants, false, timing, flushBytes, progress));
+                    timings.add(ModelVariantTiming.run(bridge, ModelPlan.entry(s), Map.of(t, at.getValue()), variants, false, timing, flushBytes, limits, true, progress));
                 } catch (TorchException e) {
                     // A reply that fails before any row is bad input in a fix (checked before anything is timed): the command's error.
                     if (timings.isEmpty() && e.kind() == TorchException.Kind.FAILED) throw new IllegalArgumentException(e.getMessage(), e);

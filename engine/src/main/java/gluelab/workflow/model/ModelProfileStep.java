@@ -3,6 +3,8 @@ package gluelab.workflow.model;
 import gluelab.files.AtomicFiles;
 import gluelab.model.ModelSpec;
 import gluelab.progress.Progress;
+import gluelab.torch.KeptUnits;
+import gluelab.torch.ModelEntry;
 import gluelab.torch.ModelProfile;
 import gluelab.torch.ModelTree;
 import gluelab.torch.StepLimits;
@@ -18,7 +20,9 @@ import gluelab.workflow.experiment.ModelSubject;
 import gluelab.workflow.experiment.Step;
 import gluelab.workflow.experiment.StepResults;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,9 +53,23 @@ public final class ModelProfileStep {
         ModelSubject s = plan.modelSubject();
         long tokens = plan.largestTokens();
         Path dir = ex.stepDir(Step.PROFILE_DIFF);
-        ModelProfile profile = ModelProfile.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, tokens), tokens, ModelBaselinesStep.trees(s),
-                s.regions(), s.blocks(), dir, limits, progress);
         Path file = dir.resolve(FILE + ".json");
+        ModelEntry entry = ModelPlan.entry(s);
+        List<ModelTree> trees = ModelBaselinesStep.trees(s);
+        // Each tree is written as it finishes (its trace first, by the harness): a run ended from outside keeps them, the next run profiles the others.
+        PartialStep<ModelProfile> partial = new PartialStep<>(ex, Step.PROFILE_DIFF, file);
+        List<ModelProfile.TreeProfile> kept = partial.left(entry, ModelProfile.class, ModelProfile.FORMAT)
+                .filter(p -> p.model().equals(entry.toString()) && p.tokens() == tokens).map(p -> keptTrees(p.trees(), trees)).orElse(List.of());
+        if (!kept.isEmpty()) {
+            String note = "kept " + Numbers.count(kept.size(), "tree") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
+            progress.update("model profile", kept.size(), trees.size(), note);
+            ex.devlog().note("step " + Step.PROFILE_DIFF + ": " + note);
+        }
+        ModelProfile profile = ModelProfile.run(bridge, entry, ModelPlan.inputs(s, spec, tokens), tokens, trees, s.regions(), s.blocks(), dir, limits,
+                new KeptUnits<>(kept, sofar -> {
+                    partial.save(new ModelProfile(ModelProfile.FORMAT, entry.toString(), tokens, sofar));
+                    devlog(ex, tokens, sofar.getLast());
+                }), progress);
         StepResults.save(file, profile);
         Map<ModelTree, TraceSummary> summaries = new LinkedHashMap<>();
         for (ModelProfile.TreeProfile t : profile.trees()) {
@@ -67,14 +85,26 @@ public final class ModelProfileStep {
         files.put(FILE, ex.dir().relativize(file).toString());
         files.put(SUMMARY, ex.dir().relativize(md).toString());
         for (ModelProfile.TreeProfile t : profile.trees()) if (!t.failed()) files.put("trace-" + t.tree().id(), ex.dir().relativize(Path.of(t.trace())).toString());
-        for (ModelProfile.TreeProfile t : profile.trees()) {
-            ex.devlog().measurement("profile of " + t.tree().id() + " @ " + Numbers.count(tokens, "token") + ": "
-                    + (t.failed() ? "FAILED: " + t.error() : String.format(Locale.ROOT, "%.1f us of ops per step, ", t.stepUs()) + Numbers.count(t.rows().size(), "source row")));
-        }
         String summary = summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token");
         if (profile.nothingProfiled()) ex.failed(Step.PROFILE_DIFF, files, "nothing profiled: " + summary);
         else ex.done(Step.PROFILE_DIFF, List.of(), files, summary);
         return new Result(profile, summaries, diffs);
+    }
+
+    /** The longest run of {@code kept} that is {@code trees} from the first, in order, each profiled one with its trace still on disk. */
+    static List<ModelProfile.TreeProfile> keptTrees(List<ModelProfile.TreeProfile> kept, List<ModelTree> trees) {
+        List<ModelProfile.TreeProfile> out = new ArrayList<>();
+        for (int i = 0; i < Math.min(kept.size(), trees.size()); i++) {
+            ModelProfile.TreeProfile t = kept.get(i);
+            if (t.tree() != trees.get(i) || (!t.failed() && !Files.isRegularFile(Path.of(t.trace())))) break;
+            out.add(t);
+        }
+        return out;
+    }
+
+    private static void devlog(ExperimentFolder ex, long tokens, ModelProfile.TreeProfile t) {
+        ex.devlog().measurement("profile of " + t.tree().id() + " @ " + Numbers.count(tokens, "token") + ": "
+                + (t.failed() ? "FAILED: " + t.error() : String.format(Locale.ROOT, "%.1f us of ops per step, ", t.stepUs()) + Numbers.count(t.rows().size(), "source row")));
     }
 
     /** What step 03 kept for the model. */
