@@ -48,6 +48,13 @@ public final class ModelCommand implements Runnable {
             return ex;
         }
 
+        /** The experiment of a step that runs the model: its model file is checked here, before torch starts (an error names plan.json's field). */
+        ExperimentFolder runnable() {
+            ExperimentFolder ex = experiment();
+            gluelab.workflow.model.ModelPlan.entry(ex);
+            return ex;
+        }
+
         TorchSide start(Device device) { return TorchSide.start(PythonFinder.standard().find(python, PythonSource.FLAG), device); }
     }
 
@@ -81,7 +88,7 @@ public final class ModelCommand implements Runnable {
         @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
         @Override public Integer call() {
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
@@ -108,7 +115,7 @@ public final class ModelCommand implements Runnable {
 
         @Override public Integer call() throws Exception {
             var limits = limit.limits();
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {

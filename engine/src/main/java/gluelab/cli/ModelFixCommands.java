@@ -48,7 +48,7 @@ final class ModelFixCommands {
         @Override public Integer call() {
             references.values().forEach(gluelab.ops.Catalogue::parse);
             ModelFixStep.Sizing sz = sizing == null ? null : ModelFixStep.Sizing.parse(sizing);
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             if (fixes.isEmpty() && sz == null) {
                 var defaults = gluelab.workflow.model.ModelFixDefaults.of(plan.modelSubject())
@@ -87,7 +87,7 @@ final class ModelFixCommands {
         @Option(names = "--timeout", defaultValue = "15", description = "seconds per measurement at most; it also sets the step limit: a build or step of the model that runs max(60, 4 x this) s fails its row, naming the line it was stuck on (default: ${DEFAULT-VALUE})") double timeout;
 
         @Override public Integer call() {
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var fixResult = ModelFixStep.load(ex);
             List<ModelFix> fixes = fixResult.fixes();
             if (only != null) {

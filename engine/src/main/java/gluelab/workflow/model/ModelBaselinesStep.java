@@ -50,7 +50,7 @@ public final class ModelBaselinesStep {
     public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
-        ModelBaselines b = ModelBaselines.run(bridge, ModelPlan.entry(s), inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, progress);
+        ModelBaselines b = ModelBaselines.run(bridge, ModelPlan.entry(ex), inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, progress);
         Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
         StepResults.save(file, b);
         for (ModelBaselines.Row r : b.rows()) {

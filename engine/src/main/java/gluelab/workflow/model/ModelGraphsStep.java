@@ -61,7 +61,7 @@ public final class ModelGraphsStep {
         ModelSubject s = plan.modelSubject();
         if (options.trees().contains(ModelTree.REGIONS) && s.regions().isEmpty())
             throw new IllegalArgumentException("graph budget of the regions tree: the plan names no regions (plan it with --regions model.Attention.rope,...)");
-        ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(s), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, limits, progress);
+        ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(ex), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, limits, progress);
         Path dir = ex.stepDir(Step.GRAPH_BUDGET);
         Path raw = dir.resolve(FILE + ".json");
         StepResults.save(raw, g);

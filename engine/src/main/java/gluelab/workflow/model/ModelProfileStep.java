@@ -49,7 +49,7 @@ public final class ModelProfileStep {
         ModelSubject s = plan.modelSubject();
         long tokens = plan.largestTokens();
         Path dir = ex.stepDir(Step.PROFILE_DIFF);
-        ModelProfile profile = ModelProfile.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, tokens), tokens, ModelBaselinesStep.trees(s),
+        ModelProfile profile = ModelProfile.run(bridge, ModelPlan.entry(ex), ModelPlan.inputs(s, spec, tokens), tokens, ModelBaselinesStep.trees(s),
                 s.regions(), s.blocks(), dir, limits, progress);
         Path file = dir.resolve(FILE + ".json");
         StepResults.save(file, profile);
