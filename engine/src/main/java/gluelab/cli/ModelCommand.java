@@ -149,7 +149,7 @@ public final class ModelCommand implements Runnable {
                 var cal = new gluelab.calibrate.Calibrator(device, Locations.calibrationCache()).calibrate(false);
                 var peak = peakTflops != null ? gluelab.floor.FlopPeak.declared(peakTflops * 1e12) : gluelab.floor.FlopPeak.of(cal, device.capabilities());
                 var r = gluelab.workflow.model.ModelRankStep.run(ex, t, cal.bandwidth(), peak);
-                System.out.println(common.json ? Json.write(r) : r.text(top));
+                System.out.println(common.json ? Json.write(r) : r.text(top) + System.lineSeparator() + r.conclusion());
             }
             return 0;
         }
