@@ -362,6 +362,9 @@ public final class ExperimentFolder {
             SUMMARY = gluelab.table.Column.text("summary", "the step's one-line result, or why its output is unreadable");
 
     /** One row per step: whether it ran, when (to the second), its records and summary. */
+    /** The widest a status cell is printed as text: the table then fits a 120-column terminal (the summaries stay whole in steps/ and the devlog). */
+    public static final int STATUS_CELL_WIDTH = 44;
+
     public Table status() {
         var t = DataTable.builder("experiment " + name, STEP, STATE, Columns.FINISHED, RECORDS, SUMMARY);
         for (Step s : Step.values()) {
