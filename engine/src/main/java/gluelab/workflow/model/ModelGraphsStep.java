@@ -115,7 +115,7 @@ public final class ModelGraphsStep {
                 for (ModelGraphs.CallGraphs c : mine) {
                     calls.add(new Call(c.region(), c.site(), c.tokens(), mode(c), c.compiled() == 0 ? (c.error().isEmpty() ? "reused a graph" : "FAILED: " + c.error())
                             : "compiled " + String.join(", ", c.compileIds().isEmpty() ? List.of(c.compiled() + " graphs") : c.compileIds())
-                            + (c.guard().isEmpty() ? "" : " (guard: " + c.guard() + ")")));
+                            + (c.guard().isEmpty() ? "" : " (guard: " + GuardReason.readable(c.guard()) + ")")));
                 }
             }
         }
@@ -127,7 +127,7 @@ public final class ModelGraphsStep {
         List<String> why = new ArrayList<>();
         for (ModelGraphs.CallGraphs c : mine) {
             if (c.guard().isEmpty()) continue;
-            why.add(c.site() + " @ " + c.tokens() + " tokens " + mode(c).id() + ": " + c.guard());
+            why.add(c.site() + " @ " + c.tokens() + " tokens " + mode(c).id() + ": " + GuardReason.readable(c.guard()));
         }
         if (!why.isEmpty()) sb.append("; recompiled at ").append(String.join("; ", why));
         hit.ifPresent(c -> sb.append("; hit the recompile limit at ").append(c.site()).append(" @ ").append(c.tokens()).append(" tokens ").append(mode(c).id())
