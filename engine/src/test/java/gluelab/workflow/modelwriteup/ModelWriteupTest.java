@@ -129,7 +129,7 @@ class ModelWriteupTest {
 
     /** Blind check: one feedback item per failing gradient row of one bad fix, and no item for a fix of no win. */
     @Test void aWrongFixIsOneFeedbackItemAndAFixOfNoWinIsANegativeResult() {
-        List<FeedbackItem> off = feedback.stream().filter(i -> i.kind() == FeedbackKind.NEGATIVE_RESULT && i.proposal().contains(" off ")).toList();
+        List<FeedbackItem> off = feedback.stream().filter(i -> i.kind() == FeedbackKind.NEGATIVE_RESULT && i.proposal().startsWith("fix off ")).toList();
         assertEquals(1, off.size(), SkillFeedback.markdown(feedback));
         String item = off.getFirst().proposal() + " " + off.getFirst().evidence();
         assertTrue(item.matches("(?s).*fix off \\(swap, wrong in step 08\\).*\\d+ of its \\d+ rows in step 08 fail \\(fp32\\); worst fp32 grad layers\\.\\d\\..*FAIL \\(rel L2.*"), item);
