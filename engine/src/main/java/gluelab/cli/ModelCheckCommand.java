@@ -40,7 +40,7 @@ final class ModelCheckCommand implements Callable<Integer> {
         List<ModelFix> given = fixes.stream().map(ModelFix::parse).toList();
         List<DType> ds = dtypes.stream().map(DType::parse).toList();
         gluelab.torch.ModelCorrectness.checkDtypes(ds);
-        ExperimentFolder ex = common.experiment();
+        ExperimentFolder ex = common.runnable();
         List<ModelFix> parsed = given.isEmpty() ? gluelab.workflow.model.ModelFixStep.load(ex).fixes() : given;
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());

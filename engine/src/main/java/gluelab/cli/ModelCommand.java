@@ -48,6 +48,13 @@ public final class ModelCommand implements Runnable {
             return ex;
         }
 
+        /** The experiment of a step that runs the model: its model file is checked here, before torch starts (an error names plan.json's field). */
+        ExperimentFolder runnable() {
+            ExperimentFolder ex = experiment();
+            gluelab.workflow.model.ModelPlan.entry(ex);
+            return ex;
+        }
+
         TorchSide start(Device device) { return TorchSide.start(PythonFinder.standard().find(python, PythonSource.FLAG), device); }
     }
 
@@ -96,7 +103,7 @@ public final class ModelCommand implements Runnable {
 
         @Override public Integer call() {
             var limits = compile.applied(gluelab.torch.StepLimits.forMeasurement(timeout));
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
@@ -123,7 +130,7 @@ public final class ModelCommand implements Runnable {
 
         @Override public Integer call() throws Exception {
             var limits = limit.limits();
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
@@ -157,7 +164,7 @@ public final class ModelCommand implements Runnable {
                 var cal = new gluelab.calibrate.Calibrator(device, Locations.calibrationCache()).calibrate(false);
                 var peak = peakTflops != null ? gluelab.floor.FlopPeak.declared(peakTflops * 1e12) : gluelab.floor.FlopPeak.of(cal, device.capabilities());
                 var r = gluelab.workflow.model.ModelRankStep.run(ex, t, cal.bandwidth(), peak);
-                System.out.println(common.json ? Json.write(r) : r.text(top));
+                System.out.println(common.json ? Json.write(r) : r.text(top) + System.lineSeparator() + r.conclusion());
             }
             return 0;
         }

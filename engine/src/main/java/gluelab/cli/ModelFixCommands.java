@@ -51,7 +51,7 @@ final class ModelFixCommands {
             var limits = compile.applied(gluelab.torch.StepLimits.forMeasurement(timeout));
             references.values().forEach(gluelab.ops.Catalogue::parse);
             ModelFixStep.Sizing sz = sizing == null ? null : ModelFixStep.Sizing.parse(sizing);
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             if (fixes.isEmpty() && sz == null) {
                 var defaults = gluelab.workflow.model.ModelFixDefaults.of(plan.modelSubject())
@@ -93,7 +93,7 @@ final class ModelFixCommands {
 
         @Override public Integer call() {
             var limits = compile.applied(gluelab.torch.StepLimits.forMeasurement(timeout));
-            ExperimentFolder ex = common.experiment();
+            ExperimentFolder ex = common.runnable();
             var fixResult = ModelFixStep.load(ex);
             List<ModelFix> fixes = fixResult.fixes();
             if (only != null) {

@@ -40,7 +40,7 @@ final class ModelGraphsCommand implements Callable<Integer> {
         List<ModelTree> given = trees == null ? null : trees.stream().map(ModelTree::parse).toList();
         // bad input named before the experiment is read (the plan's trees stand in for none given)
         new ModelGraphs.Options(given == null ? List.of(ModelTree.PER_BLOCK) : given, dynamic, backend, !withoutNoGrad, limit);
-        ExperimentFolder ex = common.experiment();
+        ExperimentFolder ex = common.runnable();
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
         var options = new ModelGraphs.Options(given == null ? ModelGraphsStep.trees(plan.modelSubject()) : given, dynamic, backend, !withoutNoGrad, limit);

@@ -72,6 +72,20 @@ public record SourceRanking(List<SourceCandidate> ranked, List<SourceCandidate> 
         return sb.toString();
     }
 
+    /**
+     * What the ranking says to do next, in one line, as the catalogue's step 04 concludes ("Stop rule reached" or its
+     * candidates): the top glue candidate with its gap over its floor and its share of the step, or that none passes.
+     */
+    public String conclusion() {
+        List<SourceCandidate> worth = worthFixing();
+        String rule = String.format(Locale.ROOT, "%.2g%% of the step", 100 * stopFraction);
+        if (worth.isEmpty()) return "Stop rule reached: no glue row's gap over its floor is " + rule + " or more; nothing here is worth a fix"
+                + (bytesUnknown.isEmpty() ? "" : " (" + Numbers.count(bytesUnknown.size(), "op") + " without a floor not ranked)");
+        SourceCandidate top = worth.getFirst();
+        return String.format(Locale.ROOT, "Top candidate: %s, %.1f us over its floor, %.1f%% of the step (%s above the stop rule of %s); next: step 05 with a fix for it",
+                top.label(), top.gapUs(), 100 * top.share(), Numbers.count(worth.size(), "candidate"), rule);
+    }
+
     /** Two decimals, or two significant digits below 0.01 us: a floor of a few bytes (a 0-dim copy) is small, not 0. */
     static String ideal(double us) {
         return us > 0 && us < 0.01 ? String.format(Locale.ROOT, "%.1e", us) : String.format(Locale.ROOT, "%.2f", us);

@@ -85,6 +85,18 @@ public final class TableFormat {
         return s.substring(0, head) + "..." + s.substring(s.length() - tail);
     }
 
+    /**
+     * As {@link #text(Table, int)}, each text cell cut to {@code cellWidth} characters by {@link #fit}: a table of long
+     * summaries stays within a terminal instead of running a screen wide (the whole text stays in the file it came from).
+     */
+    public static String text(Table t, int maxRows, int cellWidth) {
+        Table cut = Table.create(t.name());
+        for (Column<?> c : t.columns()) {
+            cut.addColumns(c instanceof StringColumn s ? StringColumn.create(s.name(), s.asList().stream().map(v -> v == null ? "" : fit(v, cellWidth)).toList()) : c.copy());
+        }
+        return text(cut, maxRows);
+    }
+
     /** Every row of {@code t} as {@link #text(Table, int)} writes it. */
     public static String text(Table t) { return text(t, Integer.MAX_VALUE); }
 

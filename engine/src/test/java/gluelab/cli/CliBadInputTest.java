@@ -98,4 +98,33 @@ class CliBadInputTest {
         assertOneLine(run("experiment", "mine", "--experiments-root", dir.toString(), "--model", "gpt-9", "--tokens", "2k"), "gpt-9");
         assertFalse(Files.exists(dir.resolve("mine")), "left behind: " + dir.resolve("mine"));
     }
+
+    /** A hand-edited plan.json's model file, function or device was refused naming the command line's --model-file, or no file at all. */
+    @Test
+    void aHandEditedPlanIsRefusedNamingPlanJsonAndItsFieldBeforeTorchStarts(@TempDir Path dir) throws Exception {
+        Path model = Files.writeString(dir.resolve("blocks.py"), "def build():\n    pass\n");
+        var ex = gluelab.workflow.experiment.ExperimentFolder.open("mine", dir);
+        String plan = "{\"model\": \"llama-3-8b\", \"tokens\": [16], \"stopFraction\": 0.01, \"device\": \"DEVICE\", "
+                + "\"subject\": {\"file\": \"FILE\", \"function\": \"FUNCTION\", \"inputs\": \"x:T,8:fp32\", \"blocks\": \"\", \"regions\": []}}";
+        String gone = dir.resolve("gone.py").toString();
+        java.util.Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put(plan.replace("DEVICE", "cpu").replace("FILE", gone).replace("FUNCTION", "build"),
+                ": field \"subject.file\" ('" + gone + "'): no such file " + gone);
+        cases.put(plan.replace("DEVICE", "cpu").replace("FILE", dir.resolve("blocks.txt").toString()).replace("FUNCTION", "build"),
+                ": field \"subject.file\" must be the path of a .py file");
+        cases.put(plan.replace("DEVICE", "cpu").replace("FILE", model.toString()).replace("FUNCTION", "bu ild"),
+                ": field \"subject.function\" must be a Python function name, such as build, got \"bu ild\"");
+        cases.put(plan.replace("DEVICE", "bogus").replace("FILE", model.toString()).replace("FUNCTION", "build"),
+                ": field \"device\": unknown device 'bogus'");
+        for (var c : cases.entrySet()) {
+            Files.writeString(ex.planFile(), c.getKey());
+            for (String step : List.of("baselines", "profile", "graphs", "check")) {
+                CliTest.Result r = run("model", step, "mine", "--experiments-root", dir.toString(), "--python", "/no/python/here");
+                assertOneLine(r, ex.planFile() + c.getValue());
+                assertFalse(r.err().contains("--model-file '"), "the plan's field, not the command line's flag: " + r.err());
+            }
+        }
+        assertOneLine(run("experiment", "other", "--experiments-root", dir.toString(), "--model-file", gone + ":build", "--inputs", "x:T,8:fp32", "--tokens", "16"),
+                "--model-file '" + gone + ":build': no such file");
+    }
 }

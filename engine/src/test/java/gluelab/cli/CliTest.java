@@ -289,6 +289,20 @@ class CliTest {
         assertTrue(r.out().lines().anyMatch(l -> l.equals("experiment titled")), r.out());
     }
 
+    /** A model experiment's status was 230 columns wide: step 00's summary names the model file's whole path and the plan. */
+    @Test
+    void theExperimentsStatusFitsATerminalItsLongSummariesCutInTheMiddle(@TempDir Path root) {
+        String summary = "model file /a/very/long/path/to/the/analysts/own/model/blocks.py:build on inputs x:T,64:fp32, tokens [64, 128], device cpu";
+        var ex = gluelab.workflow.experiment.ExperimentFolder.open("wide", root);
+        ex.plan("llama-3-8b", List.of(16L), 0.01, "cpu");
+        ex.done(gluelab.workflow.experiment.Step.BASELINES, List.of(), java.util.Map.of(), summary);
+        Result r = run("experiment", "wide", "--experiments-root", root.toString());
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().lines().allMatch(l -> l.length() <= 120), "every line within 120 columns:\n" + r.out());
+        assertTrue(r.out().contains(gluelab.table.TableFormat.fit(summary, gluelab.workflow.experiment.ExperimentFolder.STATUS_CELL_WIDTH)), r.out());
+        assertTrue(r.out().contains("model file /a/very/") && r.out().contains("device cpu"), "its start and its end are kept: " + r.out());
+    }
+
     @Test
     void anUnknownCommandIsAnErrorEvenWithHelp() {
         Result r = run("no-such-command", "--help");

@@ -24,8 +24,9 @@ class ModelStepsCliTest {
     }
 
     /** Without --fix: step 05 takes a shipped example's defaults (another model is told what to pass), step 08 the fixes step 05 tried. */
-    @Test void withoutFixesFixAsksForThemOnAModelWithNoDefaultsAndCheckNeedsStep05(@TempDir Path root) {
+    @Test void withoutFixesFixAsksForThemOnAModelWithNoDefaultsAndCheckNeedsStep05(@TempDir Path root) throws Exception {
         String r = root.toString();
+        java.nio.file.Files.writeString(root.resolve("blocks.py"), "");  // a step that runs the model refuses a plan whose model file is gone
         var ex = gluelab.workflow.experiment.ExperimentFolder.open("mine", root);
         ex.plan(gluelab.workflow.experiment.ExperimentPlan.of("llama-3-8b", java.util.List.of(16L), 0.01, "cpu",
                 new gluelab.workflow.experiment.ModelSubject(root.resolve("blocks.py").toString(), "build", "x:T,64:fp32", "", java.util.List.of())));

@@ -103,7 +103,7 @@ public final class ModelConfirmation {
         for (var e : notConfirmed.entrySet()) ex.devlog().decision("confirmation " + id + ": T=" + e.getKey() + " not confirmed: step 05 measured no fix there (" + e.getValue() + ")");
         Path file = dir.resolve(FILE + ".json");
         // Saved after every process, so a run cut short (a killed CLI, a time limit) keeps the processes that finished, as unconfirmed rows.
-        ModelConfirmResult r = withNotConfirmed(run(id, ModelPlan.entry(s), inputsAt, fixes, timing, ex.devlog(),
+        ModelConfirmResult r = withNotConfirmed(run(id, ModelPlan.entry(ex), inputsAt, fixes, timing, ex.devlog(),
                 sofar -> withNotConfirmed(sofar, notConfirmed).save(file)), notConfirmed);
         r.save(file);
         Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());

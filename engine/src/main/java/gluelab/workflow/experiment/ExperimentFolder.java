@@ -225,6 +225,7 @@ public final class ExperimentFolder {
                 .require("tokens", n -> n.isArray() && !n.isEmpty(), "a non-empty list of token counts")
                 .require("stopFraction", JsonNode::isNumber, "a number in (0, 1)")
                 .require("device", JsonNode::isTextual, "a device selector such as auto, cpu or cuda:0");
+        f.check("device", n -> gluelab.device.Devices.check(n.asText()));
         if (f.has("subject")) checkModelSubject(f);
         ExperimentPlan plan = f.as(ExperimentPlan.class);
         if (plan.hasModelSubject()) {
@@ -244,7 +245,9 @@ public final class ExperimentFolder {
         java.util.function.Predicate<JsonNode> text = n -> n.isTextual() && !n.asText().isBlank();
         f.require("subject", JsonNode::isObject, "an object naming the model file, its function and its inputs")
                 .require("subject.file", text, "the model file's path")
+                .require("subject.file", n -> n.asText().strip().endsWith(".py"), "the path of a .py file")
                 .require("subject.function", text, "the name of the function that builds the model, such as build")
+                .require("subject.function", n -> n.asText().matches("[A-Za-z_][A-Za-z0-9_]*"), "a Python function name, such as build")
                 .require("subject.inputs", text, "forward's inputs as a string NAME:DIMS:DTYPE;..., such as \"x:T,D:bf16\"")
                 .optional("subject.blocks", JsonNode::isTextual, "the name of the container of repeated blocks (\"\": found)")
                 .optional("subject.regions", n -> n.isArray() && java.util.stream.StreamSupport.stream(n.spliterator(), false).allMatch(JsonNode::isTextual),
@@ -368,6 +371,9 @@ public final class ExperimentFolder {
             SUMMARY = gluelab.table.Column.text("summary", "the step's one-line result, or why its output is unreadable");
 
     /** One row per step: whether it ran, when (to the second), its records and summary. */
+    /** The widest a status cell is printed as text: the table then fits a 120-column terminal (the summaries stay whole in steps/ and the devlog). */
+    public static final int STATUS_CELL_WIDTH = 44;
+
     public Table status() {
         var t = DataTable.builder("experiment " + name, STEP, STATE, Columns.FINISHED, RECORDS, SUMMARY);
         for (Step s : Step.values()) {

@@ -59,6 +59,16 @@ final class FolderFile {
         return this;
     }
 
+    /** {@code field}'s value given to {@code check}, whose error is said as this file's field's. */
+    FolderFile check(String field, java.util.function.Consumer<JsonNode> check) {
+        try {
+            check.accept(at(field));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": field \"" + field + "\": " + e.getMessage(), e);
+        }
+        return this;
+    }
+
     <T> T as(Class<T> type) {
         try {
             return Json.MAPPER.treeToValue(tree, type);

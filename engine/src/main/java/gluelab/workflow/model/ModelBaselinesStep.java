@@ -63,7 +63,7 @@ public final class ModelBaselinesStep {
                                      Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
-        ModelEntry entry = ModelPlan.entry(s);
+        ModelEntry entry = ModelPlan.entry(ex);
         Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
         PartialStep<ModelBaselines> partial = new PartialStep<>(ex, Step.BASELINES, file);
         List<ModelBaselines.Row> kept = partial.left(entry, ModelBaselines.class, ModelBaselines.FORMAT)

@@ -92,7 +92,7 @@ public final class ModelCheckStep {
         if (names.stream().distinct().count() != names.size()) throw new IllegalArgumentException("--fix: two fixes share a name: " + names);
         // Read first: an unreadable earlier result stops the check before minutes of work, not after.
         List<CheckRow> earlier = ex.has(Step.CORRECTNESS) ? load(ex).rows() : List.of();
-        ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), limits, progress);
+        ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(ex), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), limits, progress);
         CorrectnessResult now = new CorrectnessResult(CorrectnessResult.FORMAT, rows(ModelPlan.entry(s).shortName(), c));
         Checked checked = merge(earlier, now, names, dtypes);
         CorrectnessResult r = checked.step();

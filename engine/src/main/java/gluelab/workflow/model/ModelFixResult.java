@@ -73,7 +73,7 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
      */
     public record ReferenceRow(String fix, String op, long tokens, String kernel, double eagerUs, double kernelUs, String caveat, String reason) {}
 
-    static final String WITHIN_NOISE = "within the noise";
+    public static final String WITHIN_NOISE = "within the noise";
 
     /**
      * Every kind among the fix's parts, in the fix's order: "swap + regions" for a swap compiled as a region, as the write-up's

@@ -98,7 +98,7 @@ public final class ModelFixStep {
                 failed.put(t, "not timed: the torch harness ended at an earlier token count");
             } else {
                 try {
-                    timings.add(ModelVariantTiming.run(bridge, ModelPlan.entry(s), Map.of(t, at.getValue()), variants, false, timing, flushBytes, limits, true, progress));
+                    timings.add(ModelVariantTiming.run(bridge, ModelPlan.entry(ex), Map.of(t, at.getValue()), variants, false, timing, flushBytes, limits, true, progress));
                 } catch (TorchException e) {
                     // A reply that fails before any row is bad input in a fix (checked before anything is timed): the command's error.
                     if (timings.isEmpty() && e.kind() == TorchException.Kind.FAILED) throw new IllegalArgumentException(e.getMessage(), e);

@@ -61,7 +61,7 @@ public final class ModelGraphsStep {
         ModelSubject s = plan.modelSubject();
         if (options.trees().contains(ModelTree.REGIONS) && s.regions().isEmpty())
             throw new IllegalArgumentException("graph budget of the regions tree: the plan names no regions (plan it with --regions model.Attention.rope,...)");
-        ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(s), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, limits, progress);
+        ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(ex), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, limits, progress);
         Path dir = ex.stepDir(Step.GRAPH_BUDGET);
         Path raw = dir.resolve(FILE + ".json");
         StepResults.save(raw, g);
@@ -115,7 +115,7 @@ public final class ModelGraphsStep {
                 for (ModelGraphs.CallGraphs c : mine) {
                     calls.add(new Call(c.region(), c.site(), c.tokens(), mode(c), c.compiled() == 0 ? (c.error().isEmpty() ? "reused a graph" : "FAILED: " + c.error())
                             : "compiled " + String.join(", ", c.compileIds().isEmpty() ? List.of(c.compiled() + " graphs") : c.compileIds())
-                            + (c.guard().isEmpty() ? "" : " (guard: " + c.guard() + ")")));
+                            + (c.guard().isEmpty() ? "" : " (guard: " + GuardReason.readable(c.guard()) + ")")));
                 }
             }
         }
@@ -127,7 +127,7 @@ public final class ModelGraphsStep {
         List<String> why = new ArrayList<>();
         for (ModelGraphs.CallGraphs c : mine) {
             if (c.guard().isEmpty()) continue;
-            why.add(c.site() + " @ " + c.tokens() + " tokens " + mode(c).id() + ": " + c.guard());
+            why.add(c.site() + " @ " + c.tokens() + " tokens " + mode(c).id() + ": " + GuardReason.readable(c.guard()));
         }
         if (!why.isEmpty()) sb.append("; recompiled at ").append(String.join("; ", why));
         hit.ifPresent(c -> sb.append("; hit the recompile limit at ").append(c.site()).append(" @ ").append(c.tokens()).append(" tokens ").append(mode(c).id())

@@ -44,7 +44,7 @@ public final class ModelIdealTimesStep {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         boolean here = !ex.has(Step.PROFILE_DIFF);
-        ModelProfile p = here ? ModelProfile.run(bridge, ModelPlan.entry(s), ModelPlan.inputs(s, spec, plan.largestTokens()), plan.largestTokens(),
+        ModelProfile p = here ? ModelProfile.run(bridge, ModelPlan.entry(ex), ModelPlan.inputs(s, spec, plan.largestTokens()), plan.largestTokens(),
                 List.of(ModelTree.EAGER), List.of(), s.blocks(), ex.stepDir(Step.IDEAL_TIMES), progress) : ModelProfileStep.load(ex);
         ModelProfile.TreeProfile eager = p.tree(ModelTree.EAGER).orElseThrow(() -> new IllegalArgumentException("step 03's profile has no eager tree: run 03-profile-diff again"));
         Table t = table(eager, p.tokens(), bandwidth, peak);

@@ -33,7 +33,21 @@ public final class ModelPlan {
         return InputSpecs.parse(subject.inputs(), InputSpecs.symbols(spec, tokens));
     }
 
-    public static ModelEntry entry(ModelSubject subject) { return ModelEntry.parse(subject.entry()); }
+    /** The subject's file and function as they are written, for names; reading the plan checked their form. */
+    public static ModelEntry entry(ModelSubject subject) { return new ModelEntry(java.nio.file.Path.of(subject.file()), subject.function()); }
+
+    /**
+     * The plan's model, for a step that runs it: a file moved or deleted since the plan was written is refused
+     * here, before the step starts, naming plan.json and its field (not the command line's --model-file).
+     */
+    public static ModelEntry entry(ExperimentFolder ex) {
+        ModelSubject s = ex.plan().modelSubject();
+        java.nio.file.Path file = java.nio.file.Path.of(s.file());
+        if (!java.nio.file.Files.isRegularFile(file))
+            throw new IllegalArgumentException(ex.planFile() + ": field \"subject.file\" ('" + s.file() + "'): no such file " + file.toAbsolutePath()
+                    + "; put the model file back there, or plan a new experiment with --model-file");
+        return entry(s);
+    }
 
     /**
      * Checks the model and writes the plan. {@code subject}'s file and inputs are checked here, in Java,
@@ -47,7 +61,7 @@ public final class ModelPlan {
     /** As {@link #write(ExperimentFolder, TorchBridge, ModelSpec, ModelSubject, List, double, String)}, the check under {@code limits}. */
     public static Planned write(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelSubject subject, List<Long> tokens,
                                 double stopFraction, String device, StepLimits limits) {
-        ModelEntry entry = entry(subject);
+        ModelEntry entry = ModelEntry.parse(subject.entry());
         ModelSubject stored = new ModelSubject(entry.file().toString(), entry.function(), subject.inputs(), subject.blocks(), subject.regions());
         tokens = gluelab.bench.Tokens.checkAll(tokens);
         for (long t : tokens) inputs(stored, spec, t);

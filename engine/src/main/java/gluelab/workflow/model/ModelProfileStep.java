@@ -54,7 +54,7 @@ public final class ModelProfileStep {
         long tokens = plan.largestTokens();
         Path dir = ex.stepDir(Step.PROFILE_DIFF);
         Path file = dir.resolve(FILE + ".json");
-        ModelEntry entry = ModelPlan.entry(s);
+        ModelEntry entry = ModelPlan.entry(ex);
         List<ModelTree> trees = ModelBaselinesStep.trees(s);
         // Each tree is written as it finishes (its trace first, by the harness): a run ended from outside keeps them, the next run profiles the others.
         PartialStep<ModelProfile> partial = new PartialStep<>(ex, Step.PROFILE_DIFF, file);

@@ -73,7 +73,7 @@ public final class ModelRankStep {
                 + "from the recorded shapes) over the peak: " + peak.basis() + ". Only glue is a fix candidate: GEMM and attention rows are shown, marked "
                 + "not glue; views, allocations and autograd nodes move no data (kind overhead, ideal 0). An op whose profile recorded no tensor inputs has "
                 + "no floor (bytes unknown): it is listed after the ranking, not ranked.\n\n```\n"
-                + r.text(25) + "```\n");
+                + r.text(25) + "```\n\n" + r.conclusion() + ".\n");
         List<SourceCandidate> worth = r.worthFixing();
         ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + Numbers.count(r.ranked().size(), "(location, op) row") + " glue above the stop rule"
                 + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().label()));

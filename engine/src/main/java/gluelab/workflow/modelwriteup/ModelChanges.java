@@ -35,6 +35,8 @@ public final class ModelChanges {
 
     /** Opens the title of a change that step 07 found no win at any token count: its PR text is a record, not a proposal. */
     public static final String NOT_RECOMMENDED = "Not recommended (no win in step 07): ";
+    /** How a rejected fix's idea ends when step 08 found it wrong (the feedback then says it failed correctness, not that it did not pay off). */
+    static final String WRONG_IN_STEP_08 = ", wrong in step 08)";
 
     private ModelChanges() {}
 
@@ -85,7 +87,7 @@ public final class ModelChanges {
             String caveat = caveat(r);
             evidence.add("step 07 at " + Delta.tokens(r.tokens()) + " tokens, " + launch(r.replay()) + ": " + r.describe() + (caveat.isEmpty() ? "" : " (caveat: " + caveat + ")"));
         }
-        return new Rejected("fix " + fix + " (" + what + ", wrong in step 08)", String.join("; ", evidence));
+        return new Rejected("fix " + fix + " (" + what + WRONG_IN_STEP_08, String.join("; ", evidence));
     }
 
     /** "its 42 rows pass", or how many of them lack an fp64 reference: a fix step 08 did not find wrong. */

@@ -12,7 +12,9 @@ import gluelab.workflow.experiment.Step;
 import gluelab.workflow.feedback.FeedbackItem;
 import gluelab.workflow.feedback.Interaction;
 import gluelab.workflow.feedback.SkillFeedback;
+import gluelab.workflow.graphbudget.BudgetResult;
 import gluelab.workflow.graphbudget.RegionBudget;
+import gluelab.workflow.model.ModelBaselinesStep;
 import gluelab.workflow.model.ModelCheckStep;
 import gluelab.workflow.model.ModelFixResult;
 import gluelab.workflow.model.ModelFixStep;
@@ -107,8 +109,13 @@ public final class ModelWriteup {
         List<GraphCount> graphs = new ArrayList<>();
         if (ex.has(Step.GRAPH_BUDGET)) RegionBudget.latest(ex).regions().forEach(g -> graphs.add(new GraphCount(g.region(), g.graphs(), g.limit())));
         var checked = ex.has(Step.CORRECTNESS) ? ModelCheckStep.load(ex) : null;
-        List<FeedbackItem> items = new ArrayList<>(SkillFeedback.collect(ModelFeedback.withoutCheckRows(ex.devlog().read(), checked), stack, interactions, graphs));
+        BudgetResult budget = ex.has(Step.GRAPH_BUDGET) ? RegionBudget.latest(ex) : null;
+        List<FeedbackItem> method = SkillFeedback.collect(ModelFeedback.withoutCheckRows(ex.devlog().read(), checked), stack, interactions, graphs);
+        List<FeedbackItem> items = new ArrayList<>(ModelFeedback.withWrongFixesNamed(ModelFeedback.withoutPlainLimitItems(method, budget), stack, checked));
         items.addAll(ModelFeedback.noWins(stack));
+        if (ex.has(Step.BASELINES)) items.addAll(ModelFeedback.slowerThanEager(ModelBaselinesStep.load(ex)));
+        if (ex.has(Step.FIX)) items.addAll(ModelFeedback.slowerFixes(ModelFixStep.load(ex)));
+        if (budget != null) items.addAll(ModelFeedback.overTheLimit(budget));
         return items;
     }
 }

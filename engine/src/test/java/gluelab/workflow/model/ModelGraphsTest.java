@@ -155,6 +155,27 @@ class ModelGraphsTest {
         assertFalse(over.graphs().tree(ModelTree.PER_BLOCK).orElseThrow().failed(), "per-block compile falls back to eager past the limit");
     }
 
+    /** Blind check: a recompile on an input that became None read as dynamo's raw text, its quote misplaced, in step 06's tables. */
+    @Test void aRecompileOnAnInputThatBecameNoneSaysSo(@TempDir Path root) throws Exception {
+        Path file = Files.writeString(root.resolve("tiny.py"), TINY
+                .replace("    return x * w + 1.0", "    return x if w is None else x * w + 1.0")
+                .replace("self.w = nn.Parameter(torch.ones(d))", "self.w = nn.Parameter(torch.ones(d)) if with_w else None")
+                .replace("def __init__(self, d):", "def __init__(self, d, with_w=True):")
+                .replace("[Block(d) for _ in range(n)]", "[Block(d, with_w=i == 0) for i in range(n)]"));
+        ExperimentFolder ex = ExperimentFolder.open("none", root.resolve("experiments"));
+        ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(file.toString(), "build", "x:T,8:fp32", "", List.of("model.scale_shift")),
+                List.of(16L), 0.01, "cpu");
+        var r = ModelGraphsStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelGraphs.Options(List.of(ModelTree.REGIONS), false, "aot_eager", false, 0), Progress.NONE);
+        var second = r.graphs().tree(ModelTree.REGIONS).orElseThrow().calls().get(1);
+        assertTrue(second.compiled() == 1 && second.guard().contains("NoneType"), "the second layer's call, w None, recompiles: " + second);
+        String text = r.text();
+        assertTrue(text.contains("input 'w' was None where its graph was compiled for a tensor"), text);
+        assertFalse(r.budget().region("model.scale_shift").orElseThrow().source().contains(" grad: 0/0: expected type of"), "not dynamo's text alone: " + text);
+        assertEquals("a guard on an input that was None: its graph was compiled for a tensor there, and dynamo's guard read its .size() "
+                + "(dynamo: 'NoneType' object has no attribute 'size')", GuardReason.readable("'NoneType' object has no attribute 'size'"));
+        assertEquals("tensor 'x' size mismatch at index 0. expected 16, actual 32", GuardReason.readable("tensor 'x' size mismatch at index 0. expected 16, actual 32"));
+    }
+
     @Test void automaticDynamicShapesServeLaterTokenCountsFromOneGraph(@TempDir Path root) throws Exception {
         ExperimentFolder ex = planned(root, List.of(16L, 32L, 48L));
         var r = ModelGraphsStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, options(null, false, 0), Progress.NONE);

@@ -341,5 +341,21 @@ class ModelProfileTest {
         assertTrue(ex.has(Step.RANK));
     }
 
+    /** Step 04 ends on one line saying what to do next: its top glue candidate with its gap and share, or that the stop rule is reached. */
+    @Test void theRankingConcludesWithItsTopCandidateOrTheStopRule() throws Exception {
+        SourceRanking planned = ModelRankStep.run(ex, ModelTree.EAGER, BANDWIDTH, PEAK);
+        assertTrue(Files.readString(ex.file(Step.RANK, ModelRankStep.FILE)).strip().endsWith(planned.conclusion() + "."), "the kept ranking ends on its conclusion");
+
+        SourceRanking loose = ModelRankStep.ranking(eager, BANDWIDTH, PEAK, 1e-6);
+        SourceCandidate top = loose.worthFixing().getFirst();
+        String line = loose.conclusion();
+        assertTrue(line.startsWith("Top candidate: " + top.label() + ", " + String.format(java.util.Locale.ROOT, "%.1f us over its floor, %.1f%% of the step",
+                top.gapUs(), 100 * top.share())) && line.endsWith("next: step 05 with a fix for it"), line);
+
+        SourceRanking strict = ModelRankStep.ranking(eager, BANDWIDTH, PEAK, 0.99);
+        assertTrue(strict.worthFixing().isEmpty());
+        assertTrue(strict.conclusion().startsWith("Stop rule reached: no glue row's gap over its floor is 99% of the step or more"), strict.conclusion());
+    }
+
     static double score(double[] usIdeal, double stepUs) { return Math.max(0, usIdeal[0] - usIdeal[1]) * usIdeal[0] / stepUs; }
 }

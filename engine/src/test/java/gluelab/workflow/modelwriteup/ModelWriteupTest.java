@@ -129,10 +129,13 @@ class ModelWriteupTest {
 
     /** Blind check: one feedback item per failing gradient row of one bad fix, and no item for a fix of no win. */
     @Test void aWrongFixIsOneFeedbackItemAndAFixOfNoWinIsANegativeResult() {
-        List<FeedbackItem> off = feedback.stream().filter(i -> i.kind() == FeedbackKind.NEGATIVE_RESULT && i.proposal().contains(" off ")).toList();
+        List<FeedbackItem> off = feedback.stream().filter(i -> i.kind() == FeedbackKind.NEGATIVE_RESULT && i.proposal().startsWith("fix off ")).toList();
         assertEquals(1, off.size(), SkillFeedback.markdown(feedback));
         String item = off.getFirst().proposal() + " " + off.getFirst().evidence();
         assertTrue(item.matches("(?s).*fix off \\(swap, wrong in step 08\\).*\\d+ of its \\d+ rows in step 08 fail \\(fp32\\); worst fp32 grad layers\\.\\d\\..*FAIL \\(rel L2.*"), item);
+        assertTrue(off.getFirst().proposal().matches("fix off \\(swap, wrong in step 08\\) failed correctness: \\d+ of its \\d+ rows in step 08 fail \\(fp32\\); "
+                + "worst fp32 grad layers\\.\\d\\.\\S+: FAIL \\(rel L2.*"), "a wrong fix failed correctness (which check, which tensor): " + off.getFirst().proposal());
+        assertFalse(SkillFeedback.markdown(feedback).contains("did not pay off"), "no fix here was measured and dropped for its time: " + SkillFeedback.markdown(feedback));
         assertFalse(feedback.stream().anyMatch(i -> i.proposal().startsWith("correctness: ")), "no item per row: " + SkillFeedback.markdown(feedback));
 
         Change slow = stack.change("slow");
@@ -142,6 +145,15 @@ class ModelWriteupTest {
         assertTrue(noWin.getFirst().proposal().endsWith("is no win in step 07 at any token count"), noWin.getFirst().proposal());
         assertTrue(noWin.getFirst().evidence().getFirst().startsWith("step 07, 16 tokens: ") && noWin.getFirst().evidence().getFirst().contains("caveat: "),
                 "its numbers with their caveat: " + noWin.getFirst().evidence());
+    }
+
+    /** Blind check: a fix slower than the model as written in step 05 (20 ms of sleep per call) was no feedback item of its own. */
+    @Test void aFixSlowerInStep05IsOneItemNamingTheStepTheRowAndTheFigure() {
+        List<FeedbackItem> slower = feedback.stream().filter(i -> i.proposal().startsWith("step 05: fix slow (swap) is slower than the model as written at 16 tokens, ")).toList();
+        assertEquals(1, slower.size(), SkillFeedback.markdown(feedback));
+        assertTrue(slower.getFirst().proposal().matches(".*, \\d+\\.\\d\\dx slower \\(\\d+\\.\\d vs \\d+\\.\\d us\\).*"), slower.getFirst().proposal());
+        assertTrue(slower.getFirst().evidence().getFirst().matches("step 05, row slow @ 16 tokens: \\d+\\.\\d us vs baseline \\d+\\.\\d us, \\+\\d+\\.\\d%, .*"),
+                slower.getFirst().evidence().toString());
     }
 
     /** Blind check: a fix that failed step 08, and one only step 08 checked, were in none of the findings' lists. */
