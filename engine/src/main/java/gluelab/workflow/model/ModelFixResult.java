@@ -1,5 +1,6 @@
 package gluelab.workflow.model;
 
+import gluelab.timing.Noise;
 import gluelab.torch.ModelFix;
 import gluelab.torch.ModelVariantTiming;
 import gluelab.units.Numbers;
@@ -43,7 +44,7 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
         public double deltaPercent() { return measured() ? 100 * (fixedUs / baselineUs - 1) : Double.NaN; }
 
         /** Faster than the model as written by more than 1%, and not inside the noise. */
-        public boolean win() { return measured() && fixedUs < baselineUs * 0.99 && !caveat.contains(WITHIN_NOISE); }
+        public boolean win() { return measured() && fixedUs < baselineUs * 0.99 && !caveat.contains(Noise.WITHIN); }
 
         public String describe() {
             if (!measured()) return "FAILED: " + reason;
@@ -72,8 +73,6 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
      * alone (not inside the model): the best known kernel to compare the fix's saving with.
      */
     public record ReferenceRow(String fix, String op, long tokens, String kernel, double eagerUs, double kernelUs, String caveat, String reason) {}
-
-    static final String WITHIN_NOISE = "within the noise";
 
     /**
      * Every kind among the fix's parts, in the fix's order: "swap + regions" for a swap compiled as a region, as the write-up's
@@ -158,8 +157,8 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
         List<String> why = new ArrayList<>();
         a.run().noisy().ifPresent(n -> why.add("noisy: " + n));
         base.run().noisy().ifPresent(n -> why.add("baseline noisy: " + n));
-        double noise = Math.max(a.run().noise(), base.run().noise());
-        if (Math.abs(a.us() / base.us() - 1) <= noise) why.add(String.format(Locale.ROOT, "%s (%.1f%%)", WITHIN_NOISE, 100 * noise));
+        double noise = Noise.of(a.run().noise(), base.run().noise()), change = a.us() / base.us() - 1;
+        if (Noise.within(change, noise)) why.add(Noise.caveat(change, noise));
         return String.join("; ", why);
     }
 }
