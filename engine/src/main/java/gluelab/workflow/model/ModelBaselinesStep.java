@@ -1,5 +1,6 @@
 package gluelab.workflow.model;
 
+import gluelab.device.Device;
 import gluelab.model.ModelSpec;
 import gluelab.progress.Progress;
 import gluelab.tensor.TensorSpec;
@@ -26,7 +27,7 @@ import java.util.stream.Stream;
  * Step 01 for the analyst's model: every tree (eager, per-block, whole, and regions when the plan
  * lists any) at every planned token count, fwd+bwd, kept in the experiment as
  * {@code steps/01-baselines/model-baselines.json} (raw samples, compile logs' accounting, failures
- * with their reasons) with a devlog line per row.
+ * with their reasons) with a devlog line per row, and the quiet check at its start and end ({@link StepQuiet}).
  */
 public final class ModelBaselinesStep {
     public static final String FILE = "model-baselines";
@@ -47,9 +48,10 @@ public final class ModelBaselinesStep {
         return at;
     }
 
-    public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, Progress progress) {
+    public static ModelBaselines run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
+        StepQuiet quiet = StepQuiet.start(device);
         ModelBaselines b = ModelBaselines.run(bridge, ModelPlan.entry(s), inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, progress);
         Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
         StepResults.save(file, b);
@@ -59,8 +61,9 @@ public final class ModelBaselinesStep {
                     r.wallUs(), 100 * r.run().noise(), r.compile().seconds(), r.compile().graphs(), r.compile().graphBreaks(), r.compile().recompiles())
                     + graphText(r.graph())));
         }
-        String summary = summary(b, ModelPlan.entry(s).shortName(), trees(s).size(), plan.tokens().size());
-        Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
+        quiet = quiet.ended(device);
+        String summary = summary(b, ModelPlan.entry(s).shortName(), trees(s).size(), plan.tokens().size()) + quiet.suffix();
+        Map<String, String> files = quiet.record(ex, Step.BASELINES, Map.of(FILE, ex.dir().relativize(file).toString()));
         if (nothingMeasured(b)) ex.failed(Step.BASELINES, files, "nothing measured: " + summary);
         else ex.done(Step.BASELINES, List.of(), files, summary);
         return b;

@@ -109,6 +109,13 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
         return new ModelFixResult(format, model, fixes, rows, interactions, sizing, refs, notes, timings);
     }
 
+    /** This result with {@code note} after its notes. */
+    public ModelFixResult withNote(String note) {
+        List<String> all = new ArrayList<>(notes);
+        all.add(note);
+        return new ModelFixResult(format, model, fixes, rows, interactions, sizing, references, all, timings);
+    }
+
     public String summary() {
         long measured = rows.stream().filter(FixRow::measured).count();
         return Numbers.count(fixes.size(), "fix", "fixes") + " x " + Numbers.count(rows.stream().map(FixRow::tokens).distinct().count(), "token count") + ": "

@@ -56,7 +56,7 @@ class ModelBaselinesTest {
         ModelSubject s = new ModelSubject(ModelPlanTest.EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
                 List.of("model.Attention.rope"));
         ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, s, List.of(16L), 0.05, "cpu");
-        b = ModelBaselinesStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, QUICK, torch.flushBytes(), Progress.NONE);
+        b = ModelBaselinesStep.run(ex, cpu, torch.bridge(), Presets.LLAMA_3_8B, QUICK, torch.flushBytes(), Progress.NONE);
     }
 
     @AfterAll static void stop() {
