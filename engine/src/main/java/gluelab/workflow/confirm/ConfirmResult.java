@@ -74,6 +74,13 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
         return String.join("; ", why);
     }
 
+    /** The measured rows whose smaller side kept fewer processes than finished: "1 for rmsnorm at 16k tokens, normal launch". */
+    public List<gluelab.workflow.stack.Conditions.Fewer> fewer() {
+        return rows.stream().filter(r -> r.measured() && Math.min(r.baselineN(), r.candidateN()) < processesOk())
+                .map(r -> new gluelab.workflow.stack.Conditions.Fewer(r.comparison().op() + " at " + gluelab.workflow.stack.Delta.tokens(r.comparison().tokens())
+                        + " tokens, " + (r.replay() == Replay.GRAPH ? "CUDA-graph replay" : "normal launch"), Math.min(r.baselineN(), r.candidateN()))).toList();
+    }
+
     /** One line: processes finished, failed, flags. */
     public String summary() {
         return processesOk() + " of " + processes.size() + " processes finished"

@@ -167,6 +167,12 @@ class ConfirmationTest {
         ProcessRun b = new ProcessRun(2, 102, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(noisy(c, Variant.EAGER, 100.8, 0.001), noisy(c, Variant.FUSED, 99.5, 0.001)));
         ConfirmedRow spread = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(a, b), null).row(c, Replay.DIRECT).orElseThrow();
         assertEquals(0.008, spread.noise(), 1e-9, spread.describe());
+
+        // Eager kept 1 of 2 (the other over 1% slower): the stack's conditions line names that row.
+        ProcessRun slow = new ProcessRun(2, 102, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(noisy(c, Variant.EAGER, 120, 0.001), noisy(c, Variant.FUSED, 99.5, 0.001)));
+        ConfirmResult dropped = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(a, slow), "no graphs");
+        assertEquals(List.of(new gluelab.workflow.stack.Conditions.Fewer("rmsnorm at 8 tokens, normal launch", 1)), dropped.fewer());
+        assertEquals(List.of(), Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(a, b), "no graphs").fewer());
     }
 
     private static Timed noisy(Comparison c, Variant v, double us, double noise) {
