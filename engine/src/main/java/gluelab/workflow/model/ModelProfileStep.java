@@ -67,7 +67,7 @@ public final class ModelProfileStep {
         quiet = quiet.ended(device);
         Path md = dir.resolve(SUMMARY + ".md");
         String text = text(profile, summaries, diffs);
-        AtomicFiles.write(md, quiet.quiet() ? text : text.replaceFirst("\n\n", "\n\n**" + quiet.mark() + "**\n\n"));
+        AtomicFiles.write(md, quiet.quiet() ? text : text.replaceFirst("\n\n", java.util.regex.Matcher.quoteReplacement("\n\n**" + quiet.mark() + "**\n\n")));
         Map<String, String> files = new LinkedHashMap<>();
         files.put(FILE, ex.dir().relativize(file).toString());
         files.put(SUMMARY, ex.dir().relativize(md).toString());
