@@ -107,12 +107,18 @@ public final class ModelCommand implements Runnable {
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
-                var b = ModelBaselinesStep.run(ex, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
+                var b = ModelBaselinesStep.run(ex, device, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
                         torch.flushBytes(), limits, new ConsoleProgress(System.err));
-                System.out.println(common.json ? Json.write(b) : ModelBaselinesStep.text(b));
+                System.out.println(common.json ? Json.write(b) : ModelBaselinesStep.text(b) + markLine(ex, gluelab.workflow.experiment.Step.BASELINES));
                 return rowsStatus(ModelBaselinesStep.nothingMeasured(b), ex, gluelab.workflow.experiment.Step.BASELINES, "measured");
             }
         }
+    }
+
+    /** "busy machine: ..." on a line of its own when {@code step}'s quiet check found one, else "". */
+    static String markLine(ExperimentFolder ex, gluelab.workflow.experiment.Step step) {
+        String mark = gluelab.workflow.model.StepQuiet.markOf(ex, step);
+        return mark.isEmpty() ? "" : (step == gluelab.workflow.experiment.Step.PROFILE_DIFF ? "profiled by step 03 on a " : "") + mark + "\n";
     }
 
     /** The device's calibrated bandwidth (bytes per second), from gluelab's calibration cache or measured now. */
@@ -134,7 +140,7 @@ public final class ModelCommand implements Runnable {
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
-                var r = gluelab.workflow.model.ModelProfileStep.run(ex, torch.bridge(), spec, bandwidth(device), limits, new ConsoleProgress(System.err));
+                var r = gluelab.workflow.model.ModelProfileStep.run(ex, device, torch.bridge(), spec, bandwidth(device), limits, new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(r.profile()) : Files.readString(ex.file(gluelab.workflow.experiment.Step.PROFILE_DIFF,
                         gluelab.workflow.model.ModelProfileStep.SUMMARY)));
                 return rowsStatus(r.profile().nothingProfiled(), ex, gluelab.workflow.experiment.Step.PROFILE_DIFF, "profiled");
@@ -164,7 +170,7 @@ public final class ModelCommand implements Runnable {
                 var cal = new gluelab.calibrate.Calibrator(device, Locations.calibrationCache()).calibrate(false);
                 var peak = peakTflops != null ? gluelab.floor.FlopPeak.declared(peakTflops * 1e12) : gluelab.floor.FlopPeak.of(cal, device.capabilities());
                 var r = gluelab.workflow.model.ModelRankStep.run(ex, t, cal.bandwidth(), peak);
-                System.out.println(common.json ? Json.write(r) : r.text(top) + System.lineSeparator() + r.conclusion());
+                System.out.println(common.json ? Json.write(r) : r.text(top) + markLine(ex, gluelab.workflow.experiment.Step.PROFILE_DIFF) + System.lineSeparator() + r.conclusion());
             }
             return 0;
         }

@@ -64,7 +64,7 @@ final class ModelFixCommands {
             List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
             try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
-                var r = ModelFixStep.run(ex, torch.bridge(), spec, parsed, sz, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
+                var r = ModelFixStep.run(ex, device, torch.bridge(), spec, parsed, sz, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
                         torch.flushBytes(), limits, new ConsoleProgress(System.err));
                 if (!references.isEmpty()) {
                     try (gluelab.lab.Gluelab lab = gluelab.lab.Gluelab.open(plan.device())) {

@@ -326,13 +326,13 @@ public final class Gluelab implements AutoCloseable {
 
     /** Step 01 on a model-subject experiment: every tree at every planned token count, fwd+bwd. */
     public gluelab.torch.ModelBaselines modelBaselines(gluelab.workflow.experiment.ExperimentFolder ex) {
-        return gluelab.workflow.model.ModelBaselinesStep.run(ex, torch().bridge(), planSpec(ex), gluelab.timing.TimingConfig.defaults(),
+        return gluelab.workflow.model.ModelBaselinesStep.run(ex, device, torch().bridge(), planSpec(ex), gluelab.timing.TimingConfig.defaults(),
                 torch().flushBytes(), progress);
     }
 
     /** Step 03 on a model-subject experiment: each tree profiled by the harness, traces imported, ops per source line. */
     public gluelab.workflow.model.ModelProfileStep.Result modelProfile(gluelab.workflow.experiment.ExperimentFolder ex) {
-        return gluelab.workflow.model.ModelProfileStep.run(ex, torch().bridge(), planSpec(ex), calibration().bandwidth(), progress);
+        return gluelab.workflow.model.ModelProfileStep.run(ex, device, torch().bridge(), planSpec(ex), calibration().bandwidth(), progress);
     }
 
     /** Step 04 on a model-subject experiment: the eager tree's profile ranked per source line and op. */
@@ -424,7 +424,7 @@ public final class Gluelab implements AutoCloseable {
         List<gluelab.torch.ModelFix> parsed = fixes.stream().map(gluelab.torch.ModelFix::parse).toList();
         references.values().forEach(gluelab.ops.Catalogue::parse);
         var sz = sizing == null || sizing.isBlank() ? null : gluelab.workflow.model.ModelFixStep.Sizing.parse(sizing);
-        var r = gluelab.workflow.model.ModelFixStep.run(ex, torch().bridge(), planSpec(ex), parsed, sz, gluelab.timing.TimingConfig.defaults(), torch().flushBytes(), progress);
+        var r = gluelab.workflow.model.ModelFixStep.run(ex, device, torch().bridge(), planSpec(ex), parsed, sz, gluelab.timing.TimingConfig.defaults(), torch().flushBytes(), progress);
         return ModelFixReferences.add(this, ex, r, references, gluelab.timing.TimingConfig.defaults());
     }
 

@@ -25,6 +25,7 @@ import gluelab.workflow.model.ModelFixStep;
 import gluelab.workflow.model.ModelGraphsStep;
 import gluelab.workflow.model.ModelIdealTimesStep;
 import gluelab.workflow.model.ModelTables;
+import gluelab.workflow.model.StepQuiet;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -74,10 +75,10 @@ final class SubjectFixSteps {
         if (plan.hasModelSubject()) {
             ModelFixDefaults chosen = modelFixes(ex, modelFixes);
             boolean defaults = ModelFixDefaults.split(modelFixes).isEmpty();
-            ModelFixResult r = ModelFixStep.run(ex, lab.torch().bridge(), lab.spec(plan.model()), chosen.parsed(), null, NOTEBOOK_TIMING, lab.torch().flushBytes(),
+            ModelFixResult r = ModelFixStep.run(ex, lab.device(), lab.torch().bridge(), lab.spec(plan.model()), chosen.parsed(), null, NOTEBOOK_TIMING, lab.torch().flushBytes(),
                     lab.progress());
             r = ModelFixReferences.add(lab, ex, r, chosen.references(), NOTEBOOK_TIMING);
-            List<Object> parts = new ArrayList<>(List.of(ModelTables.fixes(r)));
+            List<Object> parts = new ArrayList<>(List.of(StepQuiet.marked(ModelTables.fixes(r), ex, Step.FIX)));
             if (!r.interactions().isEmpty()) parts.add(ModelTables.interactions(r));
             if (!r.references().isEmpty()) parts.add(ModelTables.references(r));
             if (!r.notes().isEmpty()) parts.add(r.notes());

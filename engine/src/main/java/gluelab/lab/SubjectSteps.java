@@ -13,6 +13,7 @@ import gluelab.workflow.experiment.ModelSubject;
 import gluelab.workflow.experiment.Step;
 import gluelab.workflow.model.ModelProfileStep;
 import gluelab.workflow.model.ModelTables;
+import gluelab.workflow.model.StepQuiet;
 
 import java.util.List;
 
@@ -48,7 +49,7 @@ final class SubjectSteps {
             ModelBaselines b = lab.modelBaselines(ex);
             long failed = b.rows().stream().filter(ModelBaselines.Row::failed).count();
             return new StepView(subject(plan.modelSubject()) + ": " + b.rows().size() + " rows (trees x token counts) timed fwd+bwd"
-                    + (failed == 0 ? "" : ", " + failed + " failed") + " (" + b.versions().describe() + ")", List.of(ModelTables.baselines(b)));
+                    + (failed == 0 ? "" : ", " + failed + " failed") + " (" + b.versions().describe() + ")", List.of(StepQuiet.marked(ModelTables.baselines(b), ex, Step.BASELINES)));
         }
         var run = lab.bench(BASELINE_OPS.toArray(String[]::new)).forPlan(plan).passes("fwd", "bwd").quick().check(0).record(ex, Step.BASELINES);
         var result = run.result();
@@ -62,7 +63,7 @@ final class SubjectSteps {
         if (plan.hasModelSubject()) {
             ModelProfileStep.Result r = lab.modelProfile(ex);
             ModelProfile p = r.profile();
-            var parts = new java.util.ArrayList<Object>(List.of(ModelTables.trees(p, r.summaries(), r.diffs())));
+            var parts = new java.util.ArrayList<Object>(List.of(StepQuiet.marked(ModelTables.trees(p, r.summaries(), r.diffs()), ex, Step.PROFILE_DIFF)));
             p.tree(ModelTree.EAGER).filter(t -> !t.failed()).ifPresent(t -> parts.add(ModelTables.sourceRows(t, ROWS)));
             TraceSummary eager = r.summaries().get(ModelTree.EAGER);
             if (eager != null && !eager.symptoms().isEmpty()) parts.add(eager.symptoms());
@@ -82,7 +83,7 @@ final class SubjectSteps {
             int worth = r.worthFixing().size();
             return new StepView(subject(plan.modelSubject()) + ", eager profile: " + worth + " of " + r.ranked().size()
                     + " (source line, op) rows above the stop rule (" + String.format("%.2g", 100 * plan.stopFraction()) + "% of the step)"
-                    + (worth == 0 ? "" : "; first: " + r.worthFixing().getFirst().label()), List.of(ModelTables.ranking(r, ROWS)));
+                    + (worth == 0 ? "" : "; first: " + r.worthFixing().getFirst().label()), List.of(StepQuiet.marked(ModelTables.ranking(r, ROWS), ex, Step.PROFILE_DIFF)));
         }
         var ranking = lab.rank(ex);
         return new StepView("the baselines step 01 recorded, ranked (" + plan.model() + ", tokens " + plan.tokens() + ")",

@@ -42,9 +42,9 @@ final class WriteupSteps {
     /** The experiment's stack (step 09), or an empty one with the conditions the steps before measured under. */
     static ChangeStack stack(Gluelab lab, ExperimentFolder ex) {
         ExperimentPlan plan = ex.plan();
-        int processes = ex.has(Step.CONFIRM) ? Confirmation.latest(ex).processesOk() : 0;
+        ConfirmResult confirmed = ex.has(Step.CONFIRM) ? Confirmation.latest(ex) : null;
         Conditions conditions = new Conditions(lab.facts().name(), plan.model(), DType.BF16, List.of(Pass.FORWARD, Pass.BACKWARD),
-                "whole fwd+bwd steps, cold samples", processes);
+                "whole fwd+bwd steps, cold samples", confirmed == null ? 0 : confirmed.processesOk(), confirmed == null ? List.of() : confirmed.fewer());
         return ChangeStack.loadOr(ex.stackFile(), conditions);
     }
 

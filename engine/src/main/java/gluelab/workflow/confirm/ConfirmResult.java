@@ -6,6 +6,7 @@ import gluelab.table.Columns;
 import gluelab.table.DataTable;
 import gluelab.table.Rounding;
 import gluelab.table.TableFormat;
+import gluelab.timing.QuietCheck;
 import gluelab.units.TimeScale;
 import tech.tablesaw.api.Table;
 
@@ -53,7 +54,8 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
 
     /**
      * What weakens a row's numbers, "" when nothing does: the processes' measurements of it that
-     * are noisy (timeout, too few samples, noise over the bound), fewer finished processes than a
+     * are noisy (timeout, too few samples, noise over the bound), a difference inside its noise
+     * (inconclusive), fewer finished processes than a
      * confirmation needs, a device not quiet before or after.
      */
     public String caveat(ConfirmedRow row) {
@@ -66,9 +68,17 @@ public record ConfirmResult(int format, String id, ConfirmJob job, QuietCheck be
             String first = ms.stream().map(m -> m.noisy().orElse("")).filter(x -> !x.isEmpty()).findFirst().orElse("");
             why.add("noisy: " + noisy + " of " + ms.size() + " measurements (" + first + (noisy > 1 ? ", ..." : "") + ")");
         }
+        if (row.inconclusive()) why.add(row.noiseVerdict());
         if (row.processesOk() < CONFIRMING_PROCESSES) why.add("unconfirmed: " + row.processesOk() + " of " + CONFIRMING_PROCESSES + " processes");
         if (!before.quiet() || !after.quiet()) why.add("device not quiet");
         return String.join("; ", why);
+    }
+
+    /** The measured rows whose smaller side kept fewer processes than finished: "1 for rmsnorm at 16k tokens, normal launch". */
+    public List<gluelab.workflow.stack.Conditions.Fewer> fewer() {
+        return rows.stream().filter(r -> r.measured() && Math.min(r.baselineN(), r.candidateN()) < processesOk())
+                .map(r -> new gluelab.workflow.stack.Conditions.Fewer(r.comparison().op() + " at " + gluelab.workflow.stack.Delta.tokens(r.comparison().tokens())
+                        + " tokens, " + (r.replay() == Replay.GRAPH ? "CUDA-graph replay" : "normal launch"), Math.min(r.baselineN(), r.candidateN()))).toList();
     }
 
     /** One line: processes finished, failed, flags. */

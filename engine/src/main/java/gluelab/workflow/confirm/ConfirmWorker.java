@@ -5,6 +5,7 @@ import gluelab.device.Devices;
 import gluelab.files.AtomicFiles;
 import gluelab.files.Json;
 import gluelab.progress.Progress;
+import gluelab.timing.QuietCheck;
 
 import java.nio.file.Path;
 import java.util.List;

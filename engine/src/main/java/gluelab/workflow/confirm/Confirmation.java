@@ -2,6 +2,8 @@ package gluelab.workflow.confirm;
 
 import gluelab.device.Device;
 import gluelab.devlog.Devlog;
+import gluelab.timing.Noise;
+import gluelab.timing.QuietCheck;
 import gluelab.workflow.experiment.ExperimentFolder;
 import gluelab.workflow.experiment.Step;
 import gluelab.files.AtomicFiles;
@@ -219,7 +221,7 @@ public final class Confirmation {
                 }
                 double[] base = consensus(ok, c, c.baseline(), replay), cand = consensus(ok, c, c.candidate(), replay);
                 double ideal = ok.stream().flatMap(p -> p.timed().stream()).filter(t -> t.is(c, c.baseline(), replay)).mapToDouble(Timed::idealUs).findFirst().orElse(Double.NaN);
-                rows.add(new ConfirmedRow(c, replay, base[0], (int) base[1], cand[0], (int) cand[1], ok.size(), ideal, null));
+                rows.add(new ConfirmedRow(c, replay, base[0], (int) base[1], cand[0], (int) cand[1], ok.size(), ideal, null, Noise.of(base[2], cand[2])));
             }
         }
         List<String> flags = new ArrayList<>();
@@ -235,15 +237,20 @@ public final class Confirmation {
         return new ConfirmResult(ConfirmResult.FORMAT, id, job, before, after, runs, rows, flags, partial.finished());
     }
 
-    /** {median of the processes within WITHIN of the best, how many}; NaN and 0 when none timed it. */
+    /**
+     * {median of the processes within WITHIN of the best, how many, their relative noise}: the noise the larger of those
+     * processes' own (each measurement's stop-rule noise) and their spread (slowest kept over fastest, minus one); NaN, 0
+     * and NaN when none timed it.
+     */
     static double[] consensus(List<ProcessRun> ok, Comparison c, Variant v, Replay replay) {
-        double[] medians = ok.stream().flatMap(p -> p.timed().stream()).filter(t -> t.is(c, v, replay)).mapToDouble(Timed::medianUs).sorted().toArray();
-        if (medians.length == 0) return new double[]{Double.NaN, 0};
-        double best = medians[0];
-        double[] kept = Arrays.stream(medians).filter(m -> m <= best * (1 + WITHIN)).toArray();
-        int n = kept.length;
-        double median = n % 2 == 1 ? kept[n / 2] : (kept[n / 2 - 1] + kept[n / 2]) / 2;
-        return new double[]{median, n};
+        List<Timed> sorted = ok.stream().flatMap(p -> p.timed().stream()).filter(t -> t.is(c, v, replay)).sorted(Comparator.comparingDouble(Timed::medianUs)).toList();
+        if (sorted.isEmpty()) return new double[]{Double.NaN, 0, Double.NaN};
+        double best = sorted.getFirst().medianUs();
+        List<Timed> kept = sorted.stream().filter(t -> t.medianUs() <= best * (1 + WITHIN)).toList();
+        int n = kept.size();
+        double median = n % 2 == 1 ? kept.get(n / 2).medianUs() : (kept.get(n / 2 - 1).medianUs() + kept.get(n / 2).medianUs()) / 2;
+        double own = kept.stream().mapToDouble(t -> t.measurement().noise()).reduce(0, Noise::of);
+        return new double[]{median, n, Noise.of(own, kept.getLast().medianUs() / best - 1)};
     }
 
     private static String fmt(double v) { return String.format(Locale.ROOT, "%+.1f", v); }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import gluelab.ops.Replay;
 import gluelab.ops.Skip;
+import gluelab.timing.Noise;
 
 /**
  * One row of a confirmed comparison: normal launch or CUDA-graph replay of the whole forward +
@@ -16,9 +17,15 @@ import gluelab.ops.Skip;
 public record ConfirmedRow(Comparison comparison, Replay replay, double baselineUs, int baselineN, double candidateUs, int candidateN,
                            int processesOk, double idealUs,
                            @JsonProperty("skipped") @JsonSerialize(converter = Skip.AsReason.class, nullsUsing = Skip.NoneAsEmpty.class)
-                           @JsonDeserialize(converter = Skip.FromReason.class) Skip skip) {
+                           @JsonDeserialize(converter = Skip.FromReason.class) Skip skip, Double noise) {
     public ConfirmedRow {
         if (skip != null) skip = skip.about(subject(comparison, replay));
+        if (noise == null) noise = Double.NaN;
+    }
+
+    /** A row whose noise is not known ({@code noise}: the relative noise its difference must clear, {@link Noise#of}). */
+    public ConfirmedRow(Comparison comparison, Replay replay, double baselineUs, int baselineN, double candidateUs, int candidateN, int processesOk, double idealUs, Skip skip) {
+        this(comparison, replay, baselineUs, baselineN, candidateUs, candidateN, processesOk, idealUs, skip, Double.NaN);
     }
 
     private static String subject(Comparison c, Replay replay) {
@@ -35,8 +42,14 @@ public record ConfirmedRow(Comparison comparison, Replay replay, double baseline
     /** Candidate vs baseline in percent (negative = faster). */
     public double deltaPercent() { return measured() ? 100 * (candidateUs / baselineUs - 1) : Double.NaN; }
 
-    /** A win: the candidate at least {@link Confirmation#WITHIN} faster. */
-    public boolean win() { return measured() && candidateUs < baselineUs * (1 - Confirmation.WITHIN); }
+    /** Its difference is inside its noise ({@link Noise#within}): neither a win nor a loss. */
+    public boolean inconclusive() { return measured() && Noise.within(candidateUs / baselineUs - 1, noise); }
+
+    /** "inconclusive: -3.2% is within the noise (8.1%)" when its difference is inside the noise, else "". */
+    public String noiseVerdict() { return inconclusive() ? Noise.caveat(candidateUs / baselineUs - 1, noise) : ""; }
+
+    /** A win: the candidate at least {@link Confirmation#WITHIN} faster, and outside its noise. */
+    public boolean win() { return measured() && candidateUs < baselineUs * (1 - Confirmation.WITHIN) && !inconclusive(); }
 
     /** "1.83x faster (120.4 vs 220.3 us)", direction and both numbers. */
     public String describe() {
@@ -44,6 +57,6 @@ public record ConfirmedRow(Comparison comparison, Replay replay, double baseline
         if (!measured()) return "not measured: no process finished";
         double r = baselineUs / candidateUs;
         String dir = r >= 1 ? String.format(java.util.Locale.ROOT, "%.2fx faster", r) : String.format(java.util.Locale.ROOT, "%.2fx slower", 1 / r);
-        return String.format(java.util.Locale.ROOT, "%s (%.1f vs %.1f us; n %d and %d of %d processes)", dir, candidateUs, baselineUs, candidateN, baselineN, processesOk);
+        return (inconclusive() ? noiseVerdict() + "; " : "") + String.format(java.util.Locale.ROOT, "%s (%.1f vs %.1f us; n %d and %d of %d processes)", dir, candidateUs, baselineUs, candidateN, baselineN, processesOk);
     }
 }

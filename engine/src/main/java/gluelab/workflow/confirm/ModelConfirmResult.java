@@ -1,6 +1,8 @@
 package gluelab.workflow.confirm;
 
 import gluelab.ops.Replay;
+import gluelab.timing.Noise;
+import gluelab.timing.QuietCheck;
 import gluelab.torch.ModelFix;
 import gluelab.torch.ModelVariantTiming;
 
@@ -51,22 +53,44 @@ public record ModelConfirmResult(int format, String id, String model, List<Model
 
     /**
      * One fix at one token count and launch kind. {@code skip}: why the row is not measured on this
-     * device (graphs on the CPU), "" when it is; {@code caveat}: what weakens the numbers.
+     * device (graphs on the CPU), "" when it is; {@code caveat}: what weakens the numbers; {@code noise}:
+     * the relative noise its difference must clear ({@link Noise#of}: the larger side's, each side the
+     * larger of its kept processes' own noise and their spread), NaN where unknown (records before it).
      */
     public record Row(String fix, long tokens, Replay replay, double baselineUs, int baselineN, double fixedUs, int fixedN, int processesOk,
-                      String skip, String caveat) {
+                      String skip, String caveat, Double noise) {
+        public Row {
+            if (noise == null) noise = Double.NaN;
+        }
+
+        /** A row whose noise is not known. */
+        public Row(String fix, long tokens, Replay replay, double baselineUs, int baselineN, double fixedUs, int fixedN, int processesOk, String skip, String caveat) {
+            this(fix, tokens, replay, baselineUs, baselineN, fixedUs, fixedN, processesOk, skip, caveat, Double.NaN);
+        }
+
         public boolean measured() { return skip.isEmpty() && baselineN > 0 && fixedN > 0; }
 
         public double deltaPercent() { return measured() ? 100 * (fixedUs / baselineUs - 1) : Double.NaN; }
 
-        /** At least {@link Confirmation#WITHIN} faster. */
-        public boolean win() { return measured() && fixedUs < baselineUs * (1 - Confirmation.WITHIN); }
+        /** Its difference is inside its noise ({@link Noise#within}): neither a win nor a loss. */
+        public boolean inconclusive() { return measured() && Noise.within(fixedUs / baselineUs - 1, noise); }
 
+        /** At least {@link Confirmation#WITHIN} faster, and outside its noise. */
+        public boolean win() { return measured() && fixedUs < baselineUs * (1 - Confirmation.WITHIN) && !inconclusive(); }
+
+        /** The processes behind the smaller side: what its median is of. */
+        public int kept() { return Math.min(baselineN, fixedN); }
+
+        /** What its difference says beside its noise: "inconclusive: -3.2% is within the noise (8.1%)" when inside it, else "". */
+        public String noiseVerdict() { return inconclusive() ? Noise.caveat(fixedUs / baselineUs - 1, noise) : ""; }
+
+        /** "1.05x faster (...)", opened by its {@link #noiseVerdict()} when the difference is inside the noise. */
         public String describe() {
             if (!skip.isEmpty()) return "skipped: " + skip;
             if (!measured()) return "not measured: no process timed both";
             double r = baselineUs / fixedUs;
-            return (r >= 1 ? String.format(Locale.ROOT, "%.2fx faster", r) : String.format(Locale.ROOT, "%.2fx slower", 1 / r))
+            return (inconclusive() ? noiseVerdict() + "; " : "")
+                    + (r >= 1 ? String.format(Locale.ROOT, "%.2fx faster", r) : String.format(Locale.ROOT, "%.2fx slower", 1 / r))
                     + String.format(Locale.ROOT, " (%.1f vs %.1f us; n %d and %d of %d processes)", fixedUs, baselineUs, fixedN, baselineN, processesOk);
         }
     }
@@ -96,6 +120,7 @@ public record ModelConfirmResult(int format, String id, String model, List<Model
         return processesOk() + " of " + processes.size() + " processes finished"
                 + (failed().isEmpty() ? "" : "; FAILED: " + failed().stream().map(p -> "process " + p.index() + " (pid " + p.pid() + ", " + p.reason() + ")").toList())
                 + "; " + rows.stream().filter(Row::win).count() + " of " + rows.stream().filter(Row::measured).count() + " measured rows win"
+                + (rows.stream().anyMatch(Row::inconclusive) ? ", " + rows.stream().filter(Row::inconclusive).count() + " " + Noise.INCONCLUSIVE + " (within the noise)" : "")
                 + (hostTime().isEmpty() ? "" : "; host time: " + hostTime())
                 + (before.quiet() && after.quiet() ? "; device quiet" : "; device NOT quiet")
                 + flags.stream().filter(f -> f.contains(NOT_CONFIRMED)).map(f -> "; " + f).reduce("", String::concat);
@@ -104,11 +129,13 @@ public record ModelConfirmResult(int format, String id, String model, List<Model
     public String text() {
         StringBuilder sb = new StringBuilder("confirmation " + id + " of " + model + ": each fix vs the model as written, fwd+bwd, in "
                 + processes.size() + " fresh Python processes (" + processesOk() + " finished)\n");
-        sb.append(String.format(Locale.ROOT, "  %-18s %7s %-7s %11s %11s %9s  %s%n", "fix", "tokens", "launch", "baseline_us", "fixed_us", "delta", "verdict"));
+        sb.append(String.format(Locale.ROOT, "  %-18s %7s %-7s %11s %11s %9s %7s  %s%n", "fix", "tokens", "launch", "baseline_us", "fixed_us", "delta", "noise", "verdict"));
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "  %-18s %7d %-7s %11s %11s %9s  %s%n", r.fix(), r.tokens(), r.replay().launch(),
+            sb.append(String.format(Locale.ROOT, "  %-18s %7d %-7s %11s %11s %9s %7s  %s%n", r.fix(), r.tokens(), r.replay().launch(),
                     r.measured() ? String.format(Locale.ROOT, "%.1f", r.baselineUs()) : "-", r.measured() ? String.format(Locale.ROOT, "%.1f", r.fixedUs()) : "-",
-                    r.measured() ? String.format(Locale.ROOT, "%+.1f%%", r.deltaPercent()) : "-", r.describe() + (r.caveat().isEmpty() ? "" : "; " + r.caveat())));
+                    r.measured() ? String.format(Locale.ROOT, "%+.1f%%", r.deltaPercent()) : "-",
+                    r.measured() && Double.isFinite(r.noise()) ? String.format(Locale.ROOT, "%.1f%%", 100 * r.noise()) : "-",
+                    r.describe() + (r.caveat().isEmpty() ? "" : "; " + r.caveat())));
         }
         for (PythonRun p : processes) {
             sb.append(String.format(Locale.ROOT, "  process %d pid %d: %s, %s, %.1f s%n", p.index(), p.pid(), p.ok() ? "OK" : "FAILED: " + p.reason(), p.clocks(), p.seconds()));

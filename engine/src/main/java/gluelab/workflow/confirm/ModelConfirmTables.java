@@ -10,11 +10,11 @@ import tech.tablesaw.api.Table;
 public final class ModelConfirmTables {
     private ModelConfirmTables() {}
 
-    /** Step 07: per fix, token count and launch kind, each side's median over the fresh processes, with n and the verdict. */
+    /** Step 07: per fix, token count and launch kind, each side's median over the fresh processes, with n, the noise its delta must clear and the verdict (inconclusive when inside it). */
     public static Table confirmation(ModelConfirmResult r) {
         Table t = Table.create("confirmation " + r.id() + " of " + r.model() + ": fwd+bwd in fresh Python processes").addColumns(StringColumn.create("fix"),
                 LongColumn.create("tokens"), StringColumn.create("launch"), DoubleColumn.create("baseline_us"), IntColumn.create("baseline_n"),
-                DoubleColumn.create("fixed_us"), IntColumn.create("fixed_n"), DoubleColumn.create("delta_pct"), StringColumn.create("verdict"));
+                DoubleColumn.create("fixed_us"), IntColumn.create("fixed_n"), DoubleColumn.create("delta_pct"), DoubleColumn.create("noise_pct"), StringColumn.create("verdict"));
         for (var x : r.rows()) {
             t.stringColumn("fix").append(x.fix());
             t.longColumn("tokens").append(x.tokens());
@@ -24,6 +24,7 @@ public final class ModelConfirmTables {
             t.doubleColumn("fixed_us").append(round(x.fixedUs(), 1));
             t.intColumn("fixed_n").append(x.fixedN());
             t.doubleColumn("delta_pct").append(round(x.deltaPercent(), 1));
+            t.doubleColumn("noise_pct").append(x.measured() ? round(100 * x.noise(), 1) : Double.NaN);
             t.stringColumn("verdict").append(x.describe() + (x.caveat().isEmpty() ? "" : "; " + x.caveat()));
         }
         return t;

@@ -6,6 +6,8 @@ import gluelab.model.ModelSpec;
 import gluelab.ops.Replay;
 import gluelab.progress.Progress;
 import gluelab.tensor.TensorSpec;
+import gluelab.timing.Noise;
+import gluelab.timing.QuietCheck;
 import gluelab.timing.TimingConfig;
 import gluelab.torch.ModelEntry;
 import gluelab.torch.ModelFix;
@@ -208,9 +210,9 @@ public final class ModelConfirmation {
                         continue;
                     }
                     List<ModelVariantTiming.Row> base = timed(ok, ModelVariantTiming.BASELINE, t, replay), fixed = timed(ok, f.name(), t, replay);
-                    double[] b = consensus(base), c = consensus(fixed);
-                    rows.add(new ModelConfirmResult.Row(f.name(), t, replay, b[0], (int) b[1], c[0], (int) c[1], ok.size(), "",
-                            caveat(base, fixed, ok, t, f.name(), replay, before, after)));
+                    Side b = consensus(base), c = consensus(fixed);
+                    rows.add(new ModelConfirmResult.Row(f.name(), t, replay, b.us(), b.n(), c.us(), c.n(), ok.size(), "",
+                            caveat(base, fixed, ok, t, f.name(), replay, before, after), Noise.of(b.noise(), c.noise())));
                 }
             }
         }
@@ -228,14 +230,22 @@ public final class ModelConfirmation {
         return ok.stream().flatMap(p -> p.timing().row(variant, tokens, replay).stream()).filter(r -> !r.failed()).toList();
     }
 
-    /** {median of the processes within WITHIN of the best, how many}; NaN and 0 when none timed it. */
-    static double[] consensus(List<ModelVariantTiming.Row> rows) {
-        double[] medians = rows.stream().mapToDouble(ModelVariantTiming.Row::us).sorted().toArray();
-        if (medians.length == 0) return new double[]{Double.NaN, 0};
-        double best = medians[0];
-        double[] kept = Arrays.stream(medians).filter(m -> m <= best * (1 + Confirmation.WITHIN)).toArray();
-        int n = kept.length;
-        return new double[]{n % 2 == 1 ? kept[n / 2] : (kept[n / 2 - 1] + kept[n / 2]) / 2, n};
+    /**
+     * One side of a row: the median of the processes within {@link Confirmation#WITHIN} of the best, how many, and its
+     * relative noise: the larger of those processes' own (each measurement's stop-rule noise) and their spread (slowest
+     * kept over fastest, minus one). NaN, 0 and NaN when no process timed it.
+     */
+    record Side(double us, int n, double noise) {}
+
+    static Side consensus(List<ModelVariantTiming.Row> rows) {
+        List<ModelVariantTiming.Row> sorted = rows.stream().sorted(java.util.Comparator.comparingDouble(ModelVariantTiming.Row::us)).toList();
+        if (sorted.isEmpty()) return new Side(Double.NaN, 0, Double.NaN);
+        double best = sorted.getFirst().us();
+        List<ModelVariantTiming.Row> kept = sorted.stream().filter(r -> r.us() <= best * (1 + Confirmation.WITHIN)).toList();
+        int n = kept.size();
+        double median = n % 2 == 1 ? kept.get(n / 2).us() : (kept.get(n / 2 - 1).us() + kept.get(n / 2).us()) / 2;
+        double own = kept.stream().mapToDouble(r -> r.run().noise()).reduce(0, Noise::of);
+        return new Side(median, n, Noise.of(own, kept.getLast().us() / best - 1));
     }
 
     /** What weakens a row: noisy measurements, fewer than three processes, a variant that failed in a process, a device not quiet. */

@@ -73,7 +73,8 @@ public final class SkillFeedback {
             for (Delta direct : c.deltas()) {
                 if (direct.replay() != Replay.DIRECT) continue;
                 Delta graph = c.delta(direct.tokens(), Replay.GRAPH);
-                if (graph == null || -direct.change() < NOISE) continue;
+                // a direct delta inside its noise is no win to lose under graphs
+                if (graph == null || -direct.change() < NOISE || direct.caveat().contains(gluelab.timing.Noise.INCONCLUSIVE)) continue;
                 double kept = -graph.change() / -direct.change();
                 if (kept < HOST_TIME_KEPT)
                     out.add(new FeedbackItem(FeedbackKind.EDGE_CASE,

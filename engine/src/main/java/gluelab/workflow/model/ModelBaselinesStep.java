@@ -1,5 +1,6 @@
 package gluelab.workflow.model;
 
+import gluelab.device.Device;
 import gluelab.model.ModelSpec;
 import gluelab.progress.Progress;
 import gluelab.tensor.TensorSpec;
@@ -29,7 +30,7 @@ import java.util.stream.Stream;
  * Step 01 for the analyst's model: every tree (eager, per-block, whole, and regions when the plan
  * lists any) at every planned token count, fwd+bwd, kept in the experiment as
  * {@code steps/01-baselines/model-baselines.json} (raw samples, compile logs' accounting, failures
- * with their reasons) with a devlog line per row.
+ * with their reasons) with a devlog line per row, and the quiet check at its start and end ({@link StepQuiet}).
  */
 public final class ModelBaselinesStep {
     public static final String FILE = "model-baselines";
@@ -50,8 +51,8 @@ public final class ModelBaselinesStep {
         return at;
     }
 
-    public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, Progress progress) {
-        return run(ex, bridge, spec, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
+    public static ModelBaselines run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, Progress progress) {
+        return run(ex, device, bridge, spec, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
     }
 
     /**
@@ -59,11 +60,12 @@ public final class ModelBaselinesStep {
      * outside keeps the rows it finished; the next run keeps those (when the plan and the model file are unchanged) and
      * times only the others.
      */
-    public static ModelBaselines run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, StepLimits limits,
+    public static ModelBaselines run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, StepLimits limits,
                                      Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
         ModelEntry entry = ModelPlan.entry(ex);
+        StepQuiet quiet = StepQuiet.start(device);
         Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
         PartialStep<ModelBaselines> partial = new PartialStep<>(ex, Step.BASELINES, file);
         List<ModelBaselines.Row> kept = partial.left(entry, ModelBaselines.class, ModelBaselines.FORMAT)
@@ -79,8 +81,9 @@ public final class ModelBaselinesStep {
                     devlog(ex, sofar.getLast());
                 }), progress);
         StepResults.save(file, b);
-        String summary = summary(b, entry.shortName(), trees(s).size(), plan.tokens().size());
-        Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
+        quiet = quiet.ended(device);
+        String summary = summary(b, entry.shortName(), trees(s).size(), plan.tokens().size()) + quiet.suffix();
+        Map<String, String> files = quiet.record(ex, Step.BASELINES, Map.of(FILE, ex.dir().relativize(file).toString()));
         if (nothingMeasured(b)) ex.failed(Step.BASELINES, files, "nothing measured: " + summary);
         else ex.done(Step.BASELINES, List.of(), files, summary);
         return b;

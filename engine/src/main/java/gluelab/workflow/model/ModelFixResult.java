@@ -1,5 +1,6 @@
 package gluelab.workflow.model;
 
+import gluelab.timing.Noise;
 import gluelab.torch.ModelFix;
 import gluelab.torch.ModelVariantTiming;
 import gluelab.units.Numbers;
@@ -43,7 +44,7 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
         public double deltaPercent() { return measured() ? 100 * (fixedUs / baselineUs - 1) : Double.NaN; }
 
         /** Faster than the model as written by more than 1%, and not inside the noise. */
-        public boolean win() { return measured() && fixedUs < baselineUs * 0.99 && !caveat.contains(WITHIN_NOISE); }
+        public boolean win() { return measured() && fixedUs < baselineUs * 0.99 && !caveat.contains(Noise.WITHIN); }
 
         public String describe() {
             if (!measured()) return "FAILED: " + reason;
@@ -110,6 +111,13 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
         return new ModelFixResult(format, model, fixes, rows, interactions, sizing, refs, notes, timings);
     }
 
+    /** This result with {@code note} after its notes. */
+    public ModelFixResult withNote(String note) {
+        List<String> all = new ArrayList<>(notes);
+        all.add(note);
+        return new ModelFixResult(format, model, fixes, rows, interactions, sizing, references, all, timings);
+    }
+
     public String summary() {
         long measured = rows.stream().filter(FixRow::measured).count();
         return Numbers.count(fixes.size(), "fix", "fixes") + " x " + Numbers.count(rows.stream().map(FixRow::tokens).distinct().count(), "token count") + ": "
@@ -158,8 +166,8 @@ public record ModelFixResult(int format, String model, List<ModelFix> fixes, Lis
         List<String> why = new ArrayList<>();
         a.run().noisy().ifPresent(n -> why.add("noisy: " + n));
         base.run().noisy().ifPresent(n -> why.add("baseline noisy: " + n));
-        double noise = Math.max(a.run().noise(), base.run().noise());
-        if (Math.abs(a.us() / base.us() - 1) <= noise) why.add(String.format(Locale.ROOT, "%s (%.1f%%)", WITHIN_NOISE, 100 * noise));
+        double noise = Noise.of(a.run().noise(), base.run().noise()), change = a.us() / base.us() - 1;
+        if (Noise.within(change, noise)) why.add(Noise.caveat(change, noise));
         return String.join("; ", why);
     }
 }

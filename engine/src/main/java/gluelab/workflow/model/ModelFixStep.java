@@ -1,5 +1,6 @@
 package gluelab.workflow.model;
 
+import gluelab.device.Device;
 import gluelab.model.ModelSpec;
 import gluelab.progress.Progress;
 import gluelab.tensor.TensorSpec;
@@ -25,7 +26,8 @@ import java.util.*;
  * in the same harness process and interleaved with it, cheapest first, at every planned token count;
  * with two or more fixes the interaction table (each alone, all but one with three or more, all
  * together), and region sizing A / B / C when {@link Sizing} names the regions. Kept as
- * {@code steps/05-fix/model-fix.json}, saved after each token count so a crash keeps what was measured.
+ * {@code steps/05-fix/model-fix.json}, saved after each token count so a crash keeps what was measured;
+ * the quiet check at its start and end ({@link StepQuiet}), a busy machine one of the result's notes.
  */
 public final class ModelFixStep {
     public static final String FILE = "model-fix";
@@ -67,13 +69,13 @@ public final class ModelFixStep {
         return out;
     }
 
-    public static ModelFixResult run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, Sizing sizing, TimingConfig timing,
+    public static ModelFixResult run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, Sizing sizing, TimingConfig timing,
                                      long flushBytes, Progress progress) {
-        return run(ex, bridge, spec, fixes, sizing, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
+        return run(ex, device, bridge, spec, fixes, sizing, timing, flushBytes, StepLimits.forMeasurement(timing.stop().timeoutSeconds()), progress);
     }
 
     /** As above, the model's code under {@code limits}. */
-    public static ModelFixResult run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, Sizing sizing, TimingConfig timing,
+    public static ModelFixResult run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, Sizing sizing, TimingConfig timing,
                                      long flushBytes, StepLimits limits, Progress progress) {
         ExperimentPlan plan = ex.plan();
         ModelSubject s = plan.modelSubject();
@@ -92,6 +94,7 @@ public final class ModelFixStep {
         List<ModelVariantTiming> timings = new ArrayList<>();
         Map<Long, String> failed = new LinkedHashMap<>();
         ModelFixResult result = null;
+        StepQuiet quiet = StepQuiet.start(device);
         for (var at : inputsAt.entrySet()) {
             long t = at.getKey();
             if (!failed.isEmpty() && !bridge.alive()) {
@@ -108,13 +111,18 @@ public final class ModelFixStep {
             result = assemble(ModelPlan.entry(s).shortName(), ordered, sizing, inputsAt.keySet(), timings, failed);
             StepResults.save(file, result);
         }
+        quiet = quiet.ended(device);
+        if (!quiet.quiet()) {
+            result = result.withNote(quiet.mark() + ": every row's numbers are weaker for it");
+            StepResults.save(file, result);
+        }
         for (ModelFixResult.FixRow r : result.rows()) {
             ex.devlog().measurement("fix " + r.fix() + " (" + result.kinds(r) + ") @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: " + r.describe());
         }
         result.notes().forEach(n -> ex.devlog().decision("fixes: " + n));
-        Map<String, String> files = Map.of(FILE, ex.dir().relativize(file).toString());
-        if (nothingMeasured(result)) ex.failed(Step.FIX, files, "nothing measured: " + result.summary());
-        else ex.done(Step.FIX, List.of(), files, result.summary());
+        Map<String, String> files = quiet.record(ex, Step.FIX, Map.of(FILE, ex.dir().relativize(file).toString()));
+        if (nothingMeasured(result)) ex.failed(Step.FIX, files, "nothing measured: " + result.summary() + quiet.suffix());
+        else ex.done(Step.FIX, List.of(), files, result.summary() + quiet.suffix());
         return result;
     }
 

@@ -1,5 +1,6 @@
 package gluelab.workflow.model;
 
+import gluelab.device.Device;
 import gluelab.files.AtomicFiles;
 import gluelab.model.ModelSpec;
 import gluelab.progress.Progress;
@@ -32,7 +33,8 @@ import java.util.Map;
  * Step 03 for the analyst's model, without a script of theirs: every planned tree profiled at the
  * plan's largest token count by the harness; the traces ({@code steps/03-profile-diff/TREE.json.gz})
  * read by the trace import (kernel table, families, symptoms) and each compiled tree diffed against
- * eager; the ops per source location kept as {@code model-profile.json}, a summary in {@code profile.md}.
+ * eager; the ops per source location kept as {@code model-profile.json}, a summary in {@code profile.md};
+ * the quiet check at its start and end ({@link StepQuiet}), a busy machine marked atop the summary.
  */
 public final class ModelProfileStep {
     public static final String FILE = "model-profile", SUMMARY = "profile-summary";
@@ -43,13 +45,14 @@ public final class ModelProfileStep {
     public record Result(ModelProfile profile, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {}
 
     /** {@code bandwidth}: bytes per second for the trace import's floors (0: none). */
-    public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, double bandwidth, Progress progress) {
-        return run(ex, bridge, spec, bandwidth, StepLimits.standard(), progress);
+    public static Result run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, double bandwidth, Progress progress) {
+        return run(ex, device, bridge, spec, bandwidth, StepLimits.standard(), progress);
     }
 
     /** As above, the model's code under {@code limits}; a step whose every tree failed is marked failed. */
-    public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, double bandwidth, StepLimits limits, Progress progress) {
+    public static Result run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, double bandwidth, StepLimits limits, Progress progress) {
         ExperimentPlan plan = ex.plan();
+        StepQuiet quiet = StepQuiet.start(device);
         ModelSubject s = plan.modelSubject();
         long tokens = plan.largestTokens();
         Path dir = ex.stepDir(Step.PROFILE_DIFF);
@@ -79,13 +82,16 @@ public final class ModelProfileStep {
         Map<ModelTree, TraceDiff> diffs = new LinkedHashMap<>();
         TraceSummary eager = summaries.get(ModelTree.EAGER);
         if (eager != null) summaries.forEach((tree, sum) -> { if (tree.compiled()) diffs.put(tree, TraceDiff.of(eager, sum)); });
+        quiet = quiet.ended(device);
         Path md = dir.resolve(SUMMARY + ".md");
-        AtomicFiles.write(md, text(profile, summaries, diffs));
+        String text = text(profile, summaries, diffs);
+        AtomicFiles.write(md, quiet.quiet() ? text : text.replaceFirst("\n\n", java.util.regex.Matcher.quoteReplacement("\n\n**" + quiet.mark() + "**\n\n")));
         Map<String, String> files = new LinkedHashMap<>();
         files.put(FILE, ex.dir().relativize(file).toString());
         files.put(SUMMARY, ex.dir().relativize(md).toString());
         for (ModelProfile.TreeProfile t : profile.trees()) if (!t.failed()) files.put("trace-" + t.tree().id(), ex.dir().relativize(Path.of(t.trace())).toString());
-        String summary = summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token");
+        String summary = summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token") + quiet.suffix();
+        files = quiet.record(ex, Step.PROFILE_DIFF, files);
         if (profile.nothingProfiled()) ex.failed(Step.PROFILE_DIFF, files, "nothing profiled: " + summary);
         else ex.done(Step.PROFILE_DIFF, List.of(), files, summary);
         return new Result(profile, summaries, diffs);

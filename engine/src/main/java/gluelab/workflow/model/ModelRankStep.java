@@ -20,7 +20,8 @@ import java.util.Map;
 /**
  * Step 04 for the analyst's model: one tree's profile from step 03 (eager by default: the model as
  * written) ranked per source location and op by (measured - ideal) x share of the step, with the
- * plan's stop rule; kept as {@code steps/04-rank/model-ranking.md}.
+ * plan's stop rule; kept as {@code steps/04-rank/model-ranking.md}. It times nothing: a busy machine
+ * that step 03's quiet check found ({@link StepQuiet}) marks the ranking, whose numbers are step 03's.
  */
 public final class ModelRankStep {
     public static final String FILE = "model-ranking";
@@ -66,8 +67,10 @@ public final class ModelRankStep {
         ModelProfile p = ModelProfileStep.load(ex);
         ModelProfile.TreeProfile t = p.tree(tree).orElseThrow(() -> new IllegalArgumentException("step 03 did not profile the " + tree.id() + " tree"));
         SourceRanking r = ranking(t, bandwidth, peak, ex.plan().stopFraction());
+        String busy = StepQuiet.markOf(ex, Step.PROFILE_DIFF);
         Path md = ex.stepDir(Step.RANK).resolve(FILE + ".md");
         AtomicFiles.write(md, "# Ranking of " + p.model() + " (" + tree.id() + ", " + Numbers.count(p.tokens(), "token") + ", fwd+bwd per step)\n\n"
+                + (busy.isEmpty() ? "" : "**profiled by step 03 on a " + busy + "**\n\n")
                 + "score = (measured - ideal) x share of the step; ideal: the op's tensor inputs read and as many bytes written at "
                 + String.format("%.1f GB/s", bandwidth / 1e9) + "; for a GEMM or attention the larger of that and its FLOPs (torch.utils.flop_counter's count "
                 + "from the recorded shapes) over the peak: " + peak.basis() + ". Only glue is a fix candidate: GEMM and attention rows are shown, marked "
@@ -78,7 +81,7 @@ public final class ModelRankStep {
         ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + Numbers.count(r.ranked().size(), "(location, op) row") + " glue above the stop rule"
                 + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().label()));
         ex.done(Step.RANK, List.of(), Map.of(FILE, ex.dir().relativize(md).toString()), Numbers.count(worth.size(), "candidate") + " worth fixing"
-                + (worth.isEmpty() ? "" : ", first " + worth.getFirst().label()));
+                + (worth.isEmpty() ? "" : ", first " + worth.getFirst().label()) + (busy.isEmpty() ? "" : "; step 03 profiled on a " + busy));
         return r;
     }
 }

@@ -1,6 +1,7 @@
 package gluelab.workflow.modelwriteup;
 
 import gluelab.ops.Replay;
+import gluelab.timing.Noise;
 import gluelab.torch.ModelFix;
 import gluelab.torch.ModelProfile;
 import gluelab.workflow.confirm.Confirmation;
@@ -19,8 +20,8 @@ import java.util.stream.Collectors;
 /**
  * Step 09 on the analyst's model: one change per fix that step 07 measured, filled from the steps
  * before it. Its before -> after are step 07's confirmed rows, each carrying its caveat (noisy,
- * unconfirmed, device not quiet) and, when the row is no win of at least {@link Confirmation#WITHIN},
- * that it is none: such numbers are never stated as a win. Its code is the fix spec's files and
+ * unconfirmed, device not quiet) and, when the row is no win of at least {@link Confirmation#WITHIN}
+ * outside its noise, that it is none (inconclusive when inside the noise): such numbers are never stated as a win. Its code is the fix spec's files and
  * functions with their {@code def} lines, its problem the profile's source lines of the changed
  * function (step 03), its verdicts step 08's rows, its graph count step 06's for a region it compiles
  * (or why there is none), its test plan what the steps did to it on this device. A fix step 08 found
@@ -37,6 +38,17 @@ public final class ModelChanges {
     public static final String NOT_RECOMMENDED = "Not recommended (no win in step 07): ";
     /** How a rejected fix's idea ends when step 08 found it wrong (the feedback then says it failed correctness, not that it did not pay off). */
     static final String WRONG_IN_STEP_08 = ", wrong in step 08)";
+
+    /**
+     * Opens the title of a change with no win in step 07 that was faster somewhere only within the noise: its PR text
+     * is a record marked not confirmed, not a proposal.
+     */
+    public static final String INCONCLUSIVE = "Not confirmed (" + Noise.INCONCLUSIVE + " in step 07, within the noise): ";
+
+    /** The opening of a title that marks its change as no proposal ({@link #NOT_RECOMMENDED}, {@link #INCONCLUSIVE}), if it has one. */
+    public static Optional<String> notProposed(String title) {
+        return java.util.stream.Stream.of(NOT_RECOMMENDED, INCONCLUSIVE).filter(title::startsWith).findFirst();
+    }
 
     private ModelChanges() {}
 
@@ -104,7 +116,8 @@ public final class ModelChanges {
         Path modelFile = Path.of(s.file());
         String id = f.name().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("^-+|-+$", "");
         boolean anyWin = rows.stream().anyMatch(ModelConfirmResult.Row::win);
-        Change.Builder b = Change.builder(id.isEmpty() ? "fix" : id, (anyWin ? "" : NOT_RECOMMENDED) + title(f, modelFile)).kind(fixKind(f.kind()))
+        boolean fasterWithinNoise = rows.stream().anyMatch(r -> r.inconclusive() && r.fixedUs() < r.baselineUs());
+        Change.Builder b = Change.builder(id.isEmpty() ? "fix" : id, (anyWin ? "" : fasterWithinNoise ? INCONCLUSIVE : NOT_RECOMMENDED) + title(f, modelFile)).kind(fixKind(f.kind()))
                 .variant(variant(f)).commit(in.commit());
         for (ModelConfirmResult.Row r : rows) b.delta(Delta.of(r.tokens(), r.replay(), r.baselineUs(), r.fixedUs()).withCaveat(caveat(r)));
 
@@ -184,11 +197,12 @@ public final class ModelChanges {
 
     static String tokens(List<Long> tokens) { return tokens.stream().map(Delta::tokens).collect(Collectors.joining(", ")); }
 
-    /** The row's own caveat, and that it is no win when it is not one. */
+    /** The row's own caveat, and that it is no win when it is not one: inconclusive when its difference is inside its noise. */
     static String caveat(ModelConfirmResult.Row r) {
         List<String> why = new ArrayList<>();
         if (!r.caveat().isEmpty()) why.add(r.caveat());
-        if (!r.win()) why.add(NOT_A_WIN + (r.fixedUs() >= r.baselineUs() ? "not faster than the model as written"
+        if (r.inconclusive()) why.add(NOT_A_WIN + r.noiseVerdict());
+        else if (!r.win()) why.add(NOT_A_WIN + (r.fixedUs() >= r.baselineUs() ? "not faster than the model as written"
                 : String.format(Locale.ROOT, "under %.0f%% faster than the model as written", 100 * Confirmation.WITHIN)));
         return String.join("; ", why);
     }

@@ -48,11 +48,12 @@ final class ModelFeedback {
     static List<FeedbackItem> noWins(ChangeStack stack) {
         List<FeedbackItem> out = new ArrayList<>();
         for (Change c : stack.changes()) {
-            if (!c.title().startsWith(ModelChanges.NOT_RECOMMENDED)) continue;
+            var opening = ModelChanges.notProposed(c.title());
+            if (opening.isEmpty()) continue;
             List<String> evidence = new ArrayList<>();
             for (Delta d : c.deltas()) evidence.add("step 07, " + d.workload() + ": " + d.describe());
-            out.add(new FeedbackItem(FeedbackKind.NEGATIVE_RESULT, "change " + c.id() + " ("
-                    + c.title().substring(ModelChanges.NOT_RECOMMENDED.length()) + ") is no win in step 07 at any token count", evidence));
+            out.add(new FeedbackItem(FeedbackKind.NEGATIVE_RESULT, "change " + c.id() + " (" + c.title().substring(opening.get().length()) + ") is "
+                    + (opening.get().equals(ModelChanges.INCONCLUSIVE) ? "inconclusive (within the noise)" : "no win") + " in step 07 at any token count", evidence));
         }
         return out;
     }

@@ -18,7 +18,8 @@ import java.util.List;
  * What the findings doc of a model experiment shows under "What was measured": the subject, then
  * each step's own table as it left it: the trees' baselines (01), the changed functions' lines in the eager profile (03), the ranking per source line (04),
  * the fixes (05), the graph budget (06), the confirmation in fresh processes (07) and correctness (08).
- * A step that has not run is said to be missing, not left out silently.
+ * A step that has not run is said to be missing, not left out silently; a step that found the machine busy
+ * ({@link StepQuiet}) says so in its table or text.
  */
 final class ModelFindings {
     private ModelFindings() {}
@@ -34,7 +35,7 @@ final class ModelFindings {
         if (ex.has(Step.BASELINES)) subject.append("- torch: ").append(ModelBaselinesStep.load(ex).versions().describe()).append('\n');
         out.add(subject.toString());
 
-        out.add(ex.has(Step.BASELINES) ? "### Baselines (step 01)\n\n" + TableFormat.markdown(ModelTables.baselines(ModelBaselinesStep.load(ex)))
+        out.add(ex.has(Step.BASELINES) ? "### Baselines (step 01)\n\n" + TableFormat.markdown(StepQuiet.marked(ModelTables.baselines(ModelBaselinesStep.load(ex)), ex, Step.BASELINES))
                 : missing("Baselines", Step.BASELINES, "gluelab model baselines"));
         out.add(ex.has(Step.RANK) ? fromFile("Ranking per source line (step 04)", ex.file(Step.RANK, ModelRankStep.FILE))
                 : missing("Ranking per source line", Step.RANK, "gluelab model rank"));

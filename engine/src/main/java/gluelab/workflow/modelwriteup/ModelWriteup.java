@@ -49,7 +49,8 @@ public final class ModelWriteup {
             throw new IllegalArgumentException("experiment '" + ex.name() + "': no process of step 07's confirmation finished (" + confirmed.summary() + "); run `gluelab model confirm " + ex.name() + "` again");
         var dtype = ModelPlan.inputs(s, spec, plan.tokens().getFirst()).getFirst().dtype();
         Conditions conditions = new Conditions(device, ModelPlan.entry(s).shortName(), dtype, List.of(Pass.FORWARD, Pass.BACKWARD),
-                "whole fwd+bwd steps, each side the median of the processes within " + Math.round(100 * Confirmation.WITHIN) + "% of the best", confirmed.processesOk());
+                "whole fwd+bwd steps, each side the median of the processes within " + Math.round(100 * Confirmation.WITHIN) + "% of the best", confirmed.processesOk(),
+                fewer(confirmed));
         ModelChanges.Inputs in = new ModelChanges.Inputs(s, plan.tokens(), confirmed, ex.has(Step.FIX) ? ModelFixStep.load(ex) : null,
                 ex.has(Step.PROFILE_DIFF) ? ModelProfileStep.load(ex) : null, ex.has(Step.CORRECTNESS) ? ModelCheckStep.load(ex) : null,
                 ex.has(Step.GRAPH_BUDGET) ? RegionBudget.latest(ex) : null, commit == null || commit.isBlank() ? "working-tree" : commit.strip());
@@ -62,6 +63,12 @@ public final class ModelWriteup {
         for (String n : stack.notTested()) log.note("stack: " + n);
         ex.done(Step.STACK, List.of(), Map.of("stack", ExperimentFolder.STACK_FILE), stack.changes().size() + " change(s) from " + confirmed.id() + ", " + stack.orderedBy());
         return stack;
+    }
+
+    /** The measured rows whose smaller side kept fewer processes than finished: "1 for rope at 32 tokens, normal launch". */
+    static List<Conditions.Fewer> fewer(ModelConfirmResult confirmed) {
+        return confirmed.rows().stream().filter(r -> r.measured() && r.kept() < confirmed.processesOk())
+                .map(r -> new Conditions.Fewer(r.fix() + " at " + gluelab.workflow.stack.Delta.tokens(r.tokens()) + " tokens, " + ModelChanges.launch(r.replay()), r.kept())).toList();
     }
 
     /** Step 10: findings.md with the steps' tables, pr/ID.md with its chart per change (every text checked first); marks the step done. */

@@ -97,6 +97,7 @@ public final class PrText {
         if (change.correctness().isEmpty()) out.add("correctness of the output and gradients (step 08)");
         if (change.region() != null && change.graphs() == null) out.add("graph budget of region " + change.region() + " (step 06)");
         if (stack.conditions().processes() < 3) out.add(String.format(Locale.ROOT, "confirmation in 3 fresh processes (%d here)", stack.conditions().processes()));
+        for (var f : stack.conditions().fewer()) if (f.processes() < 3) out.add(String.format(Locale.ROOT, "confirmation in 3 fresh processes of %s (%d kept)", f.row(), f.processes()));
         if (out.isEmpty()) out.add("nothing beyond the workloads in the results block");
         return out;
     }

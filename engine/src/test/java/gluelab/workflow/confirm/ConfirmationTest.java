@@ -85,34 +85,8 @@ class ConfirmationTest {
     }
 
     @Test
-    void utilisationFromOurOwnLastWorkSettlesBeforeTheDeviceIsCalledBusy() {
-        // NVML's window still holds the screen that ran just before: 99%, then idle.
-        var readings = new java.util.ArrayDeque<>(List.of("99", "3", "0"));
-        var settled = QuietCheck.settled(() -> Map.of("gpu_utilization_percent", readings.pop()), java.time.Duration.ZERO, 3);
-        assertEquals("3", settled.get("gpu_utilization_percent"));
-        assertEquals("2", settled.get("utilization_reads"));
-        // Busy on every read: the last reading stands, and says how many reads it took.
-        var busy = new java.util.ArrayDeque<>(List.of("97", "98", "99", "1"));
-        var stillBusy = QuietCheck.settled(() -> Map.of("gpu_utilization_percent", busy.pop()), java.time.Duration.ZERO, 3);
-        assertEquals("99", stillBusy.get("gpu_utilization_percent"));
-        assertEquals("3", stillBusy.get("utilization_reads"));
-        // Idle, or no utilisation reading (the CPU): read once.
-        var once = new java.util.concurrent.atomic.AtomicInteger();
-        QuietCheck.settled(() -> { once.incrementAndGet(); return Map.of(); }, java.time.Duration.ZERO, 3);
-        assertEquals(1, once.get());
-    }
-
-    @Test
-    void throttleReasonsFromNvmlMarkAProcess() {
-        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x40")).orElseThrow().contains("HW thermal"));
-        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x28")).orElseThrow().contains("HW slowdown, SW thermal"));
-        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x1")).isEmpty(), "GPU idle is not throttling");
-        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0x4")).isEmpty(), "the power cap under load is not throttling");
-        assertTrue(QuietCheck.throttled(Map.of("clock_event_reasons", "0xffffffffffffffff")).isEmpty(), "NVML's failure value (-1) says nothing");
-        assertTrue(QuietCheck.throttled(Map.of()).isEmpty(), "the CPU reports no clock events");
+    void aKilledProcessSaysHow() {
         assertEquals("killed (SIGKILL, exit 137)", Confirmation.exitReason(137));
-        assertEquals(List.of(7L, 9L), QuietCheck.foreign("[7, 8, 9]", java.util.Set.of(8L)), "our own processes are not foreign");
-        assertEquals(List.of(), QuietCheck.foreign("[]", java.util.Set.of()));
     }
 
     @Test
@@ -169,6 +143,43 @@ class ConfirmationTest {
     }
 
     /** A measurement under the standard stop rule that stopped on the timeout with 3 samples: noisy. */
+    /** Blind check: a delta inside its noise (one process each side, 8% noise) read as a 5% win. */
+    @Test
+    void aDeltaInsideItsNoiseIsInconclusiveNotAWin() {
+        QuietCheck quiet = new QuietCheck("before", true, List.of(), Map.of());
+        Comparison c = tinyJob().comparisons().getFirst();
+        ProcessRun one = new ProcessRun(1, 101, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(
+                noisy(c, Variant.EAGER, 100, 0.08), noisy(c, Variant.FUSED, 95, 0.02)));
+        ConfirmResult r = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(one), null);
+        ConfirmedRow row = r.row(c, Replay.DIRECT).orElseThrow();
+        assertEquals(0.08, row.noise(), 1e-12, "the larger side's noise");
+        assertTrue(row.inconclusive());
+        assertFalse(row.win(), "5% faster inside 8% of noise is no win");
+        assertTrue(row.describe().startsWith("inconclusive: -5.0% is within the noise (8.0%); 1.05x faster"), row.describe());
+        assertTrue(r.caveat(row).startsWith("inconclusive: -5.0% is within the noise (8.0%)"), r.caveat(row));
+
+        ProcessRun quieter = new ProcessRun(1, 101, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(
+                noisy(c, Variant.EAGER, 100, 0.01), noisy(c, Variant.FUSED, 95, 0.02)));
+        ConfirmedRow clear = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(quieter), null).row(c, Replay.DIRECT).orElseThrow();
+        assertTrue(clear.win() && !clear.inconclusive(), clear.describe());
+        // Two kept processes 0.8% apart: their spread is noise too.
+        ProcessRun a = new ProcessRun(1, 101, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(noisy(c, Variant.EAGER, 100, 0.001), noisy(c, Variant.FUSED, 99.5, 0.001)));
+        ProcessRun b = new ProcessRun(2, 102, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(noisy(c, Variant.EAGER, 100.8, 0.001), noisy(c, Variant.FUSED, 99.5, 0.001)));
+        ConfirmedRow spread = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(a, b), null).row(c, Replay.DIRECT).orElseThrow();
+        assertEquals(0.008, spread.noise(), 1e-9, spread.describe());
+
+        // Eager kept 1 of 2 (the other over 1% slower): the stack's conditions line names that row.
+        ProcessRun slow = new ProcessRun(2, 102, ProcessRun.State.OK, "", 1, Map.of(), Map.of(), List.of(noisy(c, Variant.EAGER, 120, 0.001), noisy(c, Variant.FUSED, 99.5, 0.001)));
+        ConfirmResult dropped = Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(a, slow), "no graphs");
+        assertEquals(List.of(new gluelab.workflow.stack.Conditions.Fewer("rmsnorm at 8 tokens, normal launch", 1)), dropped.fewer());
+        assertEquals(List.of(), Confirmation.aggregate("t", tinyJob(), quiet, quiet, List.of(a, b), "no graphs").fewer());
+    }
+
+    private static Timed noisy(Comparison c, Variant v, double us, double noise) {
+        double[] s = {us * 1e-6, us * 1e-6, us * 1e-6};
+        return new Timed(c.op(), c.tokens(), v, Replay.DIRECT, 1, 1, new Measurement("x", Mode.COLD, s, Summary.of(s), StopRule.Reason.CONVERGED, 1, 0, 0, 0, noise, null));
+    }
+
     private static Timed ruled(Comparison c, Variant v, Replay r, double us) {
         double[] s = {us * 1e-6, us * 1e-6, us * 1e-6};
         return new Timed(c.op(), c.tokens(), v, r, 1, 1, new Measurement("x", Mode.COLD, s, Summary.of(s), StopRule.Reason.TIMEOUT, 1, 0, 0, 0, 0, StopRule.standard()));

@@ -131,7 +131,7 @@ class ModelConfirmationTest {
             try (TorchSide torch = TorchSide.start(python, cpu)) {
                 ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
                         List.of()), List.of(16L, 32L), 0.05, "cpu");
-                ModelFixStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, List.of(ag), null, QUICK, 0, gluelab.progress.Progress.NONE);
+                ModelFixStep.run(ex, cpu, torch.bridge(), Presets.LLAMA_3_8B, List.of(ag), null, QUICK, 0, gluelab.progress.Progress.NONE);
             }
             // What a step 05 killed while it timed T=32 leaves: the file as saved after T=16, and no step marker.
             Path file = ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json");

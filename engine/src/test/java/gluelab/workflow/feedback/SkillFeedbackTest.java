@@ -63,6 +63,17 @@ class SkillFeedbackTest {
                 items.getFirst().evidence());
     }
 
+    /** Blind check: a direct delta inside its noise is no win, so there is none to disappear under graphs. */
+    @Test
+    void aDirectDeltaInsideItsNoiseIsNoHostTimeWin() {
+        var c = gluelab.workflow.stack.Change.builder("norm-regions", "Per-site norm regions").kind(gluelab.workflow.stack.FixKind.ENABLE_REGION).variant("v")
+                .commit("c").scope(gluelab.workflow.stack.Scope.specs(List.of("m")))
+                .delta(gluelab.workflow.stack.Delta.of(4096, Replay.DIRECT, 500, 400).withCaveat(gluelab.timing.Noise.caveat(-0.2, 0.25)))
+                .delta(4096, Replay.GRAPH, 300, 295)
+                .problem("p1", "p2", "p3").solution("s1", "s2", "s3").unchanged("u").testPlan("t").code("model.py", "norm", "compiled as a region").build();
+        assertEquals(List.of(), SkillFeedback.collect(List.of(), ChangeStack.empty(StackSamples.CONDITIONS).with(c), List.of(), List.of()));
+    }
+
     @Test
     void graphsOverTheLimitOrTheAimAndRejectedIdeas(@TempDir Path dir) throws Exception {
         // the sample stack: router_glue at 7 of 8 (past the aim), one rejected idea

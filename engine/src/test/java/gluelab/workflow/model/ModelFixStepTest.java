@@ -57,7 +57,7 @@ class ModelFixStepTest {
     }
 
     static ModelFixResult run(ExperimentFolder e, List<String> fixes, ModelFixStep.Sizing sizing) {
-        return ModelFixStep.run(e, torch.bridge(), Presets.LLAMA_3_8B, fixes.stream().map(ModelFix::parse).toList(), sizing, ModelBaselinesTest.QUICK,
+        return ModelFixStep.run(e, cpu, torch.bridge(), Presets.LLAMA_3_8B, fixes.stream().map(ModelFix::parse).toList(), sizing, ModelBaselinesTest.QUICK,
                 torch.flushBytes(), Progress.NONE);
     }
 

@@ -99,7 +99,7 @@ class ModelHangsTest {
         try (TorchBridge b = bridge()) {
             ModelPlan.write(ex, b, Presets.LLAMA_3_8B, new ModelSubject(e.file().toString(), "build", "x:T,8:fp32", "", List.of()), List.of(16L, 32L),
                     0.05, "cpu");
-            ModelBaselines r = ModelBaselinesStep.run(ex, b, Presets.LLAMA_3_8B, QUICK, 0, Progress.NONE);
+            ModelBaselines r = ModelBaselinesStep.run(ex, cpu, b, Presets.LLAMA_3_8B, QUICK, 0, Progress.NONE);
             assertEquals(List.of("eager@16", "per-block@16", "whole@16", "eager@32", "per-block@32", "whole@32"),
                     r.rows().stream().map(x -> x.tree().id() + "@" + x.tokens()).toList(), ModelBaselinesStep.text(r));
             assertFalse(r.row(ModelTree.EAGER, 16).orElseThrow().failed(), "measured before the death: " + ModelBaselinesStep.text(r));

@@ -116,7 +116,7 @@ class ModelProfileGpuTest {
     }
 
     @Test void theTracesKernelTotalsEqualTorchsKeyAveragesAndGemmsHaveTheirFlopFloor() {
-        var result = ModelProfileStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, 4e12, Progress.NONE);
+        var result = ModelProfileStep.run(ex, gpu, torch.bridge(), Presets.LLAMA_3_8B, 4e12, Progress.NONE);
         for (ModelProfile.TreeProfile t : result.profile().trees()) {
             assertFalse(t.failed(), t.tree() + ": " + t.error());
             Trace trace = TraceReader.read(Path.of(t.trace()));
@@ -146,7 +146,7 @@ class ModelProfileGpuTest {
     }
 
     @Test void everyTreeGetsAGraphReplayRowOfItsWholeStep() {
-        ModelBaselines b = ModelBaselinesStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, ModelBaselinesTest.QUICK, torch.flushBytes(), Progress.NONE);
+        ModelBaselines b = ModelBaselinesStep.run(ex, gpu, torch.bridge(), Presets.LLAMA_3_8B, ModelBaselinesTest.QUICK, torch.flushBytes(), Progress.NONE);
         System.out.println("MODEL-BASELINES-GPU\n" + ModelBaselinesStep.text(b));
         for (ModelBaselines.Row r : b.rows()) {
             assertFalse(r.failed(), ModelBaselinesStep.text(b));

@@ -64,7 +64,7 @@ class ModelProfileTest {
         ex = ExperimentFolder.open("llama", root);
         ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(LLAMA.toString(), "build", "x:T," + D + ":fp32", "",
                 List.of("model.Attention.rope")), List.of(T), 0.01, "cpu");
-        result = ModelProfileStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, BANDWIDTH, Progress.NONE);
+        result = ModelProfileStep.run(ex, cpu, torch.bridge(), Presets.LLAMA_3_8B, BANDWIDTH, Progress.NONE);
         eager = result.profile().tree(ModelTree.EAGER).orElseThrow();
     }
 

@@ -186,9 +186,9 @@ class ModelStepLimitsTest {
         ModelEntry e = ModelHangsTest.model(dir, "gradloop.py", "        while torch.is_grad_enabled():\n            time.sleep(0.05)");
         ExperimentFolder ex = ExperimentFolder.open("gradloop", dir);
         ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L), 0.05, "cpu", new ModelSubject(e.file().toString(), "build", "x:T,8:fp32", "", List.of())));
-        try (TorchBridge b = bridge()) {
+        try (TorchBridge b = bridge(); gluelab.device.Device cpu = gluelab.device.Devices.open("cpu")) {
             long t0 = System.nanoTime();
-            ModelProfile p = ModelProfileStep.run(ex, b, Presets.LLAMA_3_8B, 0, SHORT, Progress.NONE).profile();
+            ModelProfile p = ModelProfileStep.run(ex, cpu, b, Presets.LLAMA_3_8B, 0, SHORT, Progress.NONE).profile();
             assertTrue((System.nanoTime() - t0) / 1e9 < 60, "each tree stops within its limits");
             assertEquals(List.of(ModelTree.EAGER, ModelTree.PER_BLOCK, ModelTree.WHOLE), p.trees().stream().map(ModelProfile.TreeProfile::tree).toList());
             for (ModelTree t : List.of(ModelTree.EAGER, ModelTree.WHOLE)) {

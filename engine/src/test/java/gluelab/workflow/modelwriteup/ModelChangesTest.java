@@ -42,7 +42,7 @@ class ModelChangesTest {
 
     static gluelab.workflow.stack.ChangeStack stackOf(ModelFix f, gluelab.workflow.correctness.CorrectnessResult checked, gluelab.workflow.graphbudget.BudgetResult budget,
                                                      ModelConfirmResult.Row... rows) {
-        var quiet = new gluelab.workflow.confirm.QuietCheck("before", true, List.of(), Map.of());
+        var quiet = new gluelab.timing.QuietCheck("before", true, List.of(), Map.of());
         var confirmed = new ModelConfirmResult(ModelConfirmResult.FORMAT, "c", "llama3.py:build", List.of(f), List.of(32L), quiet, quiet, List.of(), List.of(rows),
                 List.of(), "");
         var subject = new gluelab.workflow.experiment.ModelSubject(LLAMA.toString(), "build", "x:T,64:fp32", "", List.of());
@@ -65,6 +65,65 @@ class ModelChangesTest {
 
         var won = stackOf(f, new ModelConfirmResult.Row("rope", 32, Replay.DIRECT, 4450, 3, 4000, 3, 3, "", "")).change("rope");
         assertFalse(won.title().startsWith(ModelChanges.NOT_RECOMMENDED), "a win at a token count is a proposal: " + won.title());
+    }
+
+    /** Blind check: a 5% "win" inside 8% of noise was written up as a proposal, its caveat without the word inconclusive. */
+    @Test void aDeltaInsideItsNoiseIsInconclusiveInTheStackThePrTextAndTheFeedback() {
+        ModelFix f = ModelFix.parse("rope=swap:model.apply_rotary_emb=" + MODELS.resolve("rewrites.py") + ":apply_rotary_emb_real");
+        var inside = new ModelConfirmResult.Row("rope", 32, Replay.DIRECT, 4450, 1, 4230, 1, 3, "", "", 0.08);
+        assertTrue(inside.inconclusive() && !inside.win(), inside.describe());
+        assertEquals("not a win in step 07: inconclusive: -4.9% is within the noise (8.0%)", ModelChanges.caveat(inside));
+
+        var stack = stackOf(f, inside);
+        var c = stack.change("rope");
+        assertTrue(c.title().startsWith(ModelChanges.INCONCLUSIVE), "no proposal: " + c.title());
+        assertTrue(c.headline().caveat().contains("inconclusive"), c.headline().caveat());
+        String text = gluelab.workflow.writeup.PrText.markdown(stack, c, null);
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("TLDR: Not confirmed (inconclusive in step 07, within the noise): ")), text);
+        List<String> quotes = text.lines().filter(l -> l.contains("4450 -> 4230 us")).toList();
+        assertTrue(quotes.size() >= 2 && quotes.stream().allMatch(l -> l.contains("inconclusive")), "every quote of the numbers says so: " + text);
+        assertEquals(List.of(), gluelab.workflow.writeup.PrChecker.check(text, "rope.md", null, stack));
+        var noWin = ModelFeedback.noWins(stack);
+        assertEquals(1, noWin.size());
+        assertTrue(noWin.getFirst().proposal().endsWith("is inconclusive (within the noise) in step 07 at any token count"), noWin.getFirst().proposal());
+        assertTrue(noWin.getFirst().evidence().getFirst().contains("inconclusive"), noWin.getFirst().evidence().toString());
+
+        // A win at another token count keeps the change a proposal; the row inside its noise still says so.
+        var won = new ModelConfirmResult.Row("rope", 16, Replay.DIRECT, 2000, 3, 1500, 3, 3, "", "", 0.01);
+        var mixed = stackOf(f, won, inside).change("rope");
+        assertFalse(ModelChanges.notProposed(mixed.title()).isPresent(), mixed.title());
+        assertTrue(mixed.delta(32, Replay.DIRECT).caveat().contains("inconclusive"), mixed.delta(32, Replay.DIRECT).caveat());
+        assertEquals("", mixed.delta(16, Replay.DIRECT).caveat());
+    }
+
+    /** Blind check: the conditions line said "median of 3 fresh processes" over a row whose smaller side kept 1. */
+    @Test void theConditionsLineNamesEachRowOfFewerProcesses() throws Exception {
+        ModelFix f = ModelFix.parse("rope=regions:model.Attention.rope");
+        var quiet = new gluelab.timing.QuietCheck("before", true, List.of(), Map.of());
+        List<ModelConfirmResult.PythonRun> three = new java.util.ArrayList<>();
+        for (int i = 1; i <= 3; i++) three.add(new ModelConfirmResult.PythonRun(i, i, gluelab.workflow.confirm.ProcessRun.State.OK, "", 1, Map.of(), Map.of(), null));
+        var confirmed = new ModelConfirmResult(ModelConfirmResult.FORMAT, "c", "llama3.py:build", List.of(f), List.of(16L, 32L), quiet, quiet, three,
+                List.of(new ModelConfirmResult.Row("rope", 16, Replay.DIRECT, 2000, 3, 1500, 3, 3, "", ""),
+                        new ModelConfirmResult.Row("rope", 32, Replay.DIRECT, 4450, 1, 4000, 3, 3, "", "")), List.of(), "");
+        var fewer = ModelWriteup.fewer(confirmed);
+        assertEquals(List.of(new gluelab.workflow.stack.Conditions.Fewer("rope at 32 tokens, normal launch", 1)), fewer);
+        var base = gluelab.workflow.stack.StackSamples.CONDITIONS;
+        var conditions = new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(), base.timing(), 3, fewer);
+        assertEquals("NVIDIA H200, dsv3-ours, bf16, fwd+bwd, cold samples, median of 3 fresh processes (1 for rope at 32 tokens, normal launch)", conditions.describe());
+        assertEquals(1, conditions.fewest());
+        assertThrows(IllegalArgumentException.class, () -> new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(),
+                base.timing(), 3, List.of(new gluelab.workflow.stack.Conditions.Fewer("rope", 3))), "3 is not fewer than 3");
+
+        var subject = new gluelab.workflow.experiment.ModelSubject(LLAMA.toString(), "build", "x:T,64:fp32", "", List.of());
+        var stack = ModelChanges.stack(conditions, new ModelChanges.Inputs(subject, List.of(16L, 32L), confirmed, null, null, null, null, "abc1234"));
+        String text = gluelab.workflow.writeup.PrText.markdown(stack, stack.change("rope"), null);
+        assertTrue(text.contains("\n" + conditions.describe() + ", variant "), text);
+        assertTrue(text.contains("- confirmation in 3 fresh processes of rope at 32 tokens, normal launch (1 kept)\n"), text);
+        assertEquals(List.of(), gluelab.workflow.writeup.PrChecker.check(text, "rope.md", null, stack));
+        var back = gluelab.files.Json.MAPPER.readValue(gluelab.files.Json.write(conditions), gluelab.workflow.stack.Conditions.class);
+        assertEquals(conditions, back);
+        var old = gluelab.files.Json.MAPPER.readValue(gluelab.files.Json.write(base).replaceAll(",\\s*\"fewer\"\\s*:\\s*\\[\\s*\\]", ""), gluelab.workflow.stack.Conditions.class);
+        assertEquals(base, old, "a stack saved before the rows were named reads as it did");
     }
 
     @Test void eachKindOfPartNamesItsFileAndFunction() {

@@ -89,7 +89,7 @@ class ModelFeedbackTest {
         try (Device cpu = Devices.open("cpu"); TorchSide torch = TorchSide.start(python, cpu)) {
             ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(file.toString(), "build", "x:T,8:fp32", "", List.of("model.scale_shift")),
                     List.of(16L, 32L), 0.01, "cpu");
-            ModelBaselinesStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, QUICK, 0, Progress.NONE);
+            ModelBaselinesStep.run(ex, cpu, torch.bridge(), Presets.LLAMA_3_8B, QUICK, 0, Progress.NONE);
             // A limit of 3 with grad and no_grad at two token counts: the region needs 4 graphs.
             ModelGraphsStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelGraphs.Options(List.of(ModelTree.REGIONS, ModelTree.PER_BLOCK), false,
                     "aot_eager", true, 3), Progress.NONE);

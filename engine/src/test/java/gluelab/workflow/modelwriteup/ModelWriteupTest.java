@@ -81,7 +81,7 @@ class ModelWriteupTest {
             try (TorchSide torch = TorchSide.start(python, cpu)) {
                 ModelPlan.write(ex, torch.bridge(), Presets.LLAMA_3_8B, new ModelSubject(EXAMPLES.resolve("llama3.py").toString(), "build", "x:T,64:fp32", "",
                         List.of()), List.of(16L), 0.05, "cpu");
-                ModelFixStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, timed, null, QUICK, 0, Progress.NONE);
+                ModelFixStep.run(ex, cpu, torch.bridge(), Presets.LLAMA_3_8B, timed, null, QUICK, 0, Progress.NONE);
                 new ModelConfirmation(cpu, python).processes(1).run(ex, Presets.LLAMA_3_8B, ModelFixStep.load(ex), timed, QUICK);
                 ModelCheckStep.run(ex, torch.bridge(), Presets.LLAMA_3_8B, List.of(timed.get(0), timed.get(1), timed.get(2), checkedOnly),
                         ModelCheckStep.DTYPES, 0, Progress.NONE);

@@ -1,4 +1,4 @@
-package gluelab.workflow.confirm;
+package gluelab.timing;
 
 import gluelab.device.Device;
 import gluelab.device.HostLoad;
@@ -33,7 +33,7 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
     }
 
     /** The device's telemetry without the compile log. */
-    static Map<String, String> deviceReadings(Device device) {
+    public static Map<String, String> deviceReadings(Device device) {
         Map<String, String> m = new LinkedHashMap<>();
         device.telemetry().forEach((k, v) -> {
             if (!k.startsWith("compile.")) m.put(k, v);
@@ -89,7 +89,7 @@ public record QuietCheck(String when, boolean quiet, List<String> findings, Map<
     }
 
     /** Why the clocks were pulled down, from NVML's clock-event reasons, if they were. */
-    static Optional<String> throttled(Map<String, String> readings) {
+    public static Optional<String> throttled(Map<String, String> readings) {
         String reasons = readings.get("clock_event_reasons");
         if (reasons == null || !reasons.startsWith("0x")) return Optional.empty();
         long bits;
