@@ -157,8 +157,11 @@ public final class ModelChanges {
         List<String> solution = new ArrayList<>();
         for (ModelFix.Part p : f.parts()) if (solution.size() < 3) solution.add(solutionFact(p, modelFile));
         solution.add("Step 07 timed it in " + in.confirmed().processesOk() + " fresh processes against the original model.");
+        Optional<String> eagerOnly = eagerOnly(in.correctness(), f.name());
         if (solution.size() < 5) solution.add(in.correctness() != null && !Verdicts.ofFix(in.correctness(), f.name()).isEmpty()
-                ? "Step 08 compared every output and gradient with eager and with fp64." : "Step 08 has not checked its outputs and gradients.");
+                ? "Step 08 compared every output and gradient with eager and with fp64."
+                : eagerOnly.map(why -> "Step 08 compared every output and gradient with eager only (" + why + ").").orElse("Step 08 has not checked its outputs and gradients."));
+        eagerOnly.ifPresent(why -> b.notTested("correctness vs fp64 (step 08 compared with eager only: " + why + ")"));
         // Step 07 times the whole fwd+bwd step, so each delta is already a share of the layer: the changed path is all of it.
         b.layerShare(1.0);
         b.solution(solution.toArray(String[]::new)).unchanged("the model's other functions, its parameters, its inputs and its outputs");
@@ -168,6 +171,18 @@ public final class ModelChanges {
         for (long t : in.tokens()) if (!measured.contains(t)) b.notTested(Delta.tokens(t) + " tokens in fresh processes");
         b.testPlan(testPlan(f, rows, in).toArray(String[]::new));
         return b.build();
+    }
+
+    /**
+     * Why step 08 compared {@code fix} with eager only, where no row of it has an fp64 reference (a model whose fp64 copy does
+     * not fit the device): the rows' own reason, without their "so not passed".
+     */
+    static Optional<String> eagerOnly(gluelab.workflow.correctness.CorrectnessResult correctness, String fix) {
+        if (correctness == null) return Optional.empty();
+        List<gluelab.workflow.correctness.CheckRow> rows = correctness.rows().stream().filter(r -> r.candidate().equals(fix)).toList();
+        if (rows.isEmpty() || rows.stream().anyMatch(r -> r.vsFp64() != null && !Verdicts.REPEAT.equals(r.pass()))) return Optional.empty();
+        return rows.stream().map(gluelab.workflow.correctness.CheckRow::note).filter(n -> n.startsWith(FailedCheck.NO_REFERENCE)).findFirst()
+                .map(n -> n.replaceFirst(";\\s*compared with eager only, so not passed\\s*$", ""));
     }
 
     /** What was done to the fix on this experiment's device, step by step: a launch kind or a check the steps did not run is not named. */

@@ -121,7 +121,7 @@ public record Change(String id, String title, FixKind kind, String variant, Stri
         sorted.sort(Comparator.comparing(Delta::replay).thenComparingLong(Delta::tokens));
         TimeScale scale = Delta.scale(sorted);
         for (Delta d : sorted) out.add(d.workload() + ": " + d.describe(scale));
-        if (correctness.isEmpty()) out.add("correctness: not checked");
+        if (correctness.isEmpty()) out.add(notTested.stream().filter(n -> n.startsWith("correctness")).findFirst().map(n -> "correctness: not passed, " + n).orElse("correctness: not checked"));
         for (CorrectnessVerdict v : correctness) out.add("correctness " + v.describe());
         out.add(graphs != null ? graphs.describe() : region == null ? "graphs: no compiled region, limit does not apply"
                 : "graphs " + region + ": not measured, limit not checked (" + (uncounted == null ? "no count of it from step 06" : uncounted) + ")");

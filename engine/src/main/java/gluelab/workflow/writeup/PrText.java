@@ -94,7 +94,8 @@ public final class PrText {
     static List<String> notTested(ChangeStack stack, Change change) {
         List<String> out = new ArrayList<>(change.notTested());
         if (change.deltas().stream().noneMatch(d -> d.replay() == Replay.GRAPH)) out.add("CUDA-graph replay of the whole fwd+bwd");
-        if (change.correctness().isEmpty()) out.add("correctness of the output and gradients (step 08)");
+        // A change whose own Not tested says why step 08 gave no verdict keeps that line instead.
+        if (change.correctness().isEmpty() && change.notTested().stream().noneMatch(n -> n.startsWith("correctness"))) out.add("correctness of the output and gradients (step 08)");
         if (change.region() != null && change.graphs() == null) out.add("graph budget of region " + change.region() + " (step 06)");
         if (stack.conditions().processes() < 3) out.add(String.format(Locale.ROOT, "confirmation in 3 fresh processes (%d here)", stack.conditions().processes()));
         for (var f : stack.conditions().fewer()) if (f.processes() < 3) out.add(String.format(Locale.ROOT, "confirmation in 3 fresh processes of %s (%d kept)", f.row(), f.processes()));

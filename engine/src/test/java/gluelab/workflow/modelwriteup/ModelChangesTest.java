@@ -157,15 +157,23 @@ class ModelChangesTest {
                 FailedCheck.NO_REFERENCE + ": the fp64 copy's weights and gradients need 180 GiB; compared with eager only, so not passed")));
         var kept = stackOf(f, unreferenced, null, win);
         assertEquals(List.of("rope"), kept.changes().stream().map(c -> c.id()).toList(), kept.rejected().toString());
+        // Its write-up says what step 08 did and why it gave no verdict, not that it checked nothing.
+        String text = gluelab.workflow.writeup.PrText.markdown(kept, kept.change("rope"), null);
+        String why = "no fp64 reference: the fp64 copy's weights and gradients need 180 GiB";
+        assertTrue(text.contains("Step 08 compared every output and gradient with eager only (" + why + ")."), text);
+        assertTrue(text.contains("- correctness vs fp64 (step 08 compared with eager only: " + why + ")"), text);
+        assertTrue(text.contains("correctness: not passed, correctness vs fp64"), text);
+        assertFalse(text.contains("has not checked") || text.contains("correctness of the output and gradients (step 08)"), text);
+        assertEquals(List.of(), gluelab.workflow.writeup.PrChecker.check(text, "rope.md", null, kept));
 
         var wrong = new gluelab.workflow.correctness.CorrectnessResult(1, List.of(row("rope", "grad a", relL2(2e-5), 1e-5, false, ""),
                 row("rope", "grad b", relL2(5e-5), 1e-5, false, ""), row("rope", "grad c", relL2(1e-6), 1e-5, true, "")));
         var rejected = stackOf(f, wrong, null, win);
         assertEquals(List.of(), rejected.changes());
         assertEquals(1, rejected.rejected().size());
-        String why = rejected.rejected().getFirst().describe();
-        assertTrue(why.startsWith("fix rope (swap, wrong in step 08): 2 of its 3 rows in step 08 fail (fp32); worst fp32 grad b: FAIL (rel L2 5.00e-05"), why);
-        assertTrue(why.contains("; step 07 at 32 tokens, normal launch: 1.11x faster (4000.0 vs 4450.0 us"), "step 07's numbers stay: " + why);
+        String rejectedWhy = rejected.rejected().getFirst().describe();
+        assertTrue(rejectedWhy.startsWith("fix rope (swap, wrong in step 08): 2 of its 3 rows in step 08 fail (fp32); worst fp32 grad b: FAIL (rel L2 5.00e-05"), rejectedWhy);
+        assertTrue(rejectedWhy.contains("; step 07 at 32 tokens, normal launch: 1.11x faster (4000.0 vs 4450.0 us"), "step 07's numbers stay: " + rejectedWhy);
     }
 
     @Test void aRegionStep06RanWithoutCountingSaysWhatStep06Counted() {
