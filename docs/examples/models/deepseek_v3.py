@@ -153,6 +153,12 @@ class Expert(nn.Module):
 GROUP_ALIGN = 8
 
 
+def combine(out, weights, order, token):
+    """The experts' rows (in expert order: row j is pair order[j] = token * k + slot) back to their tokens,
+    each weighted by its routing score and summed over the token's k slots. The rewrite file replaces it."""
+    return out.new_zeros(weights.size(0), out.size(1)).index_add(0, token, out * weights.flatten()[order, None])
+
+
 class GroupedExperts(nn.Module):
     """The routed experts' SwiGLU weights stacked (experts, out, in), as torchtitan keeps them for grouped GEMMs."""
 
@@ -195,7 +201,7 @@ class GroupedExperts(nn.Module):
         offs = ends.to(torch.int32)
         h = F.silu(torch._grouped_mm(buf, self.w1.transpose(-2, -1), offs=offs)) * torch._grouped_mm(buf, self.w3.transpose(-2, -1), offs=offs)
         out = torch._grouped_mm(h, self.w2.transpose(-2, -1), offs=offs)[rows]
-        return torch.zeros_like(x).index_add(0, token, out * weights.flatten()[order, None])
+        return combine(out, weights, order, token)
 
 
 class MoE(nn.Module):

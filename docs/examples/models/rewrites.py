@@ -7,6 +7,9 @@
 # - norm_rope_cat_region: deepseek_v3.norm_rope_cat (RoPE on q's and k's RoPE parts, the kv latent's
 #   RMSNorm, the cat of q's parts) in real arithmetic, compiled on its own with fullgraph=True: one
 #   region around norm + RoPE + cat.
+# - combine_by_slot: deepseek_v3.combine without index_add (in bf16 on CUDA an atomic add per element, the
+#   top glue row of the DeepSeek-V3 profile): each expert row copied back to its (token, slot) place, a
+#   scatter to distinct rows whose backward is a gather, then the weighted sum over the k slots.
 # - RotaryReal / apply_rotary_emb_autograd: the real-arithmetic RoPE as an autograd.Function with a
 #   hand-written backward (the gradient of a rotation is the rotation back), for an "autograd:" fix.
 import torch
@@ -38,6 +41,12 @@ def norm_rope_cat_real(q_nope, q_pe, kv, k_pe, kv_norm, freqs_cis):
 
 
 norm_rope_cat_region = torch.compile(norm_rope_cat_real, fullgraph=True)
+
+
+def combine_by_slot(out, weights, order, token):
+    tokens, k = weights.shape
+    by_slot = out.new_empty(tokens * k, out.size(1)).index_copy(0, order, out)
+    return (by_slot.view(tokens, k, -1) * weights.unsqueeze(-1)).sum(1)
 
 
 class RotaryReal(torch.autograd.Function):
