@@ -38,11 +38,10 @@ public record ModelFixDefaults(String model, List<String> fixes, Map<String, Str
             case "llama3.py" -> new ModelFixDefaults("llama3.py:build",
                     List.of("rope=swap:model.apply_rotary_emb=" + rewrites + ":apply_rotary_emb_real+regions:model.apply_rotary_emb"),
                     Map.of("rope", "qnorm_rope_complex"));
-            // The MoE combine without index_add (the top glue row of its GPU profile: an atomic add per element in bf16), and the
-            // glue between MLA's projections (norm, RoPE split, cat) in real arithmetic, compiled as one region.
+            // The glue between MLA's projections (norm, RoPE split, cat) in real arithmetic, compiled as one region. (The MoE
+            // combine without index_add, rewrites.py:combine_by_slot, was within 1% on the H200: not a default.)
             case "deepseek_v3.py" -> new ModelFixDefaults("deepseek_v3.py:build",
-                    List.of("moe-combine=swap:model.combine=" + rewrites + ":combine_by_slot",
-                            "norm-rope-cat=swap:model.norm_rope_cat=" + rewrites + ":norm_rope_cat_real+regions:model.norm_rope_cat"), Map.of());
+                    List.of("norm-rope-cat=swap:model.norm_rope_cat=" + rewrites + ":norm_rope_cat_real+regions:model.norm_rope_cat"), Map.of());
             default -> null;
         });
     }
