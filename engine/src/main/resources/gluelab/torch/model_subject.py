@@ -100,41 +100,62 @@ def timeout_error(e, files):
     return t.message + (" (" + where + ")" if where else "")
 
 
-class CompileProgress:
-    """A progress line saying "compiling" while torch.compile compiles (dynamo's compile-start and -end events), and the line
-    before it again when the compile ends: a long compile shows as one, not as the model running."""
-    TRIGGERS = ("DYNAMO", "LAZY_BACKWARD")
+class CompileEvents:
+    """dynamo's compile-start and -end callbacks (around each frame it converts and each backward compiled lazily) for
+    the time inside it: subclasses say what a start and an end of a compile do. A torch without the callbacks (before
+    2.5) calls neither (handler None)."""
+    TRIGGERS = ("DYNAMO", "LAZY_BACKWARD")  # not CUDAGRAPH_RECORDING: recording a graph runs the model, it compiles nothing
 
     def __enter__(self):
-        self.handler, self.shown = None, None
+        self.handler = None
         try:
             from torch._dynamo.callback import callback_handler
         except ImportError:
             return self
         self.handler = callback_handler
-        callback_handler.register_start_callback(self.start)
-        callback_handler.register_end_callback(self.end)
+        callback_handler.register_start_callback(self._start)
+        callback_handler.register_end_callback(self._end)
         return self
 
-    def start(self, args):
+    def _start(self, args):
+        if getattr(args.callback_trigger, "name", "") in self.TRIGGERS:
+            self.started()
+
+    def _end(self, args):
+        self.ended()
+
+    def __exit__(self, *exc):
+        if self.handler is not None:
+            for remove, fn in ((self.handler.remove_start_callback, self._start), (self.handler.remove_end_callback, self._end)):
+                try:
+                    remove(fn)
+                except ValueError:  # a dynamo reset inside cleared the callbacks
+                    pass
+        return False
+
+
+class CompileProgress(CompileEvents):
+    """A progress line saying "compiling" while torch.compile compiles, and the line before it again when the compile
+    ends: a long compile shows as one, not as the model running."""
+
+    def __enter__(self):
+        self.shown = None
+        return super().__enter__()
+
+    def started(self):
         last = H.LAST_PROGRESS[0]
-        if getattr(args.callback_trigger, "name", "") in self.TRIGGERS and last is not None:
+        if last is not None:
             self.shown = last
             H.send(dict(last, detail="%s: compiling" % last.get("detail", ""), compiling=True))
 
-    def end(self, args):
+    def ended(self):
         if self.shown is not None:
             H.send(self.shown)
             self.shown = None
 
     def __exit__(self, *exc):
-        if self.handler is not None:
-            for remove, fn in ((self.handler.remove_start_callback, self.start), (self.handler.remove_end_callback, self.end)):
-                try:
-                    remove(fn)
-                except ValueError:  # a dynamo reset inside cleared the callbacks
-                    pass
-        self.end(None)
+        super().__exit__(*exc)
+        self.ended()
         return False
 
 
@@ -217,44 +238,26 @@ def measure_limit(req, step, subjects=1):
     return subjects * (timing["warmupSeconds"] + timing["stop"]["timeoutSeconds"] + step) + step if step > 0 else 0
 
 
-class CompileClock:
+class CompileClock(CompileEvents):
     """Seconds torch.compile spent compiling inside it, from dynamo's own compile events (its compile-start and -end
     callbacks around each frame it converts and each backward compiled lazily), not the wall of the step that compiled:
     time the model's own code ran, or was stuck, in that step is no compile time. A torch without the callbacks
     (before 2.5) gives the fallback, the step's wall."""
-    TRIGGERS = ("DYNAMO", "LAZY_BACKWARD")  # not CUDAGRAPH_RECORDING: recording a graph runs the model, it compiles nothing
 
     def __enter__(self):
-        self.total, self.started, self.handler = 0.0, None, None
-        try:
-            from torch._dynamo.callback import callback_handler
-        except ImportError:
-            return self
-        self.handler = callback_handler
-        callback_handler.register_start_callback(self.start)
-        callback_handler.register_end_callback(self.end)
-        return self
+        self.total, self.began = 0.0, None
+        return super().__enter__()
 
-    def start(self, args):
-        if getattr(args.callback_trigger, "name", "") in self.TRIGGERS:
-            self.started = time.perf_counter()
+    def started(self):
+        self.began = time.perf_counter()
 
-    def end(self, args):
-        if self.started is not None:  # dynamo runs the callbacks of the outermost compile only, so a start has its end
-            self.total += time.perf_counter() - self.started
-            self.started = None
+    def ended(self):
+        if self.began is not None:  # dynamo runs the callbacks of the outermost compile only, so a start has its end
+            self.total += time.perf_counter() - self.began
+            self.began = None
 
     def seconds(self, fallback):
         return self.total if self.handler is not None else fallback
-
-    def __exit__(self, *exc):
-        if self.handler is not None:
-            for remove, fn in ((self.handler.remove_start_callback, self.start), (self.handler.remove_end_callback, self.end)):
-                try:
-                    remove(fn)
-                except ValueError:  # a dynamo reset inside cleared the callbacks
-                    pass
-        return False
 
 
 def progress(task, done, total, detail):
