@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,6 +44,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ModelNotebooksTest {
     static final Path NOTEBOOKS = Path.of("../notebooks").toAbsolutePath().normalize();
     static final Path LLAMA = NOTEBOOKS.resolveSibling("docs/examples/models/llama3.py");
+
+    /** The line of `def name(` in an example model file: the examples change, the test follows them. */
+    static int defLine(String file, String name) throws IOException {
+        List<String> lines = Files.readAllLines(LLAMA.resolveSibling(file));
+        for (int i = 0; i < lines.size(); i++) if (lines.get(i).startsWith("def " + name + "(")) return i + 1;
+        throw new AssertionError(file + " has no def " + name);
+    }
     static final List<String> STORY = List.of("00-plan", "01-baselines", "02-ideal-times", "03-profile-diff", "04-rank", "05-fix", "06-graph-budget",
             "07-confirm", "08-correctness", "09-stack", "10-findings", "11-feedback");
     @TempDir static Path dir;
@@ -189,7 +197,8 @@ class ModelNotebooksTest {
         assertEquals(List.of(), PrChecker.check(pr, ChangeStack.load(ex.stackFile())));
         String text = Files.readString(pr);
         assertTrue(text.contains("## Code\n\n- `llama3.py:apply_rotary_emb` (def at line 48): replaced by `rewrites.py:apply_rotary_emb_real`"), text);
-        assertTrue(text.contains("- `rewrites.py:apply_rotary_emb_real` (def at line 27): the replacement"), text);
+        String rewrite = "`rewrites.py:apply_rotary_emb_real` (def at line " + defLine("rewrites.py", "apply_rotary_emb_real") + ")";
+        assertTrue(text.contains("- " + rewrite + ": the replacement"), text);
         assertTrue(text.contains("correctness vs fp64 reference, fp32: rel L2"), text);
         String findings = Files.readString(ex.findingsFile());
         for (String part : List.of("### Baselines (step 01)", "### Ranking per source line (step 04)", "### Fixes (step 05)", "### Graph budget (step 06)",
@@ -201,7 +210,7 @@ class ModelNotebooksTest {
         assertEquals(0, check.code(), check + "\n" + text);
         Path edited = dir.resolve("rope-edited.md");
         Files.writeString(edited, text.replace("`llama3.py:apply_rotary_emb` (def at line 48)", "the RoPE function")
-                .replace("`rewrites.py:apply_rotary_emb_real` (def at line 27)", "its rewrite"));
+                .replace(rewrite, "its rewrite"));
         KernelCommandsTest.Result bad = KernelCommandsTest.gluelab("pr", "check", edited.toString());
         assertEquals(1, bad.code(), bad.toString());
         assertTrue(bad.out().contains("[code] a Code item that names no file and function"), bad.out());
