@@ -40,6 +40,16 @@ class ModelStepsCliTest {
         }
     }
 
+    /** Step 04 times nothing: a missing step 03 is named before the device is opened or calibrated (here a GPU this machine lacks). */
+    @Test void rankWithoutAProfileNamesStep03BeforeTheDevice(@TempDir Path root) {
+        var ex = gluelab.workflow.experiment.ExperimentFolder.open("mine", root);
+        ex.plan(gluelab.workflow.experiment.ExperimentPlan.of("llama-3-8b", java.util.List.of(16L), 0.01, "cuda:63",
+                new gluelab.workflow.experiment.ModelSubject(root.resolve("blocks.py").toString(), "build", "x:T,64:fp32", "", java.util.List.of())));
+        var res = run("model", "rank", "mine", "--experiments-root", root.toString());
+        assertEquals(1, res.code(), res.toString());
+        assertEquals("gluelab model rank: error: experiment 'mine' has no profile diff: run 03-profile-diff first", res.err().strip());
+    }
+
     /** The option's name, not the plan file's field ("plan: subject.inputs is empty"). */
     @Test void emptyInputsNameTheOption(@TempDir Path root) {
         assertOneLine(run("experiment", "e", "--experiments-root", root.toString(), "--model-file", "m.py:build", "--inputs", "", "--tokens", "16"),
