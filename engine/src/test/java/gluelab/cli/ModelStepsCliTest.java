@@ -17,6 +17,7 @@ class ModelStepsCliTest {
         assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--fix", "rope"), "--fix 'rope'", "NAME=KIND");
         assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--fix", "r=regions:model.Attention.rope", "--dtypes", "fp64"),
                 "--dtypes fp64", "fp64 is the reference");
+        for (String count : List.of("0", "-5")) assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--tokens", count), "--tokens must be a token count > 0, got " + count);
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--trees", "whole"), "tree whole compiles no regions of its own");
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--recompile-limit", "-1"), "recompile limit");
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r), "no experiment 'nope'");
