@@ -31,12 +31,14 @@ final class ModelCheckCommand implements Callable<Integer> {
     @Option(names = "--dtypes", split = ",", defaultValue = "bf16,fp32", description = "dtypes to check in (default: ${DEFAULT-VALUE}; fp64 is the reference)")
     List<String> dtypes;
 
-    @Option(names = "--tokens", defaultValue = "0", description = "token count to check at (default: the plan's smallest)") long tokens;
+    @Option(names = "--tokens", description = "token count to check at (default: the plan's smallest)") Long tokens;
 
     @Mixin ModelCommand.StepLimitOption limit;
 
     @Override public Integer call() {
         var limits = limit.limits();
+        // 0 stands for the plan's smallest count inside ModelCheckStep: given here, it (or -5) silently checked at another count.
+        if (tokens != null && tokens <= 0) throw new IllegalArgumentException("--tokens must be a token count > 0, got " + tokens);
         List<ModelFix> given = fixes.stream().map(ModelFix::parse).toList();
         List<DType> ds = dtypes.stream().map(DType::parse).toList();
         gluelab.torch.ModelCorrectness.checkDtypes(ds);
@@ -45,7 +47,7 @@ final class ModelCheckCommand implements Callable<Integer> {
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
         try (Device device = Devices.open(plan.device()); var torch = common.start(device)) {
-            var checked = ModelCheckStep.check(ex, torch.bridge(), spec, parsed, ds, tokens, limits, new ConsoleProgress(System.err));
+            var checked = ModelCheckStep.check(ex, torch.bridge(), spec, parsed, ds, tokens == null ? 0 : tokens, limits, new ConsoleProgress(System.err));
             var r = checked.now();
             System.out.println(common.json ? Json.write(r) : gluelab.table.TableFormat.text(r.table()) + "\n" + r.summary() + "\n" + checked.merge());
             if (common.json) System.err.println(checked.merge());

@@ -166,6 +166,8 @@ public final class ModelCommand implements Runnable {
             gluelab.torch.ModelTree t = gluelab.torch.ModelTree.parse(tree);
             if (peakTflops != null && !(peakTflops > 0 && Double.isFinite(peakTflops)))
                 throw new IllegalArgumentException("--peak-tflops must be a number > 0, got " + peakTflops);
+            // Before the device: a calibration on a busy machine takes half a minute and is not cached, all to say step 03 is missing.
+            gluelab.workflow.model.ModelRankStep.profiled(ex, t);
             try (Device device = Devices.open(ex.plan().device())) {
                 var cal = new gluelab.calibrate.Calibrator(device, Locations.calibrationCache()).calibrate(false);
                 var peak = peakTflops != null ? gluelab.floor.FlopPeak.declared(peakTflops * 1e12) : gluelab.floor.FlopPeak.of(cal, device.capabilities());

@@ -38,6 +38,11 @@ public final class Json {
     public static String problem(com.fasterxml.jackson.core.JsonProcessingException e) {
         Throwable cause = e.getCause();
         if (cause instanceof IllegalArgumentException || cause instanceof IllegalStateException) return cause.getMessage();
+        // A record's constructor that copies a list or reads a field fails on the null Jackson gives a field the file lacks.
+        if (cause instanceof NullPointerException && e instanceof com.fasterxml.jackson.databind.exc.ValueInstantiationException v
+                && v.getType() != null && v.getType().getRawClass().isRecord())
+            return "a field it needs is missing or null (its fields: " + String.join(", ",
+                    java.util.Arrays.stream(v.getType().getRawClass().getRecordComponents()).map(java.lang.reflect.RecordComponent::getName).toList()) + ")";
         // Jackson says "Unexpected end-of-input" both ways: as a JsonEOFException and, between an object's entries, as a plain parse error.
         if (e instanceof com.fasterxml.jackson.core.io.JsonEOFException || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input"))
             return "the file ends early (truncated?)";

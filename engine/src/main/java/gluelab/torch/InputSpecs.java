@@ -61,11 +61,14 @@ public final class InputSpecs {
     public static List<TensorSpec> parse(String text, Map<String, Long> symbols) {
         if (text == null || text.isBlank()) throw new IllegalArgumentException("--inputs is empty; e.g. x:T,D:bf16; w:D:bf16");
         List<TensorSpec> out = new ArrayList<>();
+        java.util.Set<String> names = new java.util.HashSet<>();
         for (String item : text.trim().split("[;\\s]+")) {
             String[] parts = item.split(":");
             if (parts.length != 3) throw new IllegalArgumentException("input '" + item + "': expected NAME:DIMS:DTYPE, e.g. x:T,D:bf16");
             String name = parts[0].trim();
             if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) throw new IllegalArgumentException("input '" + item + "': name '" + name + "' is not an identifier");
+            // Else torch starts and the second one reads as a parameter forward lacks ("input 'x' has no parameter in forward(x)").
+            if (!names.add(name)) throw new IllegalArgumentException("input '" + item + "': the name '" + name + "' is given twice");
             String[] dims = parts[1].split(",");
             long[] shape = new long[dims.length];
             for (int i = 0; i < dims.length; i++) {

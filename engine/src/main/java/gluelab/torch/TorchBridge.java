@@ -118,6 +118,8 @@ public final class TorchBridge implements AutoCloseable {
         } catch (TorchException e) {
             // A --python that is not Python ends before the harness says hello.
             if (e.kind() != TorchException.Kind.CRASHED) throw e;
+            // Stopped as it started (Ctrl-C, a timeout's SIGTERM): the Python is fine, so not "is it a Python?".
+            if (e.getMessage().contains(" was stopped by SIG")) throw e;
             throw new TorchException(TorchException.Kind.MISSING, "'" + python + "' did not start gluelab's torch harness; is it a Python? ("
                     + e.getMessage().replace("starting the torch harness: ", "") + ")" + OTHER_PYTHON, null);
         } catch (IOException e) {
@@ -237,13 +239,21 @@ public final class TorchBridge implements AutoCloseable {
     public String ended() {
         String how = hung;
         try {
-            if (how.isEmpty()) how = process.waitFor(2, TimeUnit.SECONDS) ? "exited with code " + process.exitValue() : "ended";
+            if (how.isEmpty()) how = process.waitFor(2, TimeUnit.SECONDS) ? exited(process.exitValue()) : "ended";
             drain.join(1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         String tail = stderrTail();
         return how + (doing.isEmpty() ? "" : " during " + doing) + (tail.isBlank() ? ", writing nothing on stderr" : "; its last output:\n" + tail);
+    }
+
+    /** Java reports a process a signal ended as 128 + the signal's number; Ctrl-C or a kill reaches the harness with gluelab. */
+    private static final Map<Integer, String> STOP_SIGNALS = Map.of(129, "SIGHUP", 130, "SIGINT", 137, "SIGKILL", 143, "SIGTERM");
+
+    static String exited(int code) {
+        String signal = STOP_SIGNALS.get(code);
+        return signal == null ? "exited with code " + code : "was stopped by " + signal + " (exit code " + code + ")";
     }
 
     /** The last lines the Python side wrote to stderr. */

@@ -400,6 +400,14 @@ def run_forward(req, model, inputs):
                                                                           " (" + where + ")" if where else "", "; " + hint if hint else ""))
 
 
+def returned(out):
+    """What forward gave, for the error: a dict's or an object's tensors are not read, only a tensor or a tuple or list of them."""
+    if isinstance(out, (torch.Tensor, tuple, list)):
+        return "no floating-point tensor"
+    kind = "None" if out is None else "a " + type(out).__name__
+    return kind + ", not a tensor or a tuple or list of tensors (return the tensors to differentiate)"
+
+
 def check(req, device):
     """Everything about the model that can be wrong before timing: the file imports, build returns an nn.Module,
     the inputs match forward's parameters, dtypes and shapes (one forward without grad)."""
@@ -424,7 +432,7 @@ def check(req, device):
         raise ModelError("%s: %s" % (where, user_error(e, req)))
     outs = [y for y in H.as_list(out) if isinstance(y, torch.Tensor)]
     if not any(y.is_floating_point() for y in outs):
-        raise ModelError("%s:%s: forward returned no floating-point tensor, nothing to differentiate for fwd+bwd" % (req["file"], req["function"]))
+        raise ModelError("%s:%s: forward returned %s, nothing to differentiate for fwd+bwd" % (req["file"], req["function"], returned(out)))
     for path in req.get("regions") or []:
         resolve_region(module, path)  # a --regions path that names no function fails here, before anything is timed
     blocks, blocks_error = [], ""

@@ -17,6 +17,7 @@ class ModelStepsCliTest {
         assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--fix", "rope"), "--fix 'rope'", "NAME=KIND");
         assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--fix", "r=regions:model.Attention.rope", "--dtypes", "fp64"),
                 "--dtypes fp64", "fp64 is the reference");
+        for (String count : List.of("0", "-5")) assertOneLine(run("model", "check", "nope", "--experiments-root", r, "--tokens", count), "--tokens must be a token count > 0, got " + count);
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--trees", "whole"), "tree whole compiles no regions of its own");
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r, "--recompile-limit", "-1"), "recompile limit");
         assertOneLine(run("model", "graphs", "nope", "--experiments-root", r), "no experiment 'nope'");
@@ -38,6 +39,16 @@ class ModelStepsCliTest {
             assertEquals(1, res.code(), res.toString());
             assertEquals("gluelab model " + step + ": error: experiment 'mine' has no fix results: run 05-fix first", res.err().strip());
         }
+    }
+
+    /** Step 04 times nothing: a missing step 03 is named before the device is opened or calibrated (here a GPU this machine lacks). */
+    @Test void rankWithoutAProfileNamesStep03BeforeTheDevice(@TempDir Path root) {
+        var ex = gluelab.workflow.experiment.ExperimentFolder.open("mine", root);
+        ex.plan(gluelab.workflow.experiment.ExperimentPlan.of("llama-3-8b", java.util.List.of(16L), 0.01, "cuda:63",
+                new gluelab.workflow.experiment.ModelSubject(root.resolve("blocks.py").toString(), "build", "x:T,64:fp32", "", java.util.List.of())));
+        var res = run("model", "rank", "mine", "--experiments-root", root.toString());
+        assertEquals(1, res.code(), res.toString());
+        assertEquals("gluelab model rank: error: experiment 'mine' has no profile diff: run 03-profile-diff first", res.err().strip());
     }
 
     /** The option's name, not the plan file's field ("plan: subject.inputs is empty"). */

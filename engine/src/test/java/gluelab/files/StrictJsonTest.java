@@ -38,6 +38,13 @@ class StrictJsonTest {
     }
 
     @Test
+    void aRecordFieldTheFileLacksIsNamedNotAJavaNullPointer() {
+        var e = assertThrows(com.fasterxml.jackson.core.JsonProcessingException.class,
+                () -> Json.MAPPER.readValue("{\"model\": \"m\", \"pid\": 1}", gluelab.torch.ModelVariantTiming.class));
+        assertEquals("a field it needs is missing or null (its fields: model, versions, pid, rows)", Json.problem(e));
+    }
+
+    @Test
     void writingIsUnchanged() throws Exception {
         var tree = Json.MAPPER.readTree("{\"a\": [1, 2]}");
         assertEquals(tree, Json.MAPPER.readTree(Json.write(tree)));

@@ -4,6 +4,7 @@ import gluelab.model.Presets;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The hint a refused shape's error ends with: what each symbol of --inputs resolved to, and from where. */
 class InputSpecsTest {
@@ -17,5 +18,10 @@ class InputSpecsTest {
 
     @Test void inputsOfNumbersOnlyNeedNoHint() {
         assertEquals("", InputSpecs.hint("x:16,8:fp32", Presets.LLAMA_3_8B, 16));
+    }
+
+    @Test void aNameGivenTwiceIsRefusedBeforeTorchStarts() {
+        var e = assertThrows(IllegalArgumentException.class, () -> InputSpecs.parse("x:T,32:fp32; x:T,32:fp32", java.util.Map.of("T", 16L)));
+        assertEquals("input 'x:T,32:fp32': the name 'x' is given twice", e.getMessage());
     }
 }

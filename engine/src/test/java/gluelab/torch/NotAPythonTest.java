@@ -19,4 +19,15 @@ class NotAPythonTest {
         assertTrue(m.contains("exited with code 0, writing nothing on stderr") && m.contains("--python PATH"), m);
         assertFalse(m.contains("\n"), "one line: " + m);
     }
+
+    /** Ctrl-C or a timeout's SIGTERM reaches the harness as it starts: a stopped start, not a program that is no Python. */
+    @Test
+    void aHarnessStoppedBySigtermAsItStartsIsNotCalledNotAPython(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/bin/sh")));
+        Path python = Files.writeString(dir.resolve("python"), "#!/bin/sh\nkill -TERM $$\n");
+        assertTrue(python.toFile().setExecutable(true));
+        String m = assertThrows(TorchException.class, () -> TorchBridge.start(python.toString(), "cpu")).getMessage();
+        assertFalse(m.contains("is it a Python?"), m);
+        assertTrue(m.contains("the torch harness process was stopped by SIGTERM (exit code 143)"), m);
+    }
 }

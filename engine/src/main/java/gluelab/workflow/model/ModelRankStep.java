@@ -63,9 +63,14 @@ public final class ModelRankStep {
         return Math.max(bytesUs, flopUs);
     }
 
+    /** Step 03's profile of {@code tree}; fails naming the step to run when step 03 has not run or did not profile that tree. */
+    public static ModelProfile.TreeProfile profiled(ExperimentFolder ex, ModelTree tree) {
+        return ModelProfileStep.load(ex).tree(tree).orElseThrow(() -> new IllegalArgumentException("step 03 did not profile the " + tree.id() + " tree"));
+    }
+
     public static SourceRanking run(ExperimentFolder ex, ModelTree tree, double bandwidth, FlopPeak peak) {
         ModelProfile p = ModelProfileStep.load(ex);
-        ModelProfile.TreeProfile t = p.tree(tree).orElseThrow(() -> new IllegalArgumentException("step 03 did not profile the " + tree.id() + " tree"));
+        ModelProfile.TreeProfile t = profiled(ex, tree);
         SourceRanking r = ranking(t, bandwidth, peak, ex.plan().stopFraction());
         String busy = StepQuiet.markOf(ex, Step.PROFILE_DIFF);
         Path md = ex.stepDir(Step.RANK).resolve(FILE + ".md");

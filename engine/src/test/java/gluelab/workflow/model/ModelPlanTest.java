@@ -141,6 +141,12 @@ class ModelPlanTest {
         String raised = planError(root, subject(notModule, "raising", "x:T,4:fp32"));
         assertTrue(raised.contains("plain.py:raising(16) failed: ValueError: T=16 too small (plain.py:5 in raising)"), raised);
 
+        Path dictOut = Files.writeString(root.resolve("dict_out.py"), "import torch\n\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+                + "        super().__init__()\n        self.l = torch.nn.Linear(4, 4)\n\n    def forward(self, x):\n        return {'y': self.l(x)}\n\n"
+                + "def build(T):\n    return M()\n");
+        String dict = planError(root, subject(dictOut, "build", "x:T,4:fp32"));
+        assertTrue(dict.contains("dict_out.py:build: forward returned a dict, not a tensor or a tuple or list of tensors"), "a dict holds a float tensor: " + dict);
+
         IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
                 () -> plan(root, "bad", subject(root.resolve("nowhere.py"), "build", "x:T,4:fp32")));
         assertTrue(missing.getMessage().contains("no such file") && missing.getMessage().contains("nowhere.py"), missing.getMessage());
