@@ -93,7 +93,7 @@ public final class TorchBridge implements AutoCloseable {
         }
         versions = new TorchVersions(hello.path("python").asText(), hello.path("executable").asText(), hello.path("torch").asText(),
                 hello.path("cuda").asText(), hello.path("triton").asText(), hello.path("gpu").asText(), device,
-                hello.path("compile").asBoolean(), hello.path("compile_reason").asText());
+                hello.path("compile").asBoolean(), hello.path("compile_reason").asText(), hello.path("threads").asInt());
     }
 
     /** The way out when the Python cannot serve: name another one. */

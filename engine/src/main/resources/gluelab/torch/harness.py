@@ -80,6 +80,8 @@ def hello(device):
         return dict(info, ok=False, error="no_cuda", message="torch %s sees no CUDA device (torch.version.cuda=%s)" % (torch.__version__, torch.version.cuda))
     info["device"] = device
     info["gpu"] = torch.cuda.get_device_name() if device == "cuda" else ""
+    # on the CPU the times depend on it: torch's threads contend with every other busy process for the cores
+    info["threads"] = torch.get_num_threads()
     if not hasattr(torch, "compile") or version_tuple(torch.__version__) < MIN_COMPILE:
         info["compile"] = False
         info["compile_reason"] = "torch %s has no torch.compile (needs 2.0 or newer)" % torch.__version__

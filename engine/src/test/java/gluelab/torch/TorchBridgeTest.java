@@ -73,6 +73,8 @@ public class TorchBridgeTest {
         assertEquals("cpu", v.device());
         if (!v.compile()) assertTrue(v.compileReason().contains("has no torch.compile"), v.compileReason());
         assertTrue(v.describe().startsWith("torch " + v.torch()), v.describe());
+        assertTrue(v.threads() >= 1, "torch's CPU threads are kept: " + v);
+        assertTrue(v.describe().contains(", " + v.threads() + " CPU thread"), "and shown, as CPU times depend on them: " + v.describe());
     }
 
     @Test void catalogueOpsGiveTorchRowsWithGluelabsFloor() {
