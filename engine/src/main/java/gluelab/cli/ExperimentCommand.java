@@ -51,6 +51,7 @@ public final class ExperimentCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         Path base = root == null ? ExperimentFolder.defaultRoot() : root;
+        ExperimentFolder.checkName(name); // before any path is made of it: '../x' is no experiment's name, not a missing one
         if (modelFile != null) return planModel(base);
         if (inputs != null || blocks != null || regions != null) throw new IllegalArgumentException("--inputs, --blocks and --regions need --model-file");
         if ((model == null) != (tokens == null)) throw new IllegalArgumentException("give both --model and --tokens to write a plan");
@@ -65,7 +66,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                 saySorted(lab.plan(ex, model, stop, t));
             } catch (RuntimeException e) {
                 // A plan that could not be written must not leave an empty experiment behind to be mistaken for one.
-                if (!existed) removeIfEmpty(base.resolve(name));
+                if (!existed) ex.removeIfNothingWritten();
                 throw e;
             }
         }
@@ -104,23 +105,11 @@ public final class ExperimentCommand implements Callable<Integer> {
                 System.out.println("model check: " + planned.check().describe());
                 System.out.println(gluelab.table.TableFormat.text(ex.status(), 100, ExperimentFolder.STATUS_CELL_WIDTH));
             } catch (RuntimeException e) {
-                if (!existed) removeIfEmpty(base.resolve(name));
+                if (!existed) ex.removeIfNothingWritten();
                 throw e;
             }
         }
         return 0;
-    }
-
-    /** Removes the folders {@code folder} holds and then itself, where none holds a file; a file keeps it all. */
-    private static void removeIfEmpty(Path folder) {
-        try (var paths = java.nio.file.Files.walk(folder)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                if (!java.nio.file.Files.isDirectory(p)) return;
-                java.nio.file.Files.delete(p);
-            }
-        } catch (java.io.IOException | java.io.UncheckedIOException ignored) {
-            // Left as it is: the error being reported matters more.
-        }
     }
 
     /** Where else the experiment may be: a kernel started outside any repository keeps them beside its notebooks. */

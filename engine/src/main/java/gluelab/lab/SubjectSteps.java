@@ -33,8 +33,13 @@ final class SubjectSteps {
 
     /** Step 00: a model plan when {@code modelFile} is set ({@code FILE.py:FUNCTION}), else the catalogue's. */
     static ExperimentPlan plan(Gluelab lab, ExperimentFolder ex, String model, double stopFraction, String tokens, String modelFile, String inputs, String regions) {
-        if (modelFile == null || modelFile.isBlank()) return lab.plan(ex, model, stopFraction, tokens);
-        return lab.planModel(ex, gluelab.torch.ModelEntry.find(modelFile.strip()).toString(), inputs, tokens, model, stopFraction, regions(regions)).plan();
+        try {
+            if (modelFile == null || modelFile.isBlank()) return lab.plan(ex, model, stopFraction, tokens);
+            return lab.planModel(ex, gluelab.torch.ModelEntry.find(modelFile.strip()).toString(), inputs, tokens, model, stopFraction, regions(regions)).plan();
+        } catch (RuntimeException e) {
+            if (!ex.hasPlan()) ex.removeIfNothingWritten(); // notebook 00 opened the folder a cell before: bad input leaves no empty experiment
+            throw e;
+        }
     }
 
     /** {@code a, b} as a list; blank: none. */

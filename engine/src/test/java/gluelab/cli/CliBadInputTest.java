@@ -99,6 +99,13 @@ class CliBadInputTest {
         assertFalse(Files.exists(dir.resolve("mine")), "left behind: " + dir.resolve("mine"));
     }
 
+    /** Looking up an experiment by a name no experiment can have said "no experiment '../escape'", as if it were only missing. */
+    @Test
+    void anExperimentNameThatCannotBeOneIsRefusedAsSuch(@TempDir Path dir) {
+        for (String name : java.util.List.of("../escape", "a/b", "x y"))
+            assertOneLine(run("experiment", name, "--experiments-root", dir.toString()), "experiment name '" + name + "' must be 1-100 letters");
+    }
+
     /** A hand-edited plan.json's model file, function or device was refused naming the command line's --model-file, or no file at all. */
     @Test
     void aHandEditedPlanIsRefusedNamingPlanJsonAndItsFieldBeforeTorchStarts(@TempDir Path dir) throws Exception {

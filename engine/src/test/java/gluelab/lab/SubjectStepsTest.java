@@ -39,6 +39,18 @@ class SubjectStepsTest {
                 && e.getMessage().contains("`gluelab model fix mine --fix NAME=SPEC`"), e.getMessage());
     }
 
+    /** Notebook 00 opens the experiment a cell before it plans: a plan refused for its input leaves no empty experiment behind. */
+    @Test void aRefusedPlanLeavesNoEmptyExperimentAndAPlannedOneIsKept(@TempDir Path root) {
+        try (Gluelab lab = Gluelab.open("cpu")) {
+            ExperimentFolder fresh = lab.experiment("nbm", root);
+            assertThrows(IllegalArgumentException.class, () -> lab.plan(fresh, "llama-3-8b", 0.01, "16", "nowhere/blocks.py:build", "x:T,64:fp32", ""));
+            assertFalse(Files.exists(root.resolve("nbm")), "no empty experiment left");
+            ExperimentFolder planned = modelExperiment(root);
+            assertThrows(IllegalArgumentException.class, () -> lab.plan(planned, "llama-3-8b", 0.01, "16", "nowhere/blocks.py:build", "x:T,64:fp32", ""));
+            assertTrue(planned.hasPlan(), "an experiment with a plan keeps it");
+        }
+    }
+
     @Test void regionsAreCommaSeparatedAndBlankIsNone() {
         assertEquals(List.of(), SubjectSteps.regions(""));
         assertEquals(List.of(), SubjectSteps.regions(null));

@@ -120,6 +120,20 @@ public final class ExperimentFolder {
 
     public String name() { return name; }
 
+    /**
+     * Removes this experiment's folder when nothing was written in it (only the empty folders {@link #open} makes): a plan
+     * that could not be written must not leave an empty experiment behind to be mistaken for one. A file keeps it all.
+     */
+    public void removeIfNothingWritten() {
+        try (var paths = Files.walk(dir)) {
+            List<Path> all = paths.sorted(java.util.Comparator.reverseOrder()).toList();
+            if (all.stream().anyMatch(q -> !Files.isDirectory(q))) return;
+            for (Path q : all) Files.delete(q);
+        } catch (IOException | UncheckedIOException ignored) {
+            // Left as it is: the error that made it empty matters more.
+        }
+    }
+
     public Path dir() { return dir; }
 
     /** The experiment's devlog ({@code devlog.md}); every step appends to it. */
@@ -228,6 +242,11 @@ public final class ExperimentFolder {
         f.check("device", n -> gluelab.device.Devices.check(n.asText()));
         if (f.has("subject")) checkModelSubject(f);
         ExperimentPlan plan = f.as(ExperimentPlan.class);
+        // A plan is never rewritten to another subject, so a catalogue plan beside step 00's model check is a hand edit.
+        if (!plan.hasModelSubject() && Files.isRegularFile(checkedInputsFile()))
+            throw new IllegalArgumentException(planFile() + ": field \"subject\" is " + (f.has("subject") ? "not a model" : "null or missing")
+                    + ", but step 00 checked a model file for this experiment (" + checkedInputsFile().getFileName()
+                    + "): put back the subject it was planned with (the model file, its function and inputs), or plan a new experiment");
         if (plan.hasModelSubject()) {
             PlanInputs.Problem wrong = PlanInputs.problem(plan.subject().inputs());
             if (wrong != null) throw new IllegalArgumentException(wrong.message(planFile()));

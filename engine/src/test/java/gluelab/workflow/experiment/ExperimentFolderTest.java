@@ -236,6 +236,24 @@ class ExperimentFolderTest {
         assertEquals(edited, ex.plan().modelSubject());
     }
 
+    /** "subject": null made a model experiment a catalogue one in silence, its model check beside it. */
+    @Test
+    void aModelPlansSubjectEditedAwayIsRefused() throws Exception {
+        ExperimentFolder ex = ExperimentFolder.open("unsubjected", root);
+        var subject = new ModelSubject("m.py", "build", "x:T,64:fp32", "", List.of());
+        ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L), 0.01, "cpu", subject), new CheckedInputs(subject.inputs(), "(x)"));
+        var node = (com.fasterxml.jackson.databind.node.ObjectNode) gluelab.files.Json.MAPPER.readTree(ex.planFile().toFile());
+        for (boolean remove : List.of(false, true)) {
+            if (remove) node.remove("subject"); else node.putNull("subject");
+            Files.writeString(ex.planFile(), node.toPrettyString());
+            var e = assertThrows(IllegalArgumentException.class, ex::plan);
+            assertTrue(e.getMessage().startsWith(ex.planFile() + ": field \"subject\" is null or missing, but step 00 checked a model file for this experiment (model-check.json)"),
+                    e.getMessage());
+        }
+        assertFalse(ExperimentFolder.open("catalogue", root).plan("llama3-8b", List.of(16L), 0.01, "cpu").hasModelSubject(), "a catalogue plan reads as before");
+        assertFalse(ExperimentFolder.open("catalogue", root).plan().hasModelSubject());
+    }
+
     /** Token counts given out of order are kept ascending. */
     @Test
     void tokenCountsAreKeptAscending() {
