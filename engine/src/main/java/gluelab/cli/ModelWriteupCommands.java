@@ -26,9 +26,7 @@ final class ModelWriteupCommands {
             ExperimentFolder ex = common.experiment();
             try (Gluelab lab = Gluelab.open(ex.plan().device())) {
                 var stack = lab.changeStack(ex, commit);
-                System.out.println(common.json ? Json.write(stack) : StackSummary.block(stack, null).stripTrailing()
-                        + (stack.changes().isEmpty() ? "\nno change: step 07 measured no fix" : "")
-                        + stack.notTested().stream().map(n -> "\nnot tested: " + n).reduce("", String::concat));
+                System.out.println(common.json ? Json.write(stack) : StackSummary.text(stack));
             }
             return 0;
         }

@@ -33,6 +33,15 @@ public final class StackSummary {
         return out;
     }
 
+    /** What {@code gluelab model stack} prints: the block, then every rejected idea and what was not tested, as stack.json holds them. */
+    public static String text(ChangeStack stack) {
+        StringBuilder out = new StringBuilder(block(stack, null).stripTrailing());
+        if (stack.changes().isEmpty()) out.append("\nno change: step 07 measured no fix");
+        for (var r : stack.rejected()) out.append("\nrejected: ").append(r.describe());
+        for (String n : stack.notTested()) out.append("\nnot tested: ").append(n);
+        return out.toString();
+    }
+
     /** The fenced block. */
     public static String block(ChangeStack stack, String markId) {
         return "```\n" + String.join("\n", lines(stack, markId)) + "\n```\n";

@@ -30,6 +30,15 @@ class WriteupTest {
                 .build();
     }
 
+    /** `model stack` printed the changes and what was not tested, but not a rejected idea (a wrong fix): stack.json alone had it. */
+    @Test
+    void theStacksTextNamesEveryRejectedIdeaAndWhatWasNotTested() {
+        String text = StackSummary.text(StackSamples.stack());
+        assertTrue(text.startsWith(StackSummary.block(StackSamples.stack(), null).stripTrailing()), text);
+        assertTrue(text.endsWith("\nrejected: per-site RMSNorm regions: host time 330 vs 141 us per norm at 4k tokens\nnot tested: 32k tokens"), text);
+        assertTrue(StackSummary.text(ChangeStack.empty(StackSamples.CONDITIONS)).endsWith("\nno change: step 07 measured no fix"));
+    }
+
     @Test
     void theStackSummaryWritesEveryLineInOneUnit() {
         ChangeStack stack = ChangeStack.empty(StackSamples.CONDITIONS).with(timed("big", 157_200, 12_400)).with(timed("small", 9_745, 1_216));
