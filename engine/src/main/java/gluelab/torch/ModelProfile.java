@@ -20,6 +20,8 @@ import java.util.List;
  */
 public record ModelProfile(int format, String model, long tokens, List<TreeProfile> trees) {
     public static final int FORMAT = 1;
+    /** fwd+bwd steps each tree runs under the profiler (after its warm-up); its ops' times are their mean per step. */
+    public static final int STEPS = 3;
 
     public ModelProfile {
         trees = List.copyOf(trees);
@@ -79,7 +81,7 @@ public record ModelProfile(int format, String model, long tokens, List<TreeProfi
     public static ModelProfile run(TorchBridge bridge, ModelEntry entry, List<TensorSpec> inputs, long tokens, List<ModelTree> trees,
                                    List<String> regions, String blocks, Path traceDir, StepLimits limits, KeptUnits<TreeProfile> kept, Progress progress) {
         ObjectNode req = ModelCheck.request("model_profile", entry, inputs, tokens).put("traceDir", traceDir.toAbsolutePath().toString())
-                .put("blocks", blocks == null ? "" : blocks);
+                .put("blocks", blocks == null ? "" : blocks).put("steps", STEPS);
         ArrayNode ts = req.putArray("trees");
         trees.forEach(t -> ts.add(t.id()));
         ArrayNode rs = req.putArray("regions");

@@ -1056,6 +1056,6 @@ def profile(req, device):
         if i < skip:
             continue
         progress("model profile", i, len(trees), "%s @ %d tokens" % (tree, req["tokens"]))
-        part = profile_tree(req, tree, device, os.path.join(req["traceDir"], tree + ".json.gz"), place=(i, len(trees)))
+        part = profile_tree(req, tree, device, os.path.join(req["traceDir"], tree + ".json.gz"), steps=int(req.get("steps") or 3), place=(i, len(trees)))
         H.send({"progress": "model profile", "done": i + 1, "total": len(trees), "detail": "%s @ %d tokens done" % (tree, req["tokens"]), "part": part})
     return {"ok": True}

@@ -118,6 +118,9 @@ public final class ModelProfileStep {
         return StepResults.load(ex.file(Step.PROFILE_DIFF, FILE), ModelProfile.class, ModelProfile.FORMAT);
     }
 
+    /** A profile is a few steps under the profiler, not a timing: its differences carry no noise bound, step 01's do. */
+    static final String UNBOUNDED = "the mean of " + ModelProfile.STEPS + " profiled steps, with the profiler's overhead and no noise bound: step 01 times the trees";
+
     static String text(ModelProfile p, Map<ModelTree, TraceSummary> summaries, Map<ModelTree, TraceDiff> diffs) {
         StringBuilder sb = new StringBuilder("# Profile of " + p.model() + " at " + Numbers.count(p.tokens(), "token") + " (fwd+bwd, per step)\n\n");
         for (ModelProfile.TreeProfile t : p.trees()) {
@@ -135,8 +138,8 @@ public final class ModelProfileStep {
                 TraceDiff d = diffs.get(t.tree());
                 var eager = p.tree(ModelTree.EAGER).filter(e -> !e.failed());
                 if (kernels) sb.append(String.format("against eager: kernel time %+.1f us, kernels %+d%n%n", d.kernelTimeDeltaUs(), d.kernelCountDelta()));
-                else if (eager.isPresent()) sb.append(String.format("against eager: ops per step %+.1f us (%+.1f%%)%n%n", t.stepUs() - eager.get().stepUs(),
-                        100 * (t.stepUs() / eager.get().stepUs() - 1)));
+                else if (eager.isPresent()) sb.append(String.format("against eager: ops per step %+.1f us (%+.1f%%; %s)%n%n", t.stepUs() - eager.get().stepUs(),
+                        100 * (t.stepUs() / eager.get().stepUs() - 1), UNBOUNDED));
             }
             s.symptoms().forEach(sym -> sb.append("- [").append(sym.id()).append("] ").append(sym.title()).append('\n'));
             // An op at one line splits into a row per input shapes it was called with: the shapes tell those rows apart.
