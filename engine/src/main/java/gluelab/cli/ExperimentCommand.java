@@ -93,20 +93,19 @@ public final class ExperimentCommand implements Callable<Integer> {
         var spec = gluelab.model.SpecRegistry.load(gluelab.files.Locations.specFolders()).get(model == null ? gluelab.bench.BenchPlan.DEFAULT_MODEL : model);
         boolean existed = java.nio.file.Files.isDirectory(base.resolve(name));
         ExperimentFolder.checkName(name);
-        try (var device = deviceOptions.open();
+        ExperimentFolder ex = ExperimentFolder.open(name, base);
+        // The lock before the torch side: a step running on the experiment refuses this at once, not after torch has started.
+        try (var running = ex.running(gluelab.workflow.experiment.Step.PLAN); var device = deviceOptions.open();
              var torch = gluelab.torch.TorchSide.start(gluelab.torch.PythonFinder.standard().find(python, gluelab.torch.PythonSource.FLAG), device)) {
-            ExperimentFolder ex = ExperimentFolder.open(name, base);
-            try {
-                var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id(),
-                        gluelab.torch.StepLimits.check(timeout));
-                saySorted(planned.plan());
-                System.out.println(ex);
-                System.out.println("model check: " + planned.check().describe());
-                System.out.println(gluelab.table.TableFormat.text(ex.status(), 100, ExperimentFolder.STATUS_CELL_WIDTH));
-            } catch (RuntimeException e) {
-                if (!existed) removeIfEmpty(base.resolve(name));
-                throw e;
-            }
+            var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id(),
+                    gluelab.torch.StepLimits.check(timeout));
+            saySorted(planned.plan());
+            System.out.println(ex);
+            System.out.println("model check: " + planned.check().describe());
+            System.out.println(gluelab.table.TableFormat.text(ex.status(), 100, ExperimentFolder.STATUS_CELL_WIDTH));
+        } catch (RuntimeException e) {
+            if (!existed) removeIfEmpty(base.resolve(name));
+            throw e;
         }
         return 0;
     }

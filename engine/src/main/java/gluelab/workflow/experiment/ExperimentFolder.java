@@ -191,6 +191,13 @@ public final class ExperimentFolder {
     /** Beside the folder, not in it: an experiment holding only its skeleton still counts as untouched. */
     private Path lockFile() { return dir.resolveSibling("." + name + ".lock"); }
 
+    /**
+     * Holds the experiment for {@code step} until closed: every step that runs the model or writes a step's results takes it
+     * before its work, and one taken while another process or thread runs a step is refused at once, naming that step (see
+     * {@link StepLock}). Not the plan's lock: step 00 writes its plan while it holds this one.
+     */
+    public StepLock running(Step step) { return StepLock.take(dir.resolveSibling("." + name + ".running"), name, step); }
+
     private ExperimentPlan planLocked(ExperimentPlan plan) {
         if (hasPlan()) {
             // Not plan(): a plan checked again after its inputs were edited is compared with, not refused for, what the last check ran.
