@@ -44,7 +44,8 @@ final class WriteupSteps {
         ExperimentPlan plan = ex.plan();
         ConfirmResult confirmed = ex.has(Step.CONFIRM) ? Confirmation.latest(ex) : null;
         Conditions conditions = new Conditions(lab.facts().name(), plan.model(), DType.BF16, List.of(Pass.FORWARD, Pass.BACKWARD),
-                "whole fwd+bwd steps, cold samples", confirmed == null ? 0 : confirmed.processesOk(), confirmed == null ? List.of() : confirmed.fewer());
+                "whole fwd+bwd steps, cold samples", confirmed == null ? 0 : confirmed.processesOk(), confirmed == null ? List.of() : confirmed.fewer(),
+                confirmed == null ? 0 : (int) confirmed.rows().stream().filter(ConfirmedRow::measured).count());
         return ChangeStack.loadOr(ex.stackFile(), conditions);
     }
 

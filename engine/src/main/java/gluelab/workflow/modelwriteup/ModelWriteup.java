@@ -51,7 +51,7 @@ public final class ModelWriteup {
             var dtype = ModelPlan.inputs(s, spec, plan.tokens().getFirst()).getFirst().dtype();
             Conditions conditions = new Conditions(device, ModelPlan.entry(s).shortName(), dtype, List.of(Pass.FORWARD, Pass.BACKWARD),
                     "whole fwd+bwd steps, each side the median of the processes within " + Math.round(100 * Confirmation.WITHIN) + "% of the best", confirmed.processesOk(),
-                    fewer(confirmed));
+                    fewer(confirmed), (int) confirmed.rows().stream().filter(ModelConfirmResult.Row::measured).count());
             ModelChanges.Inputs in = new ModelChanges.Inputs(s, plan.tokens(), confirmed, ex.has(Step.FIX) ? ModelFixStep.load(ex) : null,
                     ex.has(Step.PROFILE_DIFF) ? ModelProfileStep.load(ex) : null, ex.has(Step.CORRECTNESS) ? ModelCheckStep.load(ex) : null,
                     ex.has(Step.GRAPH_BUDGET) ? RegionBudget.latest(ex) : null, commit == null || commit.isBlank() ? "working-tree" : commit.strip());
