@@ -74,7 +74,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             var p = ex.plan();
             System.out.println("plan: model " + p.model() + ", tokens " + p.tokens() + ", stop fraction " + p.stopFraction() + ", device " + p.device() + ", created " + p.created());
         }
-        System.out.println(gluelab.table.TableFormat.text(ex.status(), 100, ExperimentFolder.STATUS_CELL_WIDTH));
+        System.out.println(ex.statusText());
         return 0;
     }
 
@@ -102,7 +102,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             saySorted(planned.plan());
             System.out.println(ex);
             System.out.println("model check: " + planned.check().describe());
-            System.out.println(gluelab.table.TableFormat.text(ex.status(), 100, ExperimentFolder.STATUS_CELL_WIDTH));
+            System.out.println(ex.statusText());
         } catch (RuntimeException e) {
             if (!existed) removeIfEmpty(base.resolve(name));
             throw e;

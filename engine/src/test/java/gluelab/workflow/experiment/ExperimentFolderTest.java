@@ -126,6 +126,26 @@ class ExperimentFolderTest {
         }
     }
 
+    /** Blind check: on a busy machine every status cell read "8 rows of llama3.py:b...ava 60% (at the end)", cut in the middle of the busy note. */
+    @Test
+    void aBusyMachinesNoteLeavesTheStatusCellItsSummarysHeadAndABusyMark(@TempDir Path root) {
+        var ex = ExperimentFolder.open("busy", root);
+        ex.plan("llama-3-8b", List.of(16L), 0.01, "cpu");
+        String found = "8 rows of llama3.py:build at 2 token counts, 4 trees";
+        String note = "; busy machine: host load average 3.10 on 2 cores (at the start); other processes: java 60% (at the end)";
+        ex.done(Step.BASELINES, List.of(), Map.of(), found + note);
+        ex.failed(Step.PROFILE_DIFF, Map.of(), "nothing profiled" + note);
+        String text = ex.statusText();
+        assertTrue(text.contains("8 rows of llama3.py:build... (busy machine)"), text);
+        assertTrue(text.contains("nothing profiled (busy machine)"), text);
+        assertFalse(text.contains("(at the end)"), "the note's tail is not the cell: " + text);
+        assertTrue(text.lines().allMatch(l -> l.length() <= 120), text);
+        assertEquals(found + note, ex.require(Step.BASELINES).summary(), "the whole note stays in the step's files");
+        assertEquals("8 rows of ll... (busy machine)", ExperimentFolder.statusCell(found + note, 30));
+        String plain = "model file /a/very/long/path/to/the/analysts/own/model/blocks.py:build, device cpu";
+        assertEquals(gluelab.table.TableFormat.fit(plain, 44), ExperimentFolder.statusCell(plain, 44), "a summary with no note is cut as before");
+    }
+
     /** Two processes writing different plans into one new experiment at once: both used to succeed, one plan lost (issue 23). */
     @Test
     void twoWritersOfOneNewPlanGetOnePlanAndOneClearRefusal(@org.junit.jupiter.api.io.TempDir java.nio.file.Path root) throws Exception {
