@@ -121,15 +121,15 @@ public final class ModelBaselinesStep {
     }
 
     /**
-     * A row's time against eager's at its token count: "3.98x faster (per-block vs eager)", with its caveat when
-     * either is noisy; no ratio against a failed arm, and none for eager itself ("").
+     * A row's time against eager's at its token count: "3.98x faster (per-block vs eager)", inconclusive within the noise
+     * ({@link SpeedRatio}), with its caveat when either is noisy; no ratio against a failed arm, and none for eager itself ("").
      */
     public static String vsEager(ModelBaselines b, ModelBaselines.Row r, String noisyNote) {
         if (r.failed()) return "FAILED: " + r.error();
         if (r.tree() == ModelTree.EAGER) return "";
         var eager = b.row(ModelTree.EAGER, r.tokens());
         if (eager.isEmpty() || eager.get().failed()) return "no ratio: eager failed";
-        return SpeedRatio.of(eager.get().wallUs(), r.wallUs(), r.tree().id(), ModelTree.EAGER.id()) + (b.noisy(r) ? " " + noisyNote : "");
+        return SpeedRatio.of(eager.get().wallUs(), eager.get().run().noise(), r.wallUs(), r.run().noise(), r.tree().id(), ModelTree.EAGER.id()) + (b.noisy(r) ? " " + noisyNote : "");
     }
 
     /** A row's CUDA-graph replay against eager's replay, as {@link #vsEager}. */
@@ -139,7 +139,7 @@ public final class ModelBaselinesStep {
         if (r.tree() == ModelTree.EAGER) return "";
         var eager = b.row(ModelTree.EAGER, r.tokens()).map(ModelBaselines.Row::graph).filter(e -> e.run() != null);
         if (eager.isEmpty()) return "no ratio: eager's replay failed";
-        return SpeedRatio.of(eager.get().wallUs(), g.wallUs(), r.tree().id() + " graph", "eager graph");
+        return SpeedRatio.of(eager.get().wallUs(), eager.get().run().noise(), g.wallUs(), g.run().noise(), r.tree().id() + " graph", "eager graph");
     }
 
     /** Step 01's rows as the command line prints them: a normal launch per tree and token count, and its graph replay where one ran. */
