@@ -55,7 +55,7 @@ public final class ExperimentCommand implements Callable<Integer> {
         if (inputs != null || blocks != null || regions != null) throw new IllegalArgumentException("--inputs, --blocks and --regions need --model-file");
         if ((model == null) != (tokens == null)) throw new IllegalArgumentException("give both --model and --tokens to write a plan");
         if (model == null && !java.nio.file.Files.isDirectory(base.resolve(name)))
-            throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one)"
+            throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one, or --model-file FILE.py:build with --inputs and --tokens for your own model)"
                     + elsewhere(name));
         long[] t = model == null ? null : Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray();
         boolean existed = java.nio.file.Files.isDirectory(base.resolve(name));

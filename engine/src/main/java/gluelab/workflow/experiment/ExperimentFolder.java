@@ -352,7 +352,18 @@ public final class ExperimentFolder {
      */
     public IllegalStateException missing(Step step) {
         removeIfUntouched();
-        return new IllegalStateException("experiment '" + name + "' has no " + step.noun() + ": run " + step + " first");
+        String command = step.modelCommand().isEmpty() || !isModelExperiment() ? "" : " (gluelab model " + step.modelCommand() + " " + name + ")";
+        return new IllegalStateException("experiment '" + name + "' has no " + step.noun() + ": run " + step + command + " first");
+    }
+
+    /** Whether the plan names the analyst's model; false when there is none or it does not read (its own error comes when it is read). */
+    private boolean isModelExperiment() {
+        if (!hasPlan()) return false;
+        try {
+            return readPlan(false).hasModelSubject();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Deletes the folder when it holds only the empty skeleton {@link #open} creates. */

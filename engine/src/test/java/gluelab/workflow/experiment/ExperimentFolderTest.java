@@ -38,6 +38,18 @@ class ExperimentFolderTest {
         assertEquals("experiment 'demo' has no ranking: run 04-rank first", e.getMessage());
         e = assertThrows(IllegalStateException.class, ex::plan);
         assertEquals("experiment 'demo' has no plan: run 00-plan first", e.getMessage());
+        ex.plan("llama-3-8b", List.of(16L), 0.01, "cpu");
+        assertEquals("experiment 'demo' has no ranking: run 04-rank first", ex.missing(Step.RANK).getMessage(), "a catalogue experiment runs its notebooks");
+    }
+
+    /** Blind check: "run 03-profile-diff first" left a model experiment's analyst to find which command that is. */
+    @Test
+    void aModelExperimentsMissingStepNamesItsCommand() {
+        ExperimentFolder ex = ExperimentFolder.open("mlp", root);
+        ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L), 0.01, "cpu", new ModelSubject("/m/mlp.py", "build", "x:T,64:fp32", "", List.of())));
+        assertEquals("experiment 'mlp' has no profile diff: run 03-profile-diff (gluelab model profile mlp) first", ex.missing(Step.PROFILE_DIFF).getMessage());
+        assertEquals("experiment 'mlp' has no correctness verdicts: run 08-correctness (gluelab model check mlp) first", ex.missing(Step.CORRECTNESS).getMessage());
+        assertEquals("experiment 'mlp' has no ideal times: run 02-ideal-times first", ex.missing(Step.IDEAL_TIMES).getMessage(), "no command runs step 02");
     }
 
     @Test
