@@ -56,7 +56,7 @@ public final class ExperimentCommand implements Callable<Integer> {
         if (inputs != null || blocks != null || regions != null) throw new IllegalArgumentException("--inputs, --blocks and --regions need --model-file");
         if ((model == null) != (tokens == null)) throw new IllegalArgumentException("give both --model and --tokens to write a plan");
         if (model == null && !java.nio.file.Files.isDirectory(base.resolve(name)))
-            throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one)"
+            throw new IllegalArgumentException("no experiment '" + name + "' in " + base.toAbsolutePath() + " (give --model and --tokens to start one, or --model-file FILE.py:build with --inputs and --tokens for your own model)"
                     + elsewhere(name));
         long[] t = model == null ? null : Tokens.parse(tokens).stream().mapToLong(Long::longValue).toArray();
         boolean existed = java.nio.file.Files.isDirectory(base.resolve(name));
@@ -75,7 +75,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             var p = ex.plan();
             System.out.println("plan: model " + p.model() + ", tokens " + p.tokens() + ", stop fraction " + p.stopFraction() + ", device " + p.device() + ", created " + p.created());
         }
-        System.out.println(gluelab.table.TableFormat.text(ex.status(), 100, ExperimentFolder.STATUS_CELL_WIDTH));
+        System.out.println(ex.statusText());
         return 0;
     }
 
@@ -94,20 +94,19 @@ public final class ExperimentCommand implements Callable<Integer> {
         var spec = gluelab.model.SpecRegistry.load(gluelab.files.Locations.specFolders()).get(model == null ? gluelab.bench.BenchPlan.DEFAULT_MODEL : model);
         boolean existed = java.nio.file.Files.isDirectory(base.resolve(name));
         ExperimentFolder.checkName(name);
-        try (var device = deviceOptions.open();
+        ExperimentFolder ex = ExperimentFolder.open(name, base);
+        // The lock before the torch side: a step running on the experiment refuses this at once, not after torch has started.
+        try (var running = ex.running(gluelab.workflow.experiment.Step.PLAN); var device = deviceOptions.open();
              var torch = gluelab.torch.TorchSide.start(gluelab.torch.PythonFinder.standard().find(python, gluelab.torch.PythonSource.FLAG), device)) {
-            ExperimentFolder ex = ExperimentFolder.open(name, base);
-            try {
-                var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id(),
-                        gluelab.torch.StepLimits.check(timeout));
-                saySorted(planned.plan());
-                System.out.println(ex);
-                System.out.println("model check: " + planned.check().describe());
-                System.out.println(gluelab.table.TableFormat.text(ex.status(), 100, ExperimentFolder.STATUS_CELL_WIDTH));
-            } catch (RuntimeException e) {
-                if (!existed) ex.removeIfNothingWritten();
-                throw e;
-            }
+            var planned = ModelPlan.write(ex, torch.bridge(), spec, subject, Tokens.parse(tokens), stop, device.id(),
+                    gluelab.torch.StepLimits.check(timeout));
+            saySorted(planned.plan());
+            System.out.println(ex);
+            System.out.println("model check: " + planned.check().describe());
+            System.out.println(ex.statusText());
+        } catch (RuntimeException e) {
+            if (!existed) ex.removeIfNothingWritten();
+            throw e;
         }
         return 0;
     }

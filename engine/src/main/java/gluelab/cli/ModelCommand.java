@@ -106,7 +106,7 @@ public final class ModelCommand implements Runnable {
             ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-            try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.BASELINES); Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var b = ModelBaselinesStep.run(ex, device, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
                         torch.flushBytes(), limits, new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(b) : ModelBaselinesStep.text(b) + markLine(ex, gluelab.workflow.experiment.Step.BASELINES));
@@ -139,7 +139,7 @@ public final class ModelCommand implements Runnable {
             ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-            try (Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.PROFILE_DIFF); Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var r = gluelab.workflow.model.ModelProfileStep.run(ex, device, torch.bridge(), spec, bandwidth(device), limits, new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(r.profile()) : Files.readString(ex.file(gluelab.workflow.experiment.Step.PROFILE_DIFF,
                         gluelab.workflow.model.ModelProfileStep.SUMMARY)));
@@ -168,7 +168,7 @@ public final class ModelCommand implements Runnable {
                 throw new IllegalArgumentException("--peak-tflops must be a number > 0, got " + peakTflops);
             // Before the device: a calibration on a busy machine takes half a minute and is not cached, all to say step 03 is missing.
             gluelab.workflow.model.ModelRankStep.profiled(ex, t);
-            try (Device device = Devices.open(ex.plan().device())) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.RANK); Device device = Devices.open(ex.plan().device())) {
                 var cal = new gluelab.calibrate.Calibrator(device, Locations.calibrationCache()).calibrate(false);
                 var peak = peakTflops != null ? gluelab.floor.FlopPeak.declared(peakTflops * 1e12) : gluelab.floor.FlopPeak.of(cal, device.capabilities());
                 var r = gluelab.workflow.model.ModelRankStep.run(ex, t, cal.bandwidth(), peak);

@@ -24,7 +24,7 @@ final class ModelWriteupCommands {
 
         @Override public Integer call() {
             ExperimentFolder ex = common.experiment();
-            try (Gluelab lab = Gluelab.open(ex.plan().device())) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.STACK); Gluelab lab = Gluelab.open(ex.plan().device())) {
                 var stack = lab.changeStack(ex, commit);
                 System.out.println(common.json ? Json.write(stack) : StackSummary.text(stack));
             }
@@ -40,7 +40,7 @@ final class ModelWriteupCommands {
 
         @Override public Integer call() {
             ExperimentFolder ex = common.experiment();
-            try (Gluelab lab = Gluelab.open(ex.plan().device())) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.FINDINGS); Gluelab lab = Gluelab.open(ex.plan().device())) {
                 var w = lab.findings(ex);
                 System.out.println(common.json ? Json.write(w) : "wrote " + w.findings() + "\n" + String.join("\n", w.prs().stream().map(p -> "wrote " + p).toList()));
                 for (Violation v : w.violations()) System.out.println(v);
@@ -56,7 +56,7 @@ final class ModelWriteupCommands {
 
         @Override public Integer call() {
             ExperimentFolder ex = common.experiment();
-            try (Gluelab lab = Gluelab.open(ex.plan().device())) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.FEEDBACK); Gluelab lab = Gluelab.open(ex.plan().device())) {
                 var items = lab.feedback(ex);
                 System.out.println(common.json ? Json.write(items) : gluelab.workflow.feedback.SkillFeedback.markdown(items).stripTrailing());
             }

@@ -64,6 +64,19 @@ public final class FileLock implements AutoCloseable {
         }
     }
 
+    /**
+     * Replaces the lock file's text (what holds it, for whoever is refused), through the locked channel: on Linux, closing
+     * any other channel this JVM opened on the file would release the lock.
+     */
+    public void describe(String text) {
+        try {
+            channel.truncate(0);
+            channel.write(java.nio.ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write lock file: " + IoErrors.reason(e), e);
+        }
+    }
+
     @Override public void close() {
         try {
             lock.release();

@@ -447,19 +447,21 @@ public final class Gluelab implements AutoCloseable {
      * steps/04-rank/ranking.md, and marks the step done.
      */
     public gluelab.rank.Ranking rank(gluelab.workflow.experiment.ExperimentFolder ex) {
-        var record = ex.record(gluelab.workflow.experiment.Step.BASELINES);
-        var report = new RunReport(record);
-        Path findings = report.render(ex.stepDir(gluelab.workflow.experiment.Step.RANK).resolve("ranking.md"), ex.chartsDir(),
-                gluelab.workflow.experiment.Step.RANK.number() + "-");
-        var ranking = report.ranking();
-        var worth = ranking.worthFixing();
-        long noisy = worth.stream().filter(c -> !c.caveat().isEmpty()).count();
-        ex.devlog().decision("ranking of " + record.id() + ": " + worth.size() + " of " + ranking.ranked().size()
-                + " candidates above the stop rule" + (noisy == 0 ? "" : " (" + (noisy == worth.size() ? "all " : "") + noisy + " noisy: measure again before a fix)")
-                + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().key()));
-        ex.done(gluelab.workflow.experiment.Step.RANK, java.util.List.of(record.id()),
-                java.util.Map.of("summary", ex.dir().relativize(findings).toString()), worth.size() + " candidates worth fixing");
-        return ranking;
+        try (var running = ex.running(gluelab.workflow.experiment.Step.RANK)) {
+            var record = ex.record(gluelab.workflow.experiment.Step.BASELINES);
+            var report = new RunReport(record);
+            Path findings = report.render(ex.stepDir(gluelab.workflow.experiment.Step.RANK).resolve("ranking.md"), ex.chartsDir(),
+                    gluelab.workflow.experiment.Step.RANK.number() + "-");
+            var ranking = report.ranking();
+            var worth = ranking.worthFixing();
+            long noisy = worth.stream().filter(c -> !c.caveat().isEmpty()).count();
+            ex.devlog().decision("ranking of " + record.id() + ": " + worth.size() + " of " + ranking.ranked().size()
+                    + " candidates above the stop rule" + (noisy == 0 ? "" : " (" + (noisy == worth.size() ? "all " : "") + noisy + " noisy: measure again before a fix)")
+                    + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().key()));
+            ex.done(gluelab.workflow.experiment.Step.RANK, java.util.List.of(record.id()),
+                    java.util.Map.of("summary", ex.dir().relativize(findings).toString()), worth.size() + " candidates worth fixing");
+            return ranking;
+        }
     }
 
     /** The model spec of an experiment's plan. */
@@ -635,9 +637,11 @@ public final class Gluelab implements AutoCloseable {
          * and marks {@code step} done with the record (e.g. step 01's baselines).
          */
         public BenchSession.Outcome record(gluelab.workflow.experiment.ExperimentFolder ex, gluelab.workflow.experiment.Step step) {
-            var outcome = Gluelab.this.record(plan(), RunKind.parse(step.notebook().substring(3)), ex.records(), ex.plan().stopFraction(), ex.devlog());
-            ex.done(step, java.util.List.of(outcome.record().id()), java.util.Map.of(), outcome.record().rows().size() + " measurements");
-            return outcome;
+            try (var running = ex.running(step)) {
+                var outcome = Gluelab.this.record(plan(), RunKind.parse(step.notebook().substring(3)), ex.records(), ex.plan().stopFraction(), ex.devlog());
+                ex.done(step, java.util.List.of(outcome.record().id()), java.util.Map.of(), outcome.record().rows().size() + " measurements");
+                return outcome;
+            }
         }
 
         /** Runs as a recorded experiment under {@code outDir}, logging to {@code devlog}. */

@@ -28,28 +28,32 @@ final class ReadingSteps {
 
     /** Step 02: every catalogue op's floor at the plan's model and token counts, kept as CSV. */
     static Table idealTimes(Gluelab lab, ExperimentFolder ex) {
-        ExperimentPlan plan = ex.plan();
-        DataTable data = lab.floorData(plan.model(), plan.tokens().stream().mapToLong(Long::longValue).toArray());
-        Table floors = TableFormat.tablesaw(data);
-        Path csv = ex.stepDir(Step.IDEAL_TIMES).resolve(IDEAL_TIMES + ".csv");
-        AtomicFiles.write(csv, TableFormat.csv(data));
-        ex.done(Step.IDEAL_TIMES, List.of(), Map.of(IDEAL_TIMES, ex.dir().relativize(csv).toString()),
-                floors.rowCount() + " floors of " + plan.model() + " at tokens " + plan.tokens() + ", bandwidth " + lab.calibration().describe());
-        return floors;
+        try (var running = ex.running(Step.IDEAL_TIMES)) {
+            ExperimentPlan plan = ex.plan();
+            DataTable data = lab.floorData(plan.model(), plan.tokens().stream().mapToLong(Long::longValue).toArray());
+            Table floors = TableFormat.tablesaw(data);
+            Path csv = ex.stepDir(Step.IDEAL_TIMES).resolve(IDEAL_TIMES + ".csv");
+            AtomicFiles.write(csv, TableFormat.csv(data));
+            ex.done(Step.IDEAL_TIMES, List.of(), Map.of(IDEAL_TIMES, ex.dir().relativize(csv).toString()),
+                    floors.rowCount() + " floors of " + plan.model() + " at tokens " + plan.tokens() + ", bandwidth " + lab.calibration().describe());
+            return floors;
+        }
     }
 
     /** Step 03: trace {@code compiled} against trace {@code eager} by kernel family, kept as CSV and a chart. */
     static TraceDiff profileDiff(Gluelab lab, ExperimentFolder ex, String eager, String compiled) {
-        TraceDiff diff = lab.diff(eager, compiled);
-        Path dir = ex.stepDir(Step.PROFILE_DIFF);
-        Path csv = dir.resolve(FAMILIES + ".csv");
-        AtomicFiles.write(csv, TableFormat.csv(familyData(diff)));
-        Path chart = Charts.save(TraceCharts.families(diff), ex.chartsDir().resolve(Step.PROFILE_DIFF.number() + "-families"));
-        String summary = String.format("%s -> %s: kernel time %+.1f us, kernels %+d", Path.of(eager).getFileName(), Path.of(compiled).getFileName(),
-                diff.kernelTimeDeltaUs(), diff.kernelCountDelta());
-        ex.devlog().measurement("profile diff " + summary);
-        ex.done(Step.PROFILE_DIFF, List.of(), Map.of(FAMILIES, ex.dir().relativize(csv).toString(), FAMILIES_CHART, ex.dir().relativize(chart).toString()), summary);
-        return diff;
+        try (var running = ex.running(Step.PROFILE_DIFF)) {
+            TraceDiff diff = lab.diff(eager, compiled);
+            Path dir = ex.stepDir(Step.PROFILE_DIFF);
+            Path csv = dir.resolve(FAMILIES + ".csv");
+            AtomicFiles.write(csv, TableFormat.csv(familyData(diff)));
+            Path chart = Charts.save(TraceCharts.families(diff), ex.chartsDir().resolve(Step.PROFILE_DIFF.number() + "-families"));
+            String summary = String.format("%s -> %s: kernel time %+.1f us, kernels %+d", Path.of(eager).getFileName(), Path.of(compiled).getFileName(),
+                    diff.kernelTimeDeltaUs(), diff.kernelCountDelta());
+            ex.devlog().measurement("profile diff " + summary);
+            ex.done(Step.PROFILE_DIFF, List.of(), Map.of(FAMILIES, ex.dir().relativize(csv).toString(), FAMILIES_CHART, ex.dir().relativize(chart).toString()), summary);
+            return diff;
+        }
     }
 
     private static final Column FAMILY = Column.text("family", "a kernel family (norm, rope, elementwise, gemm, memcpy...)"),

@@ -44,7 +44,8 @@ final class WriteupSteps {
         ExperimentPlan plan = ex.plan();
         ConfirmResult confirmed = ex.has(Step.CONFIRM) ? Confirmation.latest(ex) : null;
         Conditions conditions = new Conditions(lab.facts().name(), plan.model(), DType.BF16, List.of(Pass.FORWARD, Pass.BACKWARD),
-                "whole fwd+bwd steps, cold samples", confirmed == null ? 0 : confirmed.processesOk(), confirmed == null ? List.of() : confirmed.fewer());
+                "whole fwd+bwd steps, cold samples", confirmed == null ? 0 : confirmed.processesOk(), confirmed == null ? List.of() : confirmed.fewer(),
+                confirmed == null ? 0 : (int) confirmed.rows().stream().filter(ConfirmedRow::measured).count());
         return ChangeStack.loadOr(ex.stackFile(), conditions);
     }
 
@@ -113,41 +114,49 @@ final class WriteupSteps {
 
     /** Step 09 on the catalogue: a change per op step 07 confirmed as a win (eager -> fused), titled and committed as notebook 09 does. */
     static ChangeStack stackOfWins(Gluelab lab, ExperimentFolder ex, String commit) {
-        ChangeStack stack = stack(lab, ex);
-        List<String> wins = Confirmation.latest(ex).rows().stream().filter(ConfirmedRow::win).map(r -> r.comparison().op()).distinct().toList();
-        for (String op : wins) stack = commit(lab, ex, change(lab, ex, op, "Run " + op + " as one fused kernel", commit).build());
-        return stack;
+        try (var running = ex.running(Step.STACK)) {
+            ChangeStack stack = stack(lab, ex);
+            List<String> wins = Confirmation.latest(ex).rows().stream().filter(ConfirmedRow::win).map(r -> r.comparison().op()).distinct().toList();
+            for (String op : wins) stack = commit(lab, ex, change(lab, ex, op, "Run " + op + " as one fused kernel", commit).build());
+            return stack;
+        }
     }
 
     /** Adds {@code change} to the experiment's stack (replacing one with its id), saves it and marks step 09 done. */
     static ChangeStack commit(Gluelab lab, ExperimentFolder ex, Change change) {
-        ChangeStack next = stack(lab, ex).with(change);
-        next.save(ex.stackFile());
-        ex.devlog().decision("stack: " + change.id() + " at position " + next.position(change.id()) + " of " + next.changes().size()
-                + ", " + change.headline().describe());
-        ex.done(Step.STACK, List.of(), Map.of(STACK, ExperimentFolder.STACK_FILE), next.changes().size() + " change(s), " + next.orderedBy());
-        return next;
+        try (var running = ex.running(Step.STACK)) {
+            ChangeStack next = stack(lab, ex).with(change);
+            next.save(ex.stackFile());
+            ex.devlog().decision("stack: " + change.id() + " at position " + next.position(change.id()) + " of " + next.changes().size()
+                    + ", " + change.headline().describe());
+            ex.done(Step.STACK, List.of(), Map.of(STACK, ExperimentFolder.STACK_FILE), next.changes().size() + " change(s), " + next.orderedBy());
+            return next;
+        }
     }
 
     /** Step 10: the findings doc and one PR text per stack entry with its chart, each text checked by the rules; marks step 10 done. */
     static Writeup.Written writeup(ExperimentFolder ex) {
-        ChangeStack stack = requireStack(ex);
-        Writeup.Written w = Writeup.write(ex.dir(), stack, ex.record(Step.BASELINES), feedback(ex, stack));
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put(FINDINGS, ex.dir().relativize(w.findings()).toString());
-        files.put(PR, ExperimentFolder.PR_DIR);
-        ex.devlog().note("findings doc and " + w.prs().size() + " PR text(s) written; rules checker: " + (w.violations().isEmpty() ? "all pass" : w.violations().size() + " violation(s)"));
-        ex.done(Step.FINDINGS, List.of(), files, w.prs().size() + " PR text(s), " + w.violations().size() + " rule violation(s)");
-        return w;
+        try (var running = ex.running(Step.FINDINGS)) {
+            ChangeStack stack = requireStack(ex);
+            Writeup.Written w = Writeup.write(ex.dir(), stack, ex.record(Step.BASELINES), feedback(ex, stack));
+            Map<String, String> files = new LinkedHashMap<>();
+            files.put(FINDINGS, ex.dir().relativize(w.findings()).toString());
+            files.put(PR, ExperimentFolder.PR_DIR);
+            ex.devlog().note("findings doc and " + w.prs().size() + " PR text(s) written; rules checker: " + (w.violations().isEmpty() ? "all pass" : w.violations().size() + " violation(s)"));
+            ex.done(Step.FINDINGS, List.of(), files, w.prs().size() + " PR text(s), " + w.violations().size() + " rule violation(s)");
+            return w;
+        }
     }
 
     /** Step 11: the skill feedback from the devlog, the stack, step 05's interactions and step 06's graph counts, written and marked done. */
     static List<FeedbackItem> skillFeedback(ExperimentFolder ex) {
-        ChangeStack stack = requireStack(ex);
-        List<FeedbackItem> items = feedback(ex, stack);
-        SkillFeedback.write(ex.feedbackFile(), items);
-        ex.done(Step.FEEDBACK, List.of(), Map.of(FEEDBACK, ExperimentFolder.FEEDBACK_FILE), items.size() + " proposed addition(s) to the method");
-        return items;
+        try (var running = ex.running(Step.FEEDBACK)) {
+            ChangeStack stack = requireStack(ex);
+            List<FeedbackItem> items = feedback(ex, stack);
+            SkillFeedback.write(ex.feedbackFile(), items);
+            ex.done(Step.FEEDBACK, List.of(), Map.of(FEEDBACK, ExperimentFolder.FEEDBACK_FILE), items.size() + " proposed addition(s) to the method");
+            return items;
+        }
     }
 
     private static ChangeStack requireStack(ExperimentFolder ex) {

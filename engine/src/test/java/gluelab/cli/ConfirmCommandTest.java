@@ -30,7 +30,7 @@ class ConfirmCommandTest {
     @Tag("slow") // among the slowest of the fast run (docs/development.md)
     @Test
     void oneFreshProcessIntoTheExperiment(@TempDir Path root) {
-        CliTest.assertBadInput(CliTest.run("experiment", "--experiments-root", root.toString(), "c"), "no experiment 'c'", "--model and --tokens");
+        CliTest.assertBadInput(CliTest.run("experiment", "--experiments-root", root.toString(), "c"), "no experiment 'c'", "--model and --tokens", "--model-file FILE.py:build with --inputs and --tokens");
         CliTest.assertBadInput(CliTest.run("experiment", "--experiments-root", root.toString(), "c", "--model", "gpt-9", "--tokens", "8", "--device", "cpu"),
                 "unknown model spec 'gpt-9'");
         var plan = CliTest.run("experiment", "--experiments-root", root.toString(), "c", "--model", "llama-3-8b", "--tokens", "8", "--device", "cpu");

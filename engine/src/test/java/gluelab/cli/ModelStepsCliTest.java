@@ -37,7 +37,7 @@ class ModelStepsCliTest {
         for (String step : new String[]{"check", "confirm"}) {
             var res = run("model", step, "mine", "--experiments-root", r);
             assertEquals(1, res.code(), res.toString());
-            assertEquals("gluelab model " + step + ": error: experiment 'mine' has no fix results: run 05-fix first", res.err().strip());
+            assertEquals("gluelab model " + step + ": error: experiment 'mine' has no fix results: run 05-fix (gluelab model fix mine) first", res.err().strip());
         }
     }
 
@@ -48,7 +48,7 @@ class ModelStepsCliTest {
                 new gluelab.workflow.experiment.ModelSubject(root.resolve("blocks.py").toString(), "build", "x:T,64:fp32", "", java.util.List.of())));
         var res = run("model", "rank", "mine", "--experiments-root", root.toString());
         assertEquals(1, res.code(), res.toString());
-        assertEquals("gluelab model rank: error: experiment 'mine' has no profile diff: run 03-profile-diff first", res.err().strip());
+        assertEquals("gluelab model rank: error: experiment 'mine' has no profile diff: run 03-profile-diff (gluelab model profile mine) first", res.err().strip());
     }
 
     /** The option's name, not the plan file's field ("plan: subject.inputs is empty"). */

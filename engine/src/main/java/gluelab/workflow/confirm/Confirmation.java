@@ -76,12 +76,14 @@ public final class Confirmation {
 
     /** Confirms into experiment {@code ex}: the result under {@code steps/07-confirm/}, the devlog, and the step marked done. */
     public ConfirmResult run(ExperimentFolder ex, ConfirmJob job) {
-        String id = "confirm-" + ID.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xfff);
-        Path dir = ex.stepDir(Step.CONFIRM).resolve(id);
-        ConfirmResult r = run(id, job, dir, ex.devlog());
-        Path file = dir.resolve("confirm.json");
-        ex.done(Step.CONFIRM, List.of(), Map.of("confirm", ex.dir().relativize(file).toString()), r.summary());
-        return r;
+        try (var running = ex.running(Step.CONFIRM)) {
+            String id = "confirm-" + ID.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xfff);
+            Path dir = ex.stepDir(Step.CONFIRM).resolve(id);
+            ConfirmResult r = run(id, job, dir, ex.devlog());
+            Path file = dir.resolve("confirm.json");
+            ex.done(Step.CONFIRM, List.of(), Map.of("confirm", ex.dir().relativize(file).toString()), r.summary());
+            return r;
+        }
     }
 
     /** The latest confirmation of experiment {@code ex}. */

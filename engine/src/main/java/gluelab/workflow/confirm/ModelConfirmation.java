@@ -86,12 +86,14 @@ public final class ModelConfirmation {
      * flags and the devlog, not timed.
      */
     public ModelConfirmResult run(ExperimentFolder ex, ModelSpec spec, ModelFixResult fix, List<ModelFix> fixes, TimingConfig timing) {
-        List<Long> planned = ex.plan().tokens();
-        Map<Long, String> notMeasured = fix.notMeasured(planned);
-        List<Long> tokens = planned.stream().filter(t -> !notMeasured.containsKey(t)).toList();
-        if (tokens.isEmpty()) throw new IllegalArgumentException("step 05 measured no fix of experiment '" + ex.name() + "' at any planned token count ("
-                + notMeasured.entrySet().stream().map(e -> "T=" + e.getKey() + ": " + e.getValue()).toList() + "): run step 05 again before confirming");
-        return run(ex, spec, fixes, tokens, notMeasured, timing);
+        try (var running = ex.running(Step.CONFIRM)) {
+            List<Long> planned = ex.plan().tokens();
+            Map<Long, String> notMeasured = fix.notMeasured(planned);
+            List<Long> tokens = planned.stream().filter(t -> !notMeasured.containsKey(t)).toList();
+            if (tokens.isEmpty()) throw new IllegalArgumentException("step 05 measured no fix of experiment '" + ex.name() + "' at any planned token count ("
+                    + notMeasured.entrySet().stream().map(e -> "T=" + e.getKey() + ": " + e.getValue()).toList() + "): run step 05 again before confirming");
+            return run(ex, spec, fixes, tokens, notMeasured, timing);
+        }
     }
 
     private ModelConfirmResult run(ExperimentFolder ex, ModelSpec spec, List<ModelFix> fixes, List<Long> tokens, Map<Long, String> notConfirmed, TimingConfig timing) {

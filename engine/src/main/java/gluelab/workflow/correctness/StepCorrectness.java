@@ -110,14 +110,16 @@ public final class StepCorrectness {
 
     /** Checks, writes {@code steps/08-correctness/correctness.json} and the devlog, and marks step 08 done. */
     public CorrectnessResult record(ExperimentFolder ex) {
-        CorrectnessResult r = run();
-        var file = ex.stepDir(Step.CORRECTNESS).resolve("correctness.json");
-        r.save(file);
-        for (CheckRow row : r.failures()) ex.devlog().deadEnd("correctness: " + row.subject() + " " + row.candidate() + " " + row.dtype().id() + " "
-                + row.pass() + " " + row.tensor() + ": " + row.verdict());
-        ex.devlog().measurement("correctness: " + r.summary());
-        ex.done(Step.CORRECTNESS, List.of(), Map.of("correctness", ex.dir().relativize(file).toString()), r.summary());
-        return r;
+        try (var running = ex.running(Step.CORRECTNESS)) {
+            CorrectnessResult r = run();
+            var file = ex.stepDir(Step.CORRECTNESS).resolve("correctness.json");
+            r.save(file);
+            for (CheckRow row : r.failures()) ex.devlog().deadEnd("correctness: " + row.subject() + " " + row.candidate() + " " + row.dtype().id() + " "
+                    + row.pass() + " " + row.tensor() + ": " + row.verdict());
+            ex.devlog().measurement("correctness: " + r.summary());
+            ex.done(Step.CORRECTNESS, List.of(), Map.of("correctness", ex.dir().relativize(file).toString()), r.summary());
+            return r;
+        }
     }
 
     /** The verdicts step 08 left in {@code ex}. */

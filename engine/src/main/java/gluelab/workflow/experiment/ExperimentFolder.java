@@ -205,6 +205,13 @@ public final class ExperimentFolder {
     /** Beside the folder, not in it: an experiment holding only its skeleton still counts as untouched. */
     private Path lockFile() { return dir.resolveSibling("." + name + ".lock"); }
 
+    /**
+     * Holds the experiment for {@code step} until closed: every step that runs the model or writes a step's results takes it
+     * before its work, and one taken while another process or thread runs a step is refused at once, naming that step (see
+     * {@link StepLock}). Not the plan's lock: step 00 writes its plan while it holds this one.
+     */
+    public StepLock running(Step step) { return StepLock.take(dir.resolveSibling("." + name + ".running"), name, step); }
+
     private ExperimentPlan planLocked(ExperimentPlan plan) {
         if (hasPlan()) {
             // Not plan(): a plan checked again after its inputs were edited is compared with, not refused for, what the last check ran.
@@ -364,7 +371,18 @@ public final class ExperimentFolder {
      */
     public IllegalStateException missing(Step step) {
         removeIfUntouched();
-        return new IllegalStateException("experiment '" + name + "' has no " + step.noun() + ": run " + step + " first");
+        String command = step.modelCommand().isEmpty() || !isModelExperiment() ? "" : " (gluelab model " + step.modelCommand() + " " + name + ")";
+        return new IllegalStateException("experiment '" + name + "' has no " + step.noun() + ": run " + step + command + " first");
+    }
+
+    /** Whether the plan names the analyst's model; false when there is none or it does not read (its own error comes when it is read). */
+    private boolean isModelExperiment() {
+        if (!hasPlan()) return false;
+        try {
+            return readPlan(false).hasModelSubject();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Deletes the folder when it holds only the empty skeleton {@link #open} creates. */
@@ -389,9 +407,13 @@ public final class ExperimentFolder {
             RECORDS = gluelab.table.Column.text("records", "the experiment records the step wrote"),
             SUMMARY = gluelab.table.Column.text("summary", "the step's one-line result, or why its output is unreadable");
 
-    /** One row per step: whether it ran, when (to the second), its records and summary. */
     /** The widest a status cell is printed as text: the table then fits a 120-column terminal (the summaries stay whole in steps/ and the devlog). */
     public static final int STATUS_CELL_WIDTH = 44;
+
+    /** What a step that found the machine busy says after its summary: "...; busy machine: host load average 3.10 ... (at the end)". */
+    public static final String BUSY = "busy machine";
+
+    /** One row per step: whether it ran, when (to the second), its records and summary. */
 
     public Table status() {
         var t = DataTable.builder("experiment " + name, STEP, STATE, Columns.FINISHED, RECORDS, SUMMARY);
@@ -407,6 +429,25 @@ public final class ExperimentFolder {
                     o.map(StepOutput::summary).orElse(""));
         }
         return TableFormat.tablesaw(t.build());
+    }
+
+    /** {@link #status()} as text within a 120-column terminal, each summary shortened by {@link #statusCell}. */
+    public String statusText() {
+        Table t = status();
+        var summaries = t.stringColumn(SUMMARY.name());
+        for (int i = 0; i < t.rowCount(); i++) summaries.set(i, statusCell(summaries.get(i), STATUS_CELL_WIDTH));
+        return TableFormat.text(t, 100, STATUS_CELL_WIDTH);
+    }
+
+    /**
+     * A summary in at most {@code width} characters. A busy machine's note is long and comes last: cut in the middle, the
+     * cell read "8 rows of llama3.py:b...ava 60% (at the end)"; it keeps what the step found and "(busy machine)" instead.
+     */
+    static String statusCell(String summary, int width) {
+        int busy = summary.indexOf("; " + BUSY + ": ");
+        if (busy < 0) return TableFormat.fit(summary, width);
+        String mark = " (" + BUSY + ")", head = summary.substring(0, busy);
+        return (head.length() + mark.length() <= width ? head : head.substring(0, width - mark.length() - 3).stripTrailing() + "...") + mark;
     }
 
     @Override public String toString() { return "experiment '" + name + "' at " + dir; }

@@ -7,26 +7,31 @@ import java.util.Arrays;
  * experiment, for the message a later step gives when it is missing ("has no ranking: run 04-rank first").
  */
 public enum Step {
-    PLAN("00-plan", "plan"),
-    BASELINES("01-baselines", "baselines"),
-    IDEAL_TIMES("02-ideal-times", "ideal times"),
-    PROFILE_DIFF("03-profile-diff", "profile diff"),
-    RANK("04-rank", "ranking"),
-    FIX("05-fix", "fix results"),
-    GRAPH_BUDGET("06-graph-budget", "graph budget"),
-    CONFIRM("07-confirm", "confirmed comparisons"),
-    CORRECTNESS("08-correctness", "correctness verdicts"),
-    STACK("09-stack", "change stack"),
-    FINDINGS("10-findings", "findings doc"),
-    FEEDBACK("11-feedback", "skill feedback");
+    PLAN("00-plan", "plan", ""),
+    BASELINES("01-baselines", "baselines", "baselines"),
+    IDEAL_TIMES("02-ideal-times", "ideal times", ""),
+    PROFILE_DIFF("03-profile-diff", "profile diff", "profile"),
+    RANK("04-rank", "ranking", "rank"),
+    FIX("05-fix", "fix results", "fix"),
+    GRAPH_BUDGET("06-graph-budget", "graph budget", "graphs"),
+    CONFIRM("07-confirm", "confirmed comparisons", "confirm"),
+    CORRECTNESS("08-correctness", "correctness verdicts", "check"),
+    STACK("09-stack", "change stack", "stack"),
+    FINDINGS("10-findings", "findings doc", "findings"),
+    FEEDBACK("11-feedback", "skill feedback", "feedback");
 
     private final String notebook;
     private final String noun;
+    private final String modelCommand;
 
-    Step(String notebook, String noun) {
+    Step(String notebook, String noun, String modelCommand) {
         this.notebook = notebook;
         this.noun = noun;
+        this.modelCommand = modelCommand;
     }
+
+    /** The {@code gluelab model} subcommand that runs this step on the analyst's model ("profile"); "" where none does. */
+    public String modelCommand() { return modelCommand; }
 
     /** The notebook's file name without {@code .ipynb}, e.g. {@code 04-rank}; also the step's id in the folder. */
     public String notebook() { return notebook; }

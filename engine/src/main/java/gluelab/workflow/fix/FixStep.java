@@ -165,22 +165,24 @@ public final class FixStep {
 
     /** Runs, publishes the catalogue measurements as a record, writes {@code steps/05-fix/fix.json} and the devlog, and marks step 05 done. */
     public FixResult record(ExperimentFolder ex) {
-        FixResult r = run(ex);
-        var file = ex.stepDir(Step.FIX).resolve("fix.json");
-        r.save(file);
-        for (Attempt a : r.attempts()) {
-            String line = "fix " + a.op() + " " + a.pass() + " T=" + a.tokens() + " " + a.source().label() + " '" + a.name() + "': " + a.describe();
-            if (a.win()) ex.devlog().measurement(line);
-            else if (a.measured()) ex.devlog().deadEnd(line + "; not a win alone (see the interaction table before rejecting it)");
-            else ex.devlog().note(line);
+        try (var running = ex.running(Step.FIX)) {
+            FixResult r = run(ex);
+            var file = ex.stepDir(Step.FIX).resolve("fix.json");
+            r.save(file);
+            for (Attempt a : r.attempts()) {
+                String line = "fix " + a.op() + " " + a.pass() + " T=" + a.tokens() + " " + a.source().label() + " '" + a.name() + "': " + a.describe();
+                if (a.win()) ex.devlog().measurement(line);
+                else if (a.measured()) ex.devlog().deadEnd(line + "; not a win alone (see the interaction table before rejecting it)");
+                else ex.devlog().note(line);
+            }
+            for (String n : r.notes()) {
+                if (n.contains("in combination")) ex.devlog().feedback("interaction: " + n);
+                else ex.devlog().measurement("interaction: " + n);
+            }
+            for (Attempt w : r.winners()) ex.devlog().decision("fix for " + w.op() + " " + w.pass() + ": " + w.name() + " (" + w.source().label() + "), " + w.describe());
+            ex.done(Step.FIX, r.benchRecord() == null ? List.of() : List.of(r.benchRecord()), Map.of("fix", ex.dir().relativize(file).toString()), r.summary());
+            return r;
         }
-        for (String n : r.notes()) {
-            if (n.contains("in combination")) ex.devlog().feedback("interaction: " + n);
-            else ex.devlog().measurement("interaction: " + n);
-        }
-        for (Attempt w : r.winners()) ex.devlog().decision("fix for " + w.op() + " " + w.pass() + ": " + w.name() + " (" + w.source().label() + "), " + w.describe());
-        ex.done(Step.FIX, r.benchRecord() == null ? List.of() : List.of(r.benchRecord()), Map.of("fix", ex.dir().relativize(file).toString()), r.summary());
-        return r;
     }
 
     private FixResult run(ExperimentFolder ex) {

@@ -125,17 +125,19 @@ public final class RegionBudget {
 
     /** Counts, writes {@code steps/06-graph-budget/budget.json} and the devlog, and marks step 06 done. */
     public BudgetResult record(ExperimentFolder ex) {
-        BudgetResult r = count();
-        var file = ex.stepDir(Step.GRAPH_BUDGET).resolve("budget.json");
-        r.save(file);
-        for (RegionGraphs g : r.regions()) {
-            String line = "graph budget: " + g.region() + " compiles " + g.graphs() + " graphs of " + g.limit() + " (" + g.status() + "; "
-                    + (g.sites().isEmpty() ? g.source() : g.sites().size() + " call sites x " + g.tokens().size() + " token counts x " + g.modes().size() + " grad modes") + ")";
-            if (g.ok()) ex.devlog().measurement(line);
-            else ex.devlog().decision(line + ": over the target of " + g.target() + "; merge call sites, mark shapes dynamic or size the region differently");
+        try (var running = ex.running(Step.GRAPH_BUDGET)) {
+            BudgetResult r = count();
+            var file = ex.stepDir(Step.GRAPH_BUDGET).resolve("budget.json");
+            r.save(file);
+            for (RegionGraphs g : r.regions()) {
+                String line = "graph budget: " + g.region() + " compiles " + g.graphs() + " graphs of " + g.limit() + " (" + g.status() + "; "
+                        + (g.sites().isEmpty() ? g.source() : g.sites().size() + " call sites x " + g.tokens().size() + " token counts x " + g.modes().size() + " grad modes") + ")";
+                if (g.ok()) ex.devlog().measurement(line);
+                else ex.devlog().decision(line + ": over the target of " + g.target() + "; merge call sites, mark shapes dynamic or size the region differently");
+            }
+            ex.done(Step.GRAPH_BUDGET, List.of(), Map.of("budget", ex.dir().relativize(file).toString()), r.summary());
+            return r;
         }
-        ex.done(Step.GRAPH_BUDGET, List.of(), Map.of("budget", ex.dir().relativize(file).toString()), r.summary());
-        return r;
     }
 
     /** The budget step 06 left in {@code ex}. */

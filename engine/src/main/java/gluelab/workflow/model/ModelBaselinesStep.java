@@ -62,31 +62,33 @@ public final class ModelBaselinesStep {
      */
     public static ModelBaselines run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, StepLimits limits,
                                      Progress progress) {
-        ExperimentPlan plan = ex.plan();
-        ModelSubject s = plan.modelSubject();
-        ModelEntry entry = ModelPlan.entry(ex);
-        StepQuiet quiet = StepQuiet.start(device);
-        Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
-        PartialStep<ModelBaselines> partial = new PartialStep<>(ex, Step.BASELINES, file);
-        List<ModelBaselines.Row> kept = partial.left(entry, ModelBaselines.class, ModelBaselines.FORMAT)
-                .filter(b -> b.model().equals(entry.toString())).map(b -> keptRows(b.rows(), plan.tokens(), trees(s))).orElse(List.of());
-        if (!kept.isEmpty()) {
-            String note = "kept " + Numbers.count(kept.size(), "row") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
-            progress.update("model baselines", kept.size(), (long) plan.tokens().size() * trees(s).size(), note);
-            ex.devlog().note("step " + Step.BASELINES + ": " + note);
+        try (var running = ex.running(Step.BASELINES)) {
+            ExperimentPlan plan = ex.plan();
+            ModelSubject s = plan.modelSubject();
+            ModelEntry entry = ModelPlan.entry(ex);
+            StepQuiet quiet = StepQuiet.start(device);
+            Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
+            PartialStep<ModelBaselines> partial = new PartialStep<>(ex, Step.BASELINES, file);
+            List<ModelBaselines.Row> kept = partial.left(entry, ModelBaselines.class, ModelBaselines.FORMAT)
+                    .filter(b -> b.model().equals(entry.toString())).map(b -> keptRows(b.rows(), plan.tokens(), trees(s))).orElse(List.of());
+            if (!kept.isEmpty()) {
+                String note = "kept " + Numbers.count(kept.size(), "row") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
+                progress.update("model baselines", kept.size(), (long) plan.tokens().size() * trees(s).size(), note);
+                ex.devlog().note("step " + Step.BASELINES + ": " + note);
+            }
+            ModelBaselines b = ModelBaselines.run(bridge, entry, inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, limits,
+                    new KeptUnits<>(kept, sofar -> {
+                        partial.save(new ModelBaselines(ModelBaselines.FORMAT, entry.toString(), bridge.versions(), sofar));
+                        devlog(ex, sofar.getLast());
+                    }), progress);
+            StepResults.save(file, b);
+            quiet = quiet.ended(device);
+            String summary = summary(b, entry.shortName(), trees(s).size(), plan.tokens().size()) + quiet.suffix();
+            Map<String, String> files = quiet.record(ex, Step.BASELINES, Map.of(FILE, ex.dir().relativize(file).toString()));
+            if (nothingMeasured(b)) ex.failed(Step.BASELINES, files, "nothing measured: " + summary);
+            else ex.done(Step.BASELINES, List.of(), files, summary);
+            return b;
         }
-        ModelBaselines b = ModelBaselines.run(bridge, entry, inputsAt(plan, spec), trees(s), s.regions(), s.blocks(), timing, flushBytes, limits,
-                new KeptUnits<>(kept, sofar -> {
-                    partial.save(new ModelBaselines(ModelBaselines.FORMAT, entry.toString(), bridge.versions(), sofar));
-                    devlog(ex, sofar.getLast());
-                }), progress);
-        StepResults.save(file, b);
-        quiet = quiet.ended(device);
-        String summary = summary(b, entry.shortName(), trees(s).size(), plan.tokens().size()) + quiet.suffix();
-        Map<String, String> files = quiet.record(ex, Step.BASELINES, Map.of(FILE, ex.dir().relativize(file).toString()));
-        if (nothingMeasured(b)) ex.failed(Step.BASELINES, files, "nothing measured: " + summary);
-        else ex.done(Step.BASELINES, List.of(), files, summary);
-        return b;
     }
 
     /** The longest run of {@code rows} that is the plan's jobs from the first (token count, then tree), in order. */
@@ -119,15 +121,15 @@ public final class ModelBaselinesStep {
     }
 
     /**
-     * A row's time against eager's at its token count: "3.98x faster (per-block vs eager)", with its caveat when
-     * either is noisy; no ratio against a failed arm, and none for eager itself ("").
+     * A row's time against eager's at its token count: "3.98x faster (per-block vs eager)", inconclusive within the noise
+     * ({@link SpeedRatio}), with its caveat when either is noisy; no ratio against a failed arm, and none for eager itself ("").
      */
     public static String vsEager(ModelBaselines b, ModelBaselines.Row r, String noisyNote) {
         if (r.failed()) return "FAILED: " + r.error();
         if (r.tree() == ModelTree.EAGER) return "";
         var eager = b.row(ModelTree.EAGER, r.tokens());
         if (eager.isEmpty() || eager.get().failed()) return "no ratio: eager failed";
-        return SpeedRatio.of(eager.get().wallUs(), r.wallUs(), r.tree().id(), ModelTree.EAGER.id()) + (b.noisy(r) ? " " + noisyNote : "");
+        return SpeedRatio.of(eager.get().wallUs(), eager.get().run().noise(), r.wallUs(), r.run().noise(), r.tree().id(), ModelTree.EAGER.id()) + (b.noisy(r) ? " " + noisyNote : "");
     }
 
     /** A row's CUDA-graph replay against eager's replay, as {@link #vsEager}. */
@@ -137,7 +139,7 @@ public final class ModelBaselinesStep {
         if (r.tree() == ModelTree.EAGER) return "";
         var eager = b.row(ModelTree.EAGER, r.tokens()).map(ModelBaselines.Row::graph).filter(e -> e.run() != null);
         if (eager.isEmpty()) return "no ratio: eager's replay failed";
-        return SpeedRatio.of(eager.get().wallUs(), g.wallUs(), r.tree().id() + " graph", "eager graph");
+        return SpeedRatio.of(eager.get().wallUs(), eager.get().run().noise(), g.wallUs(), g.run().noise(), r.tree().id() + " graph", "eager graph");
     }
 
     /** Step 01's rows as the command line prints them: a normal launch per tree and token count, and its graph replay where one ran. */

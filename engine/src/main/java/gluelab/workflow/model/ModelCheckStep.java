@@ -85,37 +85,39 @@ public final class ModelCheckStep {
     /** As above, the model's and the fixes' code under {@code limits}. */
     public static Checked check(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, List<DType> dtypes, long tokens,
                                 StepLimits limits, Progress progress) {
-        ExperimentPlan plan = ex.plan();
-        ModelSubject s = plan.modelSubject();
-        long t = tokens > 0 ? tokens : plan.tokens().stream().mapToLong(Long::longValue).min().orElseThrow();
-        List<String> names = fixes.stream().map(ModelFix::name).toList();
-        if (names.stream().distinct().count() != names.size()) throw new IllegalArgumentException("--fix: two fixes share a name: " + names);
-        // Read first: an unreadable earlier result stops the check before minutes of work, not after.
-        List<CheckRow> earlier = ex.has(Step.CORRECTNESS) ? load(ex).rows() : List.of();
-        ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(ex), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), limits, progress);
-        CorrectnessResult now = new CorrectnessResult(CorrectnessResult.FORMAT, rows(ModelPlan.entry(s).shortName(), c));
-        Checked checked = merge(earlier, now, names, dtypes);
-        CorrectnessResult r = checked.step();
-        Path dir = ex.stepDir(Step.CORRECTNESS);
-        Path file = dir.resolve(FILE + ".json");
-        r.save(file);
-        Path md = dir.resolve(SUMMARY + ".md");
-        List<String> all = r.rows().stream().map(CheckRow::candidate).filter(x -> !x.equals(EAGER)).distinct().toList();
-        AtomicFiles.write(md, "# Correctness of " + c.model() + ": " + String.join(", ", all) + "\n\n"
-                + "This check: " + String.join(", ", fixes.stream().map(ModelFix::spec).toList()) + " at " + t + " tokens"
-                + (checked.kept().isEmpty() ? "" : "; the rows of " + checked.kept() + " are from earlier checks") + ".\n\n"
-                + "A tensor passes when its rel L2 vs fp64 is within the limit beside it: max(the dtype's tolerance, " + EAGER_FACTOR
-                + " x eager's own rel L2 vs fp64); a second step on the same inputs must give the same values bit for bit.\n\n"
-                + TableFormat.markdown(r.table()));
-        for (CheckRow row : now.failures()) ex.devlog().deadEnd("correctness: " + row.subject() + " " + row.candidate() + " " + row.dtype().id() + " "
-                + row.pass() + " " + row.tensor() + ": " + row.verdict());
-        ex.devlog().measurement("correctness: " + now.summary() + "; " + checked.merge());
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put(FILE, ex.dir().relativize(file).toString());
-        files.put(SUMMARY, ex.dir().relativize(md).toString());
-        if (nothingCompared(r)) ex.failed(Step.CORRECTNESS, files, "nothing checked: " + r.summary());
-        else ex.done(Step.CORRECTNESS, List.of(), files, r.summary());
-        return checked;
+        try (var running = ex.running(Step.CORRECTNESS)) {
+            ExperimentPlan plan = ex.plan();
+            ModelSubject s = plan.modelSubject();
+            long t = tokens > 0 ? tokens : plan.tokens().stream().mapToLong(Long::longValue).min().orElseThrow();
+            List<String> names = fixes.stream().map(ModelFix::name).toList();
+            if (names.stream().distinct().count() != names.size()) throw new IllegalArgumentException("--fix: two fixes share a name: " + names);
+            // Read first: an unreadable earlier result stops the check before minutes of work, not after.
+            List<CheckRow> earlier = ex.has(Step.CORRECTNESS) ? load(ex).rows() : List.of();
+            ModelCorrectness c = ModelCorrectness.run(bridge, ModelPlan.entry(ex), ModelPlan.inputs(s, spec, t), t, fixes, dtypes, s.blocks(), limits, progress);
+            CorrectnessResult now = new CorrectnessResult(CorrectnessResult.FORMAT, rows(ModelPlan.entry(s).shortName(), c));
+            Checked checked = merge(earlier, now, names, dtypes);
+            CorrectnessResult r = checked.step();
+            Path dir = ex.stepDir(Step.CORRECTNESS);
+            Path file = dir.resolve(FILE + ".json");
+            r.save(file);
+            Path md = dir.resolve(SUMMARY + ".md");
+            List<String> all = r.rows().stream().map(CheckRow::candidate).filter(x -> !x.equals(EAGER)).distinct().toList();
+            AtomicFiles.write(md, "# Correctness of " + c.model() + ": " + String.join(", ", all) + "\n\n"
+                    + "This check: " + String.join(", ", fixes.stream().map(ModelFix::spec).toList()) + " at " + t + " tokens"
+                    + (checked.kept().isEmpty() ? "" : "; the rows of " + checked.kept() + " are from earlier checks") + ".\n\n"
+                    + "A tensor passes when its rel L2 vs fp64 is within the limit beside it: max(the dtype's tolerance, " + EAGER_FACTOR
+                    + " x eager's own rel L2 vs fp64); a second step on the same inputs must give the same values bit for bit.\n\n"
+                    + TableFormat.markdown(r.table()));
+            for (CheckRow row : now.failures()) ex.devlog().deadEnd("correctness: " + row.subject() + " " + row.candidate() + " " + row.dtype().id() + " "
+                    + row.pass() + " " + row.tensor() + ": " + row.verdict());
+            ex.devlog().measurement("correctness: " + now.summary() + "; " + checked.merge());
+            Map<String, String> files = new LinkedHashMap<>();
+            files.put(FILE, ex.dir().relativize(file).toString());
+            files.put(SUMMARY, ex.dir().relativize(md).toString());
+            if (nothingCompared(r)) ex.failed(Step.CORRECTNESS, files, "nothing checked: " + r.summary());
+            else ex.done(Step.CORRECTNESS, List.of(), files, r.summary());
+            return checked;
+        }
     }
 
     /** The candidate of the rows that say the model as written failed in a dtype. */

@@ -77,53 +77,55 @@ public final class ModelFixStep {
     /** As above, the model's code under {@code limits}. */
     public static ModelFixResult run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, List<ModelFix> fixes, Sizing sizing, TimingConfig timing,
                                      long flushBytes, StepLimits limits, Progress progress) {
-        ExperimentPlan plan = ex.plan();
-        ModelSubject s = plan.modelSubject();
-        if (fixes.isEmpty() && sizing == null) throw new IllegalArgumentException("no fixes to try: give --fix NAME=KIND:... (docs/user-guide.md, \"Fixes of your model\")");
-        Set<String> names = new HashSet<>();
-        for (ModelFix f : fixes) {
-            if (RESERVED.contains(f.name()) || f.name().startsWith(ALL_BUT) || f.name().startsWith(SIZING))
-                throw new IllegalArgumentException("--fix " + f.name() + ": the name is the step's own (baseline, all-together, all-but-*, sizing-*); choose another");
-            if (!names.add(f.name())) throw new IllegalArgumentException("--fix " + f.name() + ": given twice");
-        }
-        List<ModelFix> ordered = ModelFix.cheapestFirst(fixes);
-        List<ModelFix> variants = variants(ordered, sizing);
-        Map<Long, List<TensorSpec>> inputsAt = ModelBaselinesStep.inputsAt(plan, spec);
-        // Not ex.stepDir: a fix refused before anything is timed must leave no empty steps/05-fix/ behind; the first save makes it.
-        Path file = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json");
-        List<ModelVariantTiming> timings = new ArrayList<>();
-        Map<Long, String> failed = new LinkedHashMap<>();
-        ModelFixResult result = null;
-        StepQuiet quiet = StepQuiet.start(device);
-        for (var at : inputsAt.entrySet()) {
-            long t = at.getKey();
-            if (!failed.isEmpty() && !bridge.alive()) {
-                failed.put(t, "not timed: the torch harness ended at an earlier token count");
-            } else {
-                try {
-                    timings.add(ModelVariantTiming.run(bridge, ModelPlan.entry(ex), Map.of(t, at.getValue()), variants, false, timing, flushBytes, limits, true, progress));
-                } catch (TorchException e) {
-                    // A reply that fails before any row is bad input in a fix (checked before anything is timed): the command's error.
-                    if (timings.isEmpty() && e.kind() == TorchException.Kind.FAILED) throw new IllegalArgumentException(e.getMessage(), e);
-                    failed.put(t, e.getMessage().lines().findFirst().orElse("the torch harness failed"));
-                }
+        try (var running = ex.running(Step.FIX)) {
+            ExperimentPlan plan = ex.plan();
+            ModelSubject s = plan.modelSubject();
+            if (fixes.isEmpty() && sizing == null) throw new IllegalArgumentException("no fixes to try: give --fix NAME=KIND:... (docs/user-guide.md, \"Fixes of your model\")");
+            Set<String> names = new HashSet<>();
+            for (ModelFix f : fixes) {
+                if (RESERVED.contains(f.name()) || f.name().startsWith(ALL_BUT) || f.name().startsWith(SIZING))
+                    throw new IllegalArgumentException("--fix " + f.name() + ": the name is the step's own (baseline, all-together, all-but-*, sizing-*); choose another");
+                if (!names.add(f.name())) throw new IllegalArgumentException("--fix " + f.name() + ": given twice");
             }
-            result = assemble(ModelPlan.entry(s).shortName(), ordered, sizing, inputsAt.keySet(), timings, failed);
-            StepResults.save(file, result);
+            List<ModelFix> ordered = ModelFix.cheapestFirst(fixes);
+            List<ModelFix> variants = variants(ordered, sizing);
+            Map<Long, List<TensorSpec>> inputsAt = ModelBaselinesStep.inputsAt(plan, spec);
+            // Not ex.stepDir: a fix refused before anything is timed must leave no empty steps/05-fix/ behind; the first save makes it.
+            Path file = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json");
+            List<ModelVariantTiming> timings = new ArrayList<>();
+            Map<Long, String> failed = new LinkedHashMap<>();
+            ModelFixResult result = null;
+            StepQuiet quiet = StepQuiet.start(device);
+            for (var at : inputsAt.entrySet()) {
+                long t = at.getKey();
+                if (!failed.isEmpty() && !bridge.alive()) {
+                    failed.put(t, "not timed: the torch harness ended at an earlier token count");
+                } else {
+                    try {
+                        timings.add(ModelVariantTiming.run(bridge, ModelPlan.entry(ex), Map.of(t, at.getValue()), variants, false, timing, flushBytes, limits, true, progress));
+                    } catch (TorchException e) {
+                        // A reply that fails before any row is bad input in a fix (checked before anything is timed): the command's error.
+                        if (timings.isEmpty() && e.kind() == TorchException.Kind.FAILED) throw new IllegalArgumentException(e.getMessage(), e);
+                        failed.put(t, e.getMessage().lines().findFirst().orElse("the torch harness failed"));
+                    }
+                }
+                result = assemble(ModelPlan.entry(s).shortName(), ordered, sizing, inputsAt.keySet(), timings, failed);
+                StepResults.save(file, result);
+            }
+            quiet = quiet.ended(device);
+            if (!quiet.quiet()) {
+                result = result.withNote(quiet.mark() + ": every row's numbers are weaker for it");
+                StepResults.save(file, result);
+            }
+            for (ModelFixResult.FixRow r : result.rows()) {
+                ex.devlog().measurement("fix " + r.fix() + " (" + result.kinds(r) + ") @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: " + r.describe());
+            }
+            result.notes().forEach(n -> ex.devlog().decision("fixes: " + n));
+            Map<String, String> files = quiet.record(ex, Step.FIX, Map.of(FILE, ex.dir().relativize(file).toString()));
+            if (nothingMeasured(result)) ex.failed(Step.FIX, files, "nothing measured: " + result.summary() + quiet.suffix());
+            else ex.done(Step.FIX, List.of(), files, result.summary() + quiet.suffix());
+            return result;
         }
-        quiet = quiet.ended(device);
-        if (!quiet.quiet()) {
-            result = result.withNote(quiet.mark() + ": every row's numbers are weaker for it");
-            StepResults.save(file, result);
-        }
-        for (ModelFixResult.FixRow r : result.rows()) {
-            ex.devlog().measurement("fix " + r.fix() + " (" + result.kinds(r) + ") @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: " + r.describe());
-        }
-        result.notes().forEach(n -> ex.devlog().decision("fixes: " + n));
-        Map<String, String> files = quiet.record(ex, Step.FIX, Map.of(FILE, ex.dir().relativize(file).toString()));
-        if (nothingMeasured(result)) ex.failed(Step.FIX, files, "nothing measured: " + result.summary() + quiet.suffix());
-        else ex.done(Step.FIX, List.of(), files, result.summary() + quiet.suffix());
-        return result;
     }
 
     /** Every fix row failed (sizing arms included): the step kept the reasons but measured nothing. */

@@ -57,34 +57,36 @@ public final class ModelGraphsStep {
 
     /** As above, the model's code under {@code limits}; a step whose every tree stopped before its first call is marked failed. */
     public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelGraphs.Options options, StepLimits limits, Progress progress) {
-        ExperimentPlan plan = ex.plan();
-        ModelSubject s = plan.modelSubject();
-        if (options.trees().contains(ModelTree.REGIONS) && s.regions().isEmpty())
-            throw new IllegalArgumentException("graph budget of the regions tree: the plan names no regions (plan it with --regions model.Attention.rope,...)");
-        ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(ex), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, limits, progress);
-        Path dir = ex.stepDir(Step.GRAPH_BUDGET);
-        Path raw = dir.resolve(FILE + ".json");
-        StepResults.save(raw, g);
-        BudgetResult budget = budget(g);
-        Path file = dir.resolve(BUDGET + ".json");
-        budget.save(file);
-        Path md = dir.resolve(SUMMARY + ".md");
-        AtomicFiles.write(md, text(g, budget));
-        for (ModelGraphs.TreeGraphs t : g.trees()) if (t.failed()) ex.devlog().deadEnd("graph budget of the " + t.tree().id() + " tree stopped: " + t.error());
-        for (RegionGraphs r : budget.regions()) {
-            String line = "graph budget: " + r.region() + " holds " + r.graphs() + " graphs of " + r.limit() + " (" + r.status() + "; " + r.sites().size()
-                    + " call sites x " + r.tokens().size() + " token counts x " + r.modes().size() + " grad modes; " + r.source() + ")";
-            if (r.ok()) ex.devlog().measurement(line);
-            else ex.devlog().decision(line + ": over the aim of " + r.target() + "; mark the recompiling dim dynamic, merge call sites or size the region differently");
+        try (var running = ex.running(Step.GRAPH_BUDGET)) {
+            ExperimentPlan plan = ex.plan();
+            ModelSubject s = plan.modelSubject();
+            if (options.trees().contains(ModelTree.REGIONS) && s.regions().isEmpty())
+                throw new IllegalArgumentException("graph budget of the regions tree: the plan names no regions (plan it with --regions model.Attention.rope,...)");
+            ModelGraphs g = ModelGraphs.run(bridge, ModelPlan.entry(ex), ModelBaselinesStep.inputsAt(plan, spec), s.regions(), s.blocks(), options, limits, progress);
+            Path dir = ex.stepDir(Step.GRAPH_BUDGET);
+            Path raw = dir.resolve(FILE + ".json");
+            StepResults.save(raw, g);
+            BudgetResult budget = budget(g);
+            Path file = dir.resolve(BUDGET + ".json");
+            budget.save(file);
+            Path md = dir.resolve(SUMMARY + ".md");
+            AtomicFiles.write(md, text(g, budget));
+            for (ModelGraphs.TreeGraphs t : g.trees()) if (t.failed()) ex.devlog().deadEnd("graph budget of the " + t.tree().id() + " tree stopped: " + t.error());
+            for (RegionGraphs r : budget.regions()) {
+                String line = "graph budget: " + r.region() + " holds " + r.graphs() + " graphs of " + r.limit() + " (" + r.status() + "; " + r.sites().size()
+                        + " call sites x " + r.tokens().size() + " token counts x " + r.modes().size() + " grad modes; " + r.source() + ")";
+                if (r.ok()) ex.devlog().measurement(line);
+                else ex.devlog().decision(line + ": over the aim of " + r.target() + "; mark the recompiling dim dynamic, merge call sites or size the region differently");
+            }
+            Map<String, String> files = new LinkedHashMap<>();
+            files.put(BUDGET, ex.dir().relativize(file).toString());
+            files.put(FILE, ex.dir().relativize(raw).toString());
+            files.put(SUMMARY, ex.dir().relativize(md).toString());
+            String summary = budget.regions().isEmpty() ? "no regions compiled" : budget.summary();
+            if (g.nothingCounted()) ex.failed(Step.GRAPH_BUDGET, files, "nothing counted: every tree stopped before its first call: " + summary);
+            else ex.done(Step.GRAPH_BUDGET, List.of(), files, summary);
+            return new Result(g, budget);
         }
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put(BUDGET, ex.dir().relativize(file).toString());
-        files.put(FILE, ex.dir().relativize(raw).toString());
-        files.put(SUMMARY, ex.dir().relativize(md).toString());
-        String summary = budget.regions().isEmpty() ? "no regions compiled" : budget.summary();
-        if (g.nothingCounted()) ex.failed(Step.GRAPH_BUDGET, files, "nothing counted: every tree stopped before its first call: " + summary);
-        else ex.done(Step.GRAPH_BUDGET, List.of(), files, summary);
-        return new Result(g, budget);
     }
 
     /** What step 06 kept for the model. */

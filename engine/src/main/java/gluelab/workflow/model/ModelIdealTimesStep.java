@@ -41,19 +41,21 @@ public final class ModelIdealTimesStep {
     public record Result(Table table, ModelProfile profile, boolean profiledHere) {}
 
     public static Result run(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, double bandwidth, FlopPeak peak, Progress progress) {
-        ExperimentPlan plan = ex.plan();
-        ModelSubject s = plan.modelSubject();
-        boolean here = !ex.has(Step.PROFILE_DIFF);
-        ModelProfile p = here ? ModelProfile.run(bridge, ModelPlan.entry(ex), ModelPlan.inputs(s, spec, plan.largestTokens()), plan.largestTokens(),
-                List.of(ModelTree.EAGER), List.of(), s.blocks(), ex.stepDir(Step.IDEAL_TIMES), progress) : ModelProfileStep.load(ex);
-        ModelProfile.TreeProfile eager = p.tree(ModelTree.EAGER).orElseThrow(() -> new IllegalArgumentException("step 03's profile has no eager tree: run 03-profile-diff again"));
-        Table t = table(eager, p.tokens(), bandwidth, peak);
-        Path csv = ex.stepDir(Step.IDEAL_TIMES).resolve(FILE + ".csv");
-        AtomicFiles.write(csv, t.write().toString("csv"));
-        ex.done(Step.IDEAL_TIMES, List.of(), Map.of(FILE, ex.dir().relativize(csv).toString()), Numbers.count(t.rowCount(), "(source line, op, pass) floor") + " of "
-                + ModelPlan.entry(s).shortName() + " at " + Numbers.count(p.tokens(), "token") + " from " + (here ? "an eager profile made by step 02" : "step 03's eager profile")
-                + String.format(java.util.Locale.ROOT, ", %.1f GB/s", bandwidth / 1e9));
-        return new Result(t, p, here);
+        try (var running = ex.running(Step.IDEAL_TIMES)) {
+            ExperimentPlan plan = ex.plan();
+            ModelSubject s = plan.modelSubject();
+            boolean here = !ex.has(Step.PROFILE_DIFF);
+            ModelProfile p = here ? ModelProfile.run(bridge, ModelPlan.entry(ex), ModelPlan.inputs(s, spec, plan.largestTokens()), plan.largestTokens(),
+                    List.of(ModelTree.EAGER), List.of(), s.blocks(), ex.stepDir(Step.IDEAL_TIMES), progress) : ModelProfileStep.load(ex);
+            ModelProfile.TreeProfile eager = p.tree(ModelTree.EAGER).orElseThrow(() -> new IllegalArgumentException("step 03's profile has no eager tree: run 03-profile-diff again"));
+            Table t = table(eager, p.tokens(), bandwidth, peak);
+            Path csv = ex.stepDir(Step.IDEAL_TIMES).resolve(FILE + ".csv");
+            AtomicFiles.write(csv, t.write().toString("csv"));
+            ex.done(Step.IDEAL_TIMES, List.of(), Map.of(FILE, ex.dir().relativize(csv).toString()), Numbers.count(t.rowCount(), "(source line, op, pass) floor") + " of "
+                    + ModelPlan.entry(s).shortName() + " at " + Numbers.count(p.tokens(), "token") + " from " + (here ? "an eager profile made by step 02" : "step 03's eager profile")
+                    + String.format(java.util.Locale.ROOT, ", %.1f GB/s", bandwidth / 1e9));
+            return new Result(t, p, here);
+        }
     }
 
     /**

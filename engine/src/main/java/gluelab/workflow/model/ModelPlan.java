@@ -61,20 +61,22 @@ public final class ModelPlan {
     /** As {@link #write(ExperimentFolder, TorchBridge, ModelSpec, ModelSubject, List, double, String)}, the check under {@code limits}. */
     public static Planned write(ExperimentFolder ex, TorchBridge bridge, ModelSpec spec, ModelSubject subject, List<Long> tokens,
                                 double stopFraction, String device, StepLimits limits) {
-        ModelEntry entry = ModelEntry.parse(subject.entry());
-        ModelSubject stored = new ModelSubject(entry.file().toString(), entry.function(), subject.inputs(), subject.blocks(), subject.regions());
-        tokens = gluelab.bench.Tokens.checkAll(tokens);
-        for (long t : tokens) inputs(stored, spec, t);
-        long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
-        ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), stored.regions(), limits,
-                InputSpecs.hint(stored.inputs(), spec, smallest));
-        // A --blocks the model does not have would silently drop the per-block tree from every step.
-        if (!stored.blocks().isBlank() && check.blocks() == 0) {
-            String why = check.blocksError().isBlank() ? "--blocks " + stored.blocks() + ": no repeated blocks there" : check.blocksError();
-            throw new IllegalArgumentException(why + " (name the attribute that holds the repeated blocks, e.g. --blocks layers, or leave --blocks out and they are found)");
+        try (var running = ex.running(gluelab.workflow.experiment.Step.PLAN)) {
+            ModelEntry entry = ModelEntry.parse(subject.entry());
+            ModelSubject stored = new ModelSubject(entry.file().toString(), entry.function(), subject.inputs(), subject.blocks(), subject.regions());
+            tokens = gluelab.bench.Tokens.checkAll(tokens);
+            for (long t : tokens) inputs(stored, spec, t);
+            long smallest = tokens.stream().mapToLong(Long::longValue).min().orElseThrow();
+            ModelCheck check = ModelCheck.run(bridge, entry, inputs(stored, spec, smallest), smallest, stored.blocks(), stored.regions(), limits,
+                    InputSpecs.hint(stored.inputs(), spec, smallest));
+            // A --blocks the model does not have would silently drop the per-block tree from every step.
+            if (!stored.blocks().isBlank() && check.blocks() == 0) {
+                String why = check.blocksError().isBlank() ? "--blocks " + stored.blocks() + ": no repeated blocks there" : check.blocksError();
+                throw new IllegalArgumentException(why + " (name the attribute that holds the repeated blocks, e.g. --blocks layers, or leave --blocks out and they are found)");
+            }
+            ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored), new CheckedInputs(stored.inputs(), check.forward()));
+            ex.devlog().note("model check at " + Numbers.count(smallest, "token") + ": " + check.describe());
+            return new Planned(plan, check);
         }
-        ExperimentPlan plan = ex.plan(ExperimentPlan.of(spec.name(), tokens, stopFraction, device, stored), new CheckedInputs(stored.inputs(), check.forward()));
-        ex.devlog().note("model check at " + Numbers.count(smallest, "token") + ": " + check.describe());
-        return new Planned(plan, check);
     }
 }

@@ -51,50 +51,52 @@ public final class ModelProfileStep {
 
     /** As above, the model's code under {@code limits}; a step whose every tree failed is marked failed. */
     public static Result run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, double bandwidth, StepLimits limits, Progress progress) {
-        ExperimentPlan plan = ex.plan();
-        StepQuiet quiet = StepQuiet.start(device);
-        ModelSubject s = plan.modelSubject();
-        long tokens = plan.largestTokens();
-        Path dir = ex.stepDir(Step.PROFILE_DIFF);
-        Path file = dir.resolve(FILE + ".json");
-        ModelEntry entry = ModelPlan.entry(ex);
-        List<ModelTree> trees = ModelBaselinesStep.trees(s);
-        // Each tree is written as it finishes (its trace first, by the harness): a run ended from outside keeps them, the next run profiles the others.
-        PartialStep<ModelProfile> partial = new PartialStep<>(ex, Step.PROFILE_DIFF, file);
-        List<ModelProfile.TreeProfile> kept = partial.left(entry, ModelProfile.class, ModelProfile.FORMAT)
-                .filter(p -> p.model().equals(entry.toString()) && p.tokens() == tokens).map(p -> keptTrees(p.trees(), trees)).orElse(List.of());
-        if (!kept.isEmpty()) {
-            String note = "kept " + Numbers.count(kept.size(), "tree") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
-            progress.update("model profile", kept.size(), trees.size(), note);
-            ex.devlog().note("step " + Step.PROFILE_DIFF + ": " + note);
+        try (var running = ex.running(Step.PROFILE_DIFF)) {
+            ExperimentPlan plan = ex.plan();
+            StepQuiet quiet = StepQuiet.start(device);
+            ModelSubject s = plan.modelSubject();
+            long tokens = plan.largestTokens();
+            Path dir = ex.stepDir(Step.PROFILE_DIFF);
+            Path file = dir.resolve(FILE + ".json");
+            ModelEntry entry = ModelPlan.entry(ex);
+            List<ModelTree> trees = ModelBaselinesStep.trees(s);
+            // Each tree is written as it finishes (its trace first, by the harness): a run ended from outside keeps them, the next run profiles the others.
+            PartialStep<ModelProfile> partial = new PartialStep<>(ex, Step.PROFILE_DIFF, file);
+            List<ModelProfile.TreeProfile> kept = partial.left(entry, ModelProfile.class, ModelProfile.FORMAT)
+                    .filter(p -> p.model().equals(entry.toString()) && p.tokens() == tokens).map(p -> keptTrees(p.trees(), trees)).orElse(List.of());
+            if (!kept.isEmpty()) {
+                String note = "kept " + Numbers.count(kept.size(), "tree") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
+                progress.update("model profile", kept.size(), trees.size(), note);
+                ex.devlog().note("step " + Step.PROFILE_DIFF + ": " + note);
+            }
+            ModelProfile profile = ModelProfile.run(bridge, entry, ModelPlan.inputs(s, spec, tokens), tokens, trees, s.regions(), s.blocks(), dir, limits,
+                    new KeptUnits<>(kept, sofar -> {
+                        partial.save(new ModelProfile(ModelProfile.FORMAT, entry.toString(), tokens, sofar));
+                        devlog(ex, tokens, sofar.getLast());
+                    }), progress);
+            StepResults.save(file, profile);
+            Map<ModelTree, TraceSummary> summaries = new LinkedHashMap<>();
+            for (ModelProfile.TreeProfile t : profile.trees()) {
+                if (t.failed()) continue;
+                summaries.put(t.tree(), TraceSummary.of(TraceReader.read(Path.of(t.trace())), 0, KernelFamilies.defaults(), bandwidth > 0 ? bandwidth : null));
+            }
+            Map<ModelTree, TraceDiff> diffs = new LinkedHashMap<>();
+            TraceSummary eager = summaries.get(ModelTree.EAGER);
+            if (eager != null) summaries.forEach((tree, sum) -> { if (tree.compiled()) diffs.put(tree, TraceDiff.of(eager, sum)); });
+            quiet = quiet.ended(device);
+            Path md = dir.resolve(SUMMARY + ".md");
+            String text = text(profile, summaries, diffs);
+            AtomicFiles.write(md, quiet.quiet() ? text : text.replaceFirst("\n\n", java.util.regex.Matcher.quoteReplacement("\n\n**" + quiet.mark() + "**\n\n")));
+            Map<String, String> files = new LinkedHashMap<>();
+            files.put(FILE, ex.dir().relativize(file).toString());
+            files.put(SUMMARY, ex.dir().relativize(md).toString());
+            for (ModelProfile.TreeProfile t : profile.trees()) if (!t.failed()) files.put("trace-" + t.tree().id(), ex.dir().relativize(Path.of(t.trace())).toString());
+            String summary = summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token") + quiet.suffix();
+            files = quiet.record(ex, Step.PROFILE_DIFF, files);
+            if (profile.nothingProfiled()) ex.failed(Step.PROFILE_DIFF, files, "nothing profiled: " + summary);
+            else ex.done(Step.PROFILE_DIFF, List.of(), files, summary);
+            return new Result(profile, summaries, diffs);
         }
-        ModelProfile profile = ModelProfile.run(bridge, entry, ModelPlan.inputs(s, spec, tokens), tokens, trees, s.regions(), s.blocks(), dir, limits,
-                new KeptUnits<>(kept, sofar -> {
-                    partial.save(new ModelProfile(ModelProfile.FORMAT, entry.toString(), tokens, sofar));
-                    devlog(ex, tokens, sofar.getLast());
-                }), progress);
-        StepResults.save(file, profile);
-        Map<ModelTree, TraceSummary> summaries = new LinkedHashMap<>();
-        for (ModelProfile.TreeProfile t : profile.trees()) {
-            if (t.failed()) continue;
-            summaries.put(t.tree(), TraceSummary.of(TraceReader.read(Path.of(t.trace())), 0, KernelFamilies.defaults(), bandwidth > 0 ? bandwidth : null));
-        }
-        Map<ModelTree, TraceDiff> diffs = new LinkedHashMap<>();
-        TraceSummary eager = summaries.get(ModelTree.EAGER);
-        if (eager != null) summaries.forEach((tree, sum) -> { if (tree.compiled()) diffs.put(tree, TraceDiff.of(eager, sum)); });
-        quiet = quiet.ended(device);
-        Path md = dir.resolve(SUMMARY + ".md");
-        String text = text(profile, summaries, diffs);
-        AtomicFiles.write(md, quiet.quiet() ? text : text.replaceFirst("\n\n", java.util.regex.Matcher.quoteReplacement("\n\n**" + quiet.mark() + "**\n\n")));
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put(FILE, ex.dir().relativize(file).toString());
-        files.put(SUMMARY, ex.dir().relativize(md).toString());
-        for (ModelProfile.TreeProfile t : profile.trees()) if (!t.failed()) files.put("trace-" + t.tree().id(), ex.dir().relativize(Path.of(t.trace())).toString());
-        String summary = summaries.size() + " of " + Numbers.count(profile.trees().size(), "tree") + " profiled at " + Numbers.count(tokens, "token") + quiet.suffix();
-        files = quiet.record(ex, Step.PROFILE_DIFF, files);
-        if (profile.nothingProfiled()) ex.failed(Step.PROFILE_DIFF, files, "nothing profiled: " + summary);
-        else ex.done(Step.PROFILE_DIFF, List.of(), files, summary);
-        return new Result(profile, summaries, diffs);
     }
 
     /** The longest run of {@code kept} that is {@code trees} from the first, in order, each profiled one with its trace still on disk. */

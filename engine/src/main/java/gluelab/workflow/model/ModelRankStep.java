@@ -69,24 +69,26 @@ public final class ModelRankStep {
     }
 
     public static SourceRanking run(ExperimentFolder ex, ModelTree tree, double bandwidth, FlopPeak peak) {
-        ModelProfile p = ModelProfileStep.load(ex);
-        ModelProfile.TreeProfile t = profiled(ex, tree);
-        SourceRanking r = ranking(t, bandwidth, peak, ex.plan().stopFraction());
-        String busy = StepQuiet.markOf(ex, Step.PROFILE_DIFF);
-        Path md = ex.stepDir(Step.RANK).resolve(FILE + ".md");
-        AtomicFiles.write(md, "# Ranking of " + p.model() + " (" + tree.id() + ", " + Numbers.count(p.tokens(), "token") + ", fwd+bwd per step)\n\n"
-                + (busy.isEmpty() ? "" : "**profiled by step 03 on a " + busy + "**\n\n")
-                + "score = (measured - ideal) x share of the step; ideal: the op's tensor inputs read and as many bytes written at "
-                + String.format("%.1f GB/s", bandwidth / 1e9) + "; for a GEMM or attention the larger of that and its FLOPs (torch.utils.flop_counter's count "
-                + "from the recorded shapes) over the peak: " + peak.basis() + ". Only glue is a fix candidate: GEMM and attention rows are shown, marked "
-                + "not glue; views, allocations and autograd nodes move no data (kind overhead, ideal 0). An op whose profile recorded no tensor inputs has "
-                + "no floor (bytes unknown): it is listed after the ranking, not ranked.\n\n```\n"
-                + r.text(25) + "```\n\n" + r.conclusion() + ".\n");
-        List<SourceCandidate> worth = r.worthFixing();
-        ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + Numbers.count(r.ranked().size(), "(location, op) row") + " glue above the stop rule"
-                + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().label()));
-        ex.done(Step.RANK, List.of(), Map.of(FILE, ex.dir().relativize(md).toString()), Numbers.count(worth.size(), "candidate") + " worth fixing"
-                + (worth.isEmpty() ? "" : ", first " + worth.getFirst().label()) + (busy.isEmpty() ? "" : "; step 03 profiled on a " + busy));
-        return r;
+        try (var running = ex.running(Step.RANK)) {
+            ModelProfile p = ModelProfileStep.load(ex);
+            ModelProfile.TreeProfile t = profiled(ex, tree);
+            SourceRanking r = ranking(t, bandwidth, peak, ex.plan().stopFraction());
+            String busy = StepQuiet.markOf(ex, Step.PROFILE_DIFF);
+            Path md = ex.stepDir(Step.RANK).resolve(FILE + ".md");
+            AtomicFiles.write(md, "# Ranking of " + p.model() + " (" + tree.id() + ", " + Numbers.count(p.tokens(), "token") + ", fwd+bwd per step)\n\n"
+                    + (busy.isEmpty() ? "" : "**profiled by step 03 on a " + busy + "**\n\n")
+                    + "score = (measured - ideal) x share of the step; ideal: the op's tensor inputs read and as many bytes written at "
+                    + String.format("%.1f GB/s", bandwidth / 1e9) + "; for a GEMM or attention the larger of that and its FLOPs (torch.utils.flop_counter's count "
+                    + "from the recorded shapes) over the peak: " + peak.basis() + ". Only glue is a fix candidate: GEMM and attention rows are shown, marked "
+                    + "not glue; views, allocations and autograd nodes move no data (kind overhead, ideal 0). An op whose profile recorded no tensor inputs has "
+                    + "no floor (bytes unknown): it is listed after the ranking, not ranked.\n\n```\n"
+                    + r.text(25) + "```\n\n" + r.conclusion() + ".\n");
+            List<SourceCandidate> worth = r.worthFixing();
+            ex.devlog().decision("ranking of the " + tree.id() + " profile: " + worth.size() + " of " + Numbers.count(r.ranked().size(), "(location, op) row") + " glue above the stop rule"
+                    + (worth.isEmpty() ? "" : "; first: " + worth.getFirst().label()));
+            ex.done(Step.RANK, List.of(), Map.of(FILE, ex.dir().relativize(md).toString()), Numbers.count(worth.size(), "candidate") + " worth fixing"
+                    + (worth.isEmpty() ? "" : ", first " + worth.getFirst().label()) + (busy.isEmpty() ? "" : "; step 03 profiled on a " + busy));
+            return r;
+        }
     }
 }

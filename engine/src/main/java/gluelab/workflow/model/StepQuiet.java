@@ -22,7 +22,7 @@ import java.util.Set;
 public record StepQuiet(int format, QuietCheck start, QuietCheck end) {
     public static final int FORMAT = 1;
     public static final String FILE = "quiet";
-    public static final String BUSY = "busy machine";
+    public static final String BUSY = ExperimentFolder.BUSY;
 
     /** The check at the start of a step, before anything is timed. */
     public static StepQuiet start(Device device) { return new StepQuiet(FORMAT, QuietCheck.of(device, "before", Set.of()), null); }

@@ -42,27 +42,29 @@ public final class ModelWriteup {
 
     /** Step 09: the stack of the model's confirmed fixes, saved as the experiment's stack.json (replacing the one before); marks the step done. */
     public static ChangeStack stack(ExperimentFolder ex, String device, ModelSpec spec, String commit) {
-        ExperimentPlan plan = ex.plan();
-        var s = plan.modelSubject();
-        ModelConfirmResult confirmed = confirmed(ex);
-        if (confirmed.processesOk() == 0)
-            throw new IllegalArgumentException("experiment '" + ex.name() + "': no process of step 07's confirmation finished (" + confirmed.summary() + "); run `gluelab model confirm " + ex.name() + "` again");
-        var dtype = ModelPlan.inputs(s, spec, plan.tokens().getFirst()).getFirst().dtype();
-        Conditions conditions = new Conditions(device, ModelPlan.entry(s).shortName(), dtype, List.of(Pass.FORWARD, Pass.BACKWARD),
-                "whole fwd+bwd steps, each side the median of the processes within " + Math.round(100 * Confirmation.WITHIN) + "% of the best", confirmed.processesOk(),
-                fewer(confirmed));
-        ModelChanges.Inputs in = new ModelChanges.Inputs(s, plan.tokens(), confirmed, ex.has(Step.FIX) ? ModelFixStep.load(ex) : null,
-                ex.has(Step.PROFILE_DIFF) ? ModelProfileStep.load(ex) : null, ex.has(Step.CORRECTNESS) ? ModelCheckStep.load(ex) : null,
-                ex.has(Step.GRAPH_BUDGET) ? RegionBudget.latest(ex) : null, commit == null || commit.isBlank() ? "working-tree" : commit.strip());
-        ChangeStack stack = ModelChanges.stack(conditions, in);
-        stack.save(ex.stackFile());
-        Devlog log = ex.devlog();
-        for (var c : stack.changes()) log.decision("stack: " + c.id() + " at position " + stack.position(c.id()) + " of " + stack.changes().size() + ", "
-                + c.headline().describe() + "; code " + c.code().stream().map(x -> x.where()).toList());
-        for (var r : stack.rejected()) log.note("stack: rejected " + r.describe());
-        for (String n : stack.notTested()) log.note("stack: " + n);
-        ex.done(Step.STACK, List.of(), Map.of("stack", ExperimentFolder.STACK_FILE), stack.changes().size() + " change(s) from " + confirmed.id() + ", " + stack.orderedBy());
-        return stack;
+        try (var running = ex.running(Step.STACK)) {
+            ExperimentPlan plan = ex.plan();
+            var s = plan.modelSubject();
+            ModelConfirmResult confirmed = confirmed(ex);
+            if (confirmed.processesOk() == 0)
+                throw new IllegalArgumentException("experiment '" + ex.name() + "': no process of step 07's confirmation finished (" + confirmed.summary() + "); run `gluelab model confirm " + ex.name() + "` again");
+            var dtype = ModelPlan.inputs(s, spec, plan.tokens().getFirst()).getFirst().dtype();
+            Conditions conditions = new Conditions(device, ModelPlan.entry(s).shortName(), dtype, List.of(Pass.FORWARD, Pass.BACKWARD),
+                    "whole fwd+bwd steps, each side the median of the processes within " + Math.round(100 * Confirmation.WITHIN) + "% of the best", confirmed.processesOk(),
+                    fewer(confirmed), (int) confirmed.rows().stream().filter(ModelConfirmResult.Row::measured).count());
+            ModelChanges.Inputs in = new ModelChanges.Inputs(s, plan.tokens(), confirmed, ex.has(Step.FIX) ? ModelFixStep.load(ex) : null,
+                    ex.has(Step.PROFILE_DIFF) ? ModelProfileStep.load(ex) : null, ex.has(Step.CORRECTNESS) ? ModelCheckStep.load(ex) : null,
+                    ex.has(Step.GRAPH_BUDGET) ? RegionBudget.latest(ex) : null, commit == null || commit.isBlank() ? "working-tree" : commit.strip());
+            ChangeStack stack = ModelChanges.stack(conditions, in);
+            stack.save(ex.stackFile());
+            Devlog log = ex.devlog();
+            for (var c : stack.changes()) log.decision("stack: " + c.id() + " at position " + stack.position(c.id()) + " of " + stack.changes().size() + ", "
+                    + c.headline().describe() + "; code " + c.code().stream().map(x -> x.where()).toList());
+            for (var r : stack.rejected()) log.note("stack: rejected " + r.describe());
+            for (String n : stack.notTested()) log.note("stack: " + n);
+            ex.done(Step.STACK, List.of(), Map.of("stack", ExperimentFolder.STACK_FILE), stack.changes().size() + " change(s) from " + confirmed.id() + ", " + stack.orderedBy());
+            return stack;
+        }
     }
 
     /** The measured rows whose smaller side kept fewer processes than finished: "1 for rope at 32 tokens, normal launch". */
@@ -73,24 +75,28 @@ public final class ModelWriteup {
 
     /** Step 10: findings.md with the steps' tables, pr/ID.md with its chart per change (every text checked first); marks the step done. */
     public static Writeup.Written findings(ExperimentFolder ex) {
-        ChangeStack stack = requireStack(ex);
-        Writeup.Written w = Writeup.write(ex.dir(), stack, null, ModelFindings.sections(ex, confirmed(ex), ex.has(Step.PROFILE_DIFF) ? ModelProfileStep.load(ex) : null), collect(ex, stack));
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put("findings", ex.dir().relativize(w.findings()).toString());
-        files.put("pr", ExperimentFolder.PR_DIR);
-        ex.devlog().note("findings doc and " + w.prs().size() + " PR text(s) of the model written; rules checker: "
-                + (w.violations().isEmpty() ? "all pass" : w.violations().size() + " violation(s)"));
-        ex.done(Step.FINDINGS, List.of(), files, w.prs().size() + " PR text(s), " + w.violations().size() + " rule violation(s)");
-        return w;
+        try (var running = ex.running(Step.FINDINGS)) {
+            ChangeStack stack = requireStack(ex);
+            Writeup.Written w = Writeup.write(ex.dir(), stack, null, ModelFindings.sections(ex, confirmed(ex), ex.has(Step.PROFILE_DIFF) ? ModelProfileStep.load(ex) : null), collect(ex, stack));
+            Map<String, String> files = new LinkedHashMap<>();
+            files.put("findings", ex.dir().relativize(w.findings()).toString());
+            files.put("pr", ExperimentFolder.PR_DIR);
+            ex.devlog().note("findings doc and " + w.prs().size() + " PR text(s) of the model written; rules checker: "
+                    + (w.violations().isEmpty() ? "all pass" : w.violations().size() + " violation(s)"));
+            ex.done(Step.FINDINGS, List.of(), files, w.prs().size() + " PR text(s), " + w.violations().size() + " rule violation(s)");
+            return w;
+        }
     }
 
     /** Step 11: the skill feedback, written to feedback.md; marks the step done. */
     public static List<FeedbackItem> feedback(ExperimentFolder ex) {
-        ChangeStack stack = requireStack(ex);
-        List<FeedbackItem> items = collect(ex, stack);
-        SkillFeedback.write(ex.feedbackFile(), items);
-        ex.done(Step.FEEDBACK, List.of(), Map.of("feedback", ExperimentFolder.FEEDBACK_FILE), items.size() + " proposed addition(s) to the method");
-        return items;
+        try (var running = ex.running(Step.FEEDBACK)) {
+            ChangeStack stack = requireStack(ex);
+            List<FeedbackItem> items = collect(ex, stack);
+            SkillFeedback.write(ex.feedbackFile(), items);
+            ex.done(Step.FEEDBACK, List.of(), Map.of("feedback", ExperimentFolder.FEEDBACK_FILE), items.size() + " proposed addition(s) to the method");
+            return items;
+        }
     }
 
     static ModelConfirmResult confirmed(ExperimentFolder ex) {

@@ -38,6 +38,18 @@ class ExperimentFolderTest {
         assertEquals("experiment 'demo' has no ranking: run 04-rank first", e.getMessage());
         e = assertThrows(IllegalStateException.class, ex::plan);
         assertEquals("experiment 'demo' has no plan: run 00-plan first", e.getMessage());
+        ex.plan("llama-3-8b", List.of(16L), 0.01, "cpu");
+        assertEquals("experiment 'demo' has no ranking: run 04-rank first", ex.missing(Step.RANK).getMessage(), "a catalogue experiment runs its notebooks");
+    }
+
+    /** Blind check: "run 03-profile-diff first" left a model experiment's analyst to find which command that is. */
+    @Test
+    void aModelExperimentsMissingStepNamesItsCommand() {
+        ExperimentFolder ex = ExperimentFolder.open("mlp", root);
+        ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L), 0.01, "cpu", new ModelSubject("/m/mlp.py", "build", "x:T,64:fp32", "", List.of())));
+        assertEquals("experiment 'mlp' has no profile diff: run 03-profile-diff (gluelab model profile mlp) first", ex.missing(Step.PROFILE_DIFF).getMessage());
+        assertEquals("experiment 'mlp' has no correctness verdicts: run 08-correctness (gluelab model check mlp) first", ex.missing(Step.CORRECTNESS).getMessage());
+        assertEquals("experiment 'mlp' has no ideal times: run 02-ideal-times first", ex.missing(Step.IDEAL_TIMES).getMessage(), "no command runs step 02");
     }
 
     @Test
@@ -124,6 +136,26 @@ class ExperimentFolderTest {
             if (old == null) System.clearProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY);
             else System.setProperty(ExperimentFolder.NOTEBOOK_FOLDER_PROPERTY, old);
         }
+    }
+
+    /** Blind check: on a busy machine every status cell read "8 rows of llama3.py:b...ava 60% (at the end)", cut in the middle of the busy note. */
+    @Test
+    void aBusyMachinesNoteLeavesTheStatusCellItsSummarysHeadAndABusyMark(@TempDir Path root) {
+        var ex = ExperimentFolder.open("busy", root);
+        ex.plan("llama-3-8b", List.of(16L), 0.01, "cpu");
+        String found = "8 rows of llama3.py:build at 2 token counts, 4 trees";
+        String note = "; busy machine: host load average 3.10 on 2 cores (at the start); other processes: java 60% (at the end)";
+        ex.done(Step.BASELINES, List.of(), Map.of(), found + note);
+        ex.failed(Step.PROFILE_DIFF, Map.of(), "nothing profiled" + note);
+        String text = ex.statusText();
+        assertTrue(text.contains("8 rows of llama3.py:build... (busy machine)"), text);
+        assertTrue(text.contains("nothing profiled (busy machine)"), text);
+        assertFalse(text.contains("(at the end)"), "the note's tail is not the cell: " + text);
+        assertTrue(text.lines().allMatch(l -> l.length() <= 120), text);
+        assertEquals(found + note, ex.require(Step.BASELINES).summary(), "the whole note stays in the step's files");
+        assertEquals("8 rows of ll... (busy machine)", ExperimentFolder.statusCell(found + note, 30));
+        String plain = "model file /a/very/long/path/to/the/analysts/own/model/blocks.py:build, device cpu";
+        assertEquals(gluelab.table.TableFormat.fit(plain, 44), ExperimentFolder.statusCell(plain, 44), "a summary with no note is cut as before");
     }
 
     /** Two processes writing different plans into one new experiment at once: both used to succeed, one plan lost (issue 23). */

@@ -97,6 +97,12 @@ class ModelBaselinesTest {
         for (ModelBaselines.Row r : b.rows()) {
             if (!r.tree().compiled()) continue;
             String ratio = ModelBaselinesStep.vsEager(b, r, "(noisy)");
+            var eager = b.row(ModelTree.EAGER, r.tokens()).orElseThrow();
+            if (gluelab.timing.Noise.within(r.wallUs() / eager.wallUs() - 1, gluelab.timing.Noise.of(r.run().noise(), eager.run().noise()))) {
+                assertTrue(ratio.matches("inconclusive: [-+]\\d+\\.\\d% is within the noise \\(\\d+\\.\\d%\\) \\(" + r.tree().id() + " vs eager\\)( \\(noisy\\))?"), ratio);
+                assertTrue(table.stringColumn("vs_eager").asList().contains(ratio), table.print());
+                continue;
+            }
             assertTrue(ratio.matches("\\d+\\.\\d\\dx (faster|slower) \\(" + r.tree().id() + " vs eager\\)( \\(noisy\\))?"), ratio);
             double eagerOverTree = b.speedupOverEager(r);
             assertEquals(eagerOverTree >= 1 ? "faster" : "slower", ratio.split(" ")[1], "the direction is the times': " + ratio);

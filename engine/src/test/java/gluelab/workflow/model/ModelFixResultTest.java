@@ -53,7 +53,7 @@ class ModelFixResultTest {
         ExperimentFolder ex = ExperimentFolder.open("llama", root);
         ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L, 32L), 0.01, "cpu", new ModelSubject("/m/llama3.py", "build", "x:T,64:fp32", "", List.of())));
         var e = assertThrows(IllegalStateException.class, () -> ModelFixStep.load(ex));
-        assertEquals("experiment 'llama' has no fix results: run 05-fix first", e.getMessage());
+        assertEquals("experiment 'llama' has no fix results: run 05-fix (gluelab model fix llama) first", e.getMessage());
         var partial = new ModelFixResult(ModelFixResult.FORMAT, "llama3.py:build", List.of(ROPE), List.of(row(16, ModelFixResult.Status.MEASURED, "")),
                 List.of(), List.of(), List.of(), List.of(), List.of());
         StepResults.save(ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json"), partial);

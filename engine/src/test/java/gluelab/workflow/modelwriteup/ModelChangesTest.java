@@ -119,11 +119,11 @@ class ModelChangesTest {
         var fewer = ModelWriteup.fewer(confirmed);
         assertEquals(List.of(new gluelab.workflow.stack.Conditions.Fewer("rope at 32 tokens, normal launch", 1)), fewer);
         var base = gluelab.workflow.stack.StackSamples.CONDITIONS;
-        var conditions = new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(), base.timing(), 3, fewer);
+        var conditions = new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(), base.timing(), 3, fewer, 2);
         assertEquals("NVIDIA H200, dsv3-ours, bf16, fwd+bwd, cold samples, median of 3 fresh processes (1 for rope at 32 tokens, normal launch)", conditions.describe());
         assertEquals(1, conditions.fewest());
         assertThrows(IllegalArgumentException.class, () -> new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(),
-                base.timing(), 3, List.of(new gluelab.workflow.stack.Conditions.Fewer("rope", 3))), "3 is not fewer than 3");
+                base.timing(), 3, List.of(new gluelab.workflow.stack.Conditions.Fewer("rope", 3)), 1), "3 is not fewer than 3");
 
         var subject = new gluelab.workflow.experiment.ModelSubject(LLAMA.toString(), "build", "x:T,64:fp32", "", List.of());
         var stack = ModelChanges.stack(conditions, new ModelChanges.Inputs(subject, List.of(16L, 32L), confirmed, null, null, null, null, "abc1234"));
@@ -133,8 +133,28 @@ class ModelChangesTest {
         assertEquals(List.of(), gluelab.workflow.writeup.PrChecker.check(text, "rope.md", null, stack));
         var back = gluelab.files.Json.MAPPER.readValue(gluelab.files.Json.write(conditions), gluelab.workflow.stack.Conditions.class);
         assertEquals(conditions, back);
+        var older = gluelab.files.Json.MAPPER.readValue(gluelab.files.Json.write(conditions).replaceFirst(",\\s*\"rows\"\\s*:\\s*2", ""), gluelab.workflow.stack.Conditions.class);
+        assertEquals(conditions.describe(), older.describe(), "a stack written before rows were kept reads as it did");
         var old = gluelab.files.Json.MAPPER.readValue(gluelab.files.Json.write(base).replaceAll(",\\s*\"fewer\"\\s*:\\s*\\[\\s*\\]", ""), gluelab.workflow.stack.Conditions.class);
         assertEquals(base, old, "a stack saved before the rows were named reads as it did");
+    }
+
+    /** Blind check: "median of 3 fresh processes (1 for rope at 16 tokens, 1 for rope at 32 tokens)" when every row kept one process. */
+    @Test void aConditionsLineWhoseEveryRowKeptFewerSaysSoPlainly() {
+        var base = gluelab.workflow.stack.StackSamples.CONDITIONS;
+        var ones = List.of(new gluelab.workflow.stack.Conditions.Fewer("rope at 16 tokens, normal launch", 1), new gluelab.workflow.stack.Conditions.Fewer("rope at 32 tokens, normal launch", 1));
+        assertEquals("NVIDIA H200, dsv3-ours, bf16, fwd+bwd, cold samples, 1 fresh process per row (of 3 that finished)",
+                new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(), base.timing(), 3, ones, 2).describe());
+        var twos = List.of(new gluelab.workflow.stack.Conditions.Fewer("rope at 16 tokens, normal launch", 2), new gluelab.workflow.stack.Conditions.Fewer("rope at 32 tokens, normal launch", 2));
+        assertEquals("NVIDIA H200, dsv3-ours, bf16, fwd+bwd, cold samples, median of 2 fresh processes per row (of 3 that finished)",
+                new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(), base.timing(), 3, twos, 2).describe());
+        var mixed = List.of(ones.getFirst(), twos.getLast());
+        assertEquals("NVIDIA H200, dsv3-ours, bf16, fwd+bwd, cold samples, fewer fresh processes per row than the 3 that finished (1 for rope at 16 tokens, normal launch, "
+                        + "2 for rope at 32 tokens, normal launch)",
+                new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(), base.timing(), 3, mixed, 2).describe());
+        // one row of three kept fewer: today's form
+        assertEquals("NVIDIA H200, dsv3-ours, bf16, fwd+bwd, cold samples, median of 3 fresh processes (1 for rope at 16 tokens, normal launch, 1 for rope at 32 tokens, normal launch)",
+                new gluelab.workflow.stack.Conditions(base.device(), base.model(), base.dtype(), base.passes(), base.timing(), 3, ones, 3).describe());
     }
 
     @Test void eachKindOfPartNamesItsFileAndFunction() {
