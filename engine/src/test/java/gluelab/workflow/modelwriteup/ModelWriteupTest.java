@@ -150,6 +150,13 @@ class ModelWriteupTest {
     /** Blind check: a fix slower than the model as written in step 05 (20 ms of sleep per call) was no feedback item of its own. */
     @Test void aFixSlowerInStep05IsOneItemNamingTheStepTheRowAndTheFigure() {
         List<FeedbackItem> slower = feedback.stream().filter(i -> i.proposal().startsWith("step 05: fix slow (swap) is slower than the model as written at 16 tokens, ")).toList();
+        var row = ModelFixStep.load(ex).rows().stream().filter(r -> r.fix().equals("slow") && r.tokens() == 16).findFirst().orElseThrow();
+        // A machine loaded past the sleep's size (timings at 400% noise were seen on a shared 2-core host) makes the row
+        // inconclusive: then no item may say it was slower. Otherwise exactly one does.
+        if (row.caveat().contains(gluelab.workflow.model.ModelFixResult.WITHIN_NOISE)) {
+            assertEquals(List.of(), slower, "a slowdown inside its noise is no feedback item: " + row);
+            return;
+        }
         assertEquals(1, slower.size(), SkillFeedback.markdown(feedback));
         assertTrue(slower.getFirst().proposal().matches(".*, \\d+\\.\\d\\dx slower \\(\\d+\\.\\d vs \\d+\\.\\d us\\).*"), slower.getFirst().proposal());
         assertTrue(slower.getFirst().evidence().getFirst().matches("step 05, row slow @ 16 tokens: \\d+\\.\\d us vs baseline \\d+\\.\\d us, \\+\\d+\\.\\d%, .*"),
