@@ -56,9 +56,9 @@ public final class ModelBaselinesStep {
     }
 
     /**
-     * As above, the model's code under {@code limits}. Each row is written to the record as it finishes, so a run ended from
-     * outside keeps the rows it finished; the next run keeps those (when the plan and the model file are unchanged) and
-     * times only the others.
+     * As above, the model's code under {@code limits}. Each row is written to the part-way record as it finishes, so a run ended
+     * from outside keeps the rows it finished (and an earlier finished run keeps its record and marker); the next run keeps
+     * those (when the plan and the model file are unchanged) and times only the others.
      */
     public static ModelBaselines run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, StepLimits limits,
                                      Progress progress) {
@@ -66,8 +66,8 @@ public final class ModelBaselinesStep {
         ModelSubject s = plan.modelSubject();
         ModelEntry entry = ModelPlan.entry(ex);
         StepQuiet quiet = StepQuiet.start(device);
-        Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
-        PartialStep<ModelBaselines> partial = new PartialStep<>(ex, file);
+        PartialStep<ModelBaselines> partial = partial(ex);
+        Path file = partial.file();
         List<ModelBaselines.Row> kept = left(ex, partial);
         if (!kept.isEmpty()) {
             String note = "kept " + Numbers.count(kept.size(), "row") + " of a run that stopped part-way (" + ex.dir().relativize(partial.partial()) + ")";

@@ -26,7 +26,8 @@ import java.util.*;
  * in the same harness process and interleaved with it, cheapest first, at every planned token count;
  * with two or more fixes the interaction table (each alone, all but one with three or more, all
  * together), and region sizing A / B / C when {@link Sizing} names the regions. Kept as
- * {@code steps/05-fix/model-fix.json}, saved after each token count so a crash keeps what was measured;
+ * {@code steps/05-fix/model-fix.json}, saved after each token count ({@code model-fix.partial.json} until the step finishes) so a crash
+ * keeps what was measured and a stopped rerun leaves the earlier finished record as it was;
  * the quiet check at its start and end ({@link StepQuiet}), a busy machine one of the result's notes.
  */
 public final class ModelFixStep {
@@ -89,7 +90,6 @@ public final class ModelFixStep {
         List<ModelFix> ordered = ModelFix.cheapestFirst(fixes);
         List<ModelFix> variants = variants(ordered, sizing);
         Map<Long, List<TensorSpec>> inputsAt = ModelBaselinesStep.inputsAt(plan, spec);
-        // Not ex.stepDir: a fix refused before anything is timed must leave no empty steps/05-fix/ behind; the first save makes it.
         // Saved after each token count to the part-way record, beside an earlier finished run's, which stays as it is until this run finishes.
         PartialStep<ModelFixResult> partial = partial(ex);
         Path file = partial.file();
