@@ -46,7 +46,8 @@ final class ModelCheckCommand implements Callable<Integer> {
         List<ModelFix> parsed = given.isEmpty() ? gluelab.workflow.model.ModelFixStep.load(ex).fixes() : given;
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-        try (var running = ex.running(gluelab.workflow.experiment.Step.CORRECTNESS); Device device = Devices.open(plan.device()); var torch = common.start(device)) {
+        try (var running = ex.running(gluelab.workflow.experiment.Step.CORRECTNESS); var stop = ModelStepStop.install(ex, gluelab.workflow.experiment.Step.CORRECTNESS, () -> gluelab.workflow.model.KeptSoFar.NOTHING);
+             Device device = Devices.open(plan.device()); var torch = common.start(device)) {
             var checked = ModelCheckStep.check(ex, torch.bridge(), spec, parsed, ds, tokens == null ? 0 : tokens, limits, new ConsoleProgress(System.err));
             var r = checked.now();
             System.out.println(common.json ? Json.write(r) : gluelab.table.TableFormat.text(r.table()) + "\n" + r.summary() + "\n" + checked.merge());

@@ -106,7 +106,8 @@ public final class ModelCommand implements Runnable {
             ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-            try (var running = ex.running(gluelab.workflow.experiment.Step.BASELINES); Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.BASELINES); var stop = ModelStepStop.install(ex, gluelab.workflow.experiment.Step.BASELINES, () -> ModelBaselinesStep.keptSoFar(ex));
+                 Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var b = ModelBaselinesStep.run(ex, device, torch.bridge(), spec, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
                         torch.flushBytes(), limits, new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(b) : ModelBaselinesStep.text(b) + markLine(ex, gluelab.workflow.experiment.Step.BASELINES));
@@ -139,7 +140,8 @@ public final class ModelCommand implements Runnable {
             ExperimentFolder ex = common.runnable();
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-            try (var running = ex.running(gluelab.workflow.experiment.Step.PROFILE_DIFF); Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.PROFILE_DIFF); var stop = ModelStepStop.install(ex, gluelab.workflow.experiment.Step.PROFILE_DIFF, () -> gluelab.workflow.model.ModelProfileStep.keptSoFar(ex));
+                 Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var r = gluelab.workflow.model.ModelProfileStep.run(ex, device, torch.bridge(), spec, bandwidth(device), limits, new ConsoleProgress(System.err));
                 System.out.println(common.json ? Json.write(r.profile()) : Files.readString(ex.file(gluelab.workflow.experiment.Step.PROFILE_DIFF,
                         gluelab.workflow.model.ModelProfileStep.SUMMARY)));

@@ -63,7 +63,8 @@ final class ModelFixCommands {
             }
             List<ModelFix> parsed = fixes.stream().map(ModelFix::parse).toList();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-            try (var running = ex.running(gluelab.workflow.experiment.Step.FIX); Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
+            try (var running = ex.running(gluelab.workflow.experiment.Step.FIX); var stop = ModelStepStop.install(ex, gluelab.workflow.experiment.Step.FIX, () -> ModelFixStep.keptSoFar(ex));
+                 Device device = Devices.open(plan.device()); TorchSide torch = common.start(device)) {
                 var r = ModelFixStep.run(ex, device, torch.bridge(), spec, parsed, sz, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)),
                         torch.flushBytes(), limits, new ConsoleProgress(System.err));
                 if (!references.isEmpty()) {
@@ -105,7 +106,9 @@ final class ModelFixCommands {
             }
             var plan = ex.plan();
             var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
-            try (var running = ex.running(gluelab.workflow.experiment.Step.CONFIRM); Device device = Devices.open(plan.device())) {
+            java.time.Instant started = java.time.Instant.now();
+            try (var running = ex.running(gluelab.workflow.experiment.Step.CONFIRM); var stop = ModelStepStop.install(ex, gluelab.workflow.experiment.Step.CONFIRM, () -> ModelConfirmation.keptSoFar(ex, started, ModelConfirmation.PROCESSES));
+                 Device device = Devices.open(plan.device())) {
                 var python = gluelab.torch.PythonFinder.standard().find(common.python, gluelab.torch.PythonSource.FLAG);
                 var r = new ModelConfirmation(device, python).progress(new ConsoleProgress(System.err)).limits(limits)
                         .run(ex, spec, fixResult, fixes, TimingConfig.defaults().withStop(StopRule.standard().withTimeout(timeout)));

@@ -44,7 +44,8 @@ final class ModelGraphsCommand implements Callable<Integer> {
         var plan = ex.plan();
         var spec = SpecRegistry.load(Locations.specFolders()).get(plan.model());
         var options = new ModelGraphs.Options(given == null ? ModelGraphsStep.trees(plan.modelSubject()) : given, dynamic, backend, !withoutNoGrad, limit);
-        try (var running = ex.running(gluelab.workflow.experiment.Step.GRAPH_BUDGET); Device device = Devices.open(plan.device()); var torch = common.start(device)) {
+        try (var running = ex.running(gluelab.workflow.experiment.Step.GRAPH_BUDGET); var stop = ModelStepStop.install(ex, gluelab.workflow.experiment.Step.GRAPH_BUDGET, () -> gluelab.workflow.model.KeptSoFar.NOTHING);
+             Device device = Devices.open(plan.device()); var torch = common.start(device)) {
             var r = ModelGraphsStep.run(ex, torch.bridge(), spec, options, limits, new ConsoleProgress(System.err));
             System.out.println(common.json ? Json.write(r.graphs()) : r.text());
             return r.budget().regions().stream().anyMatch(g -> g.graphs() > g.limit()) || r.graphs().trees().stream().anyMatch(ModelGraphs.TreeGraphs::failed) ? 1 : 0;

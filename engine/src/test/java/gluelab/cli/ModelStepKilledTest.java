@@ -68,13 +68,14 @@ class ModelStepKilledTest {
         assertEquals(0, plan.code(), plan.toString());
         Path ex = root.resolve("k"), steps = ex.resolve("steps");
 
-        Path baselines = steps.resolve("01-baselines").resolve("model-baselines.json");
-        JsonNode left = killAfterTheFirstTree(dir, baselines, "rows", "model", "baselines", "k", "--timeout", "0.5", "--experiments-root", root.toString(),
+        Path baselines = steps.resolve("01-baselines").resolve("model-baselines.json"), partialRows = baselines.resolveSibling("model-baselines.partial.json");
+        JsonNode left = killAfterTheFirstTree(dir, partialRows, "rows", "model", "baselines", "k", "--timeout", "0.5", "--experiments-root", root.toString(),
                 "--python", py);
         int rowsLeft = left.path("rows").size();
         assertTrue(rowsLeft >= 1 && rowsLeft < 3, "the finished rows, not all: " + left);
         assertEquals("EAGER", left.path("rows").get(0).path("tree").asText());
         assertFalse(Files.exists(steps.resolve("01-baselines.json")), "no step marker: the step did not finish");
+        assertFalse(Files.exists(baselines), "no finished record: the rows so far are in the part-way one");
         JsonNode eager = left.path("rows").get(0).path("run");
         CliTest.Result resumed = CliTest.run("model", "baselines", "k", "--timeout", "0.5", "--experiments-root", root.toString(), "--python", py);
         assertEquals(0, resumed.code(), resumed.toString());
@@ -83,9 +84,10 @@ class ModelStepKilledTest {
         assertEquals(List.of("EAGER", "PER_BLOCK", "WHOLE"), whole.path("rows").valueStream().map(r -> r.path("tree").asText()).toList(), whole.toString());
         assertEquals(eager, whole.path("rows").get(0).path("run"), "the kept row as it was measured, not timed again");
         assertTrue(Files.exists(steps.resolve("01-baselines.json")), "the step is done");
+        assertFalse(Files.exists(partialRows), "the part-way record goes when the run finishes");
 
         Path profile = steps.resolve("03-profile-diff").resolve("model-profile.json");
-        JsonNode leftProfile = killAfterTheFirstTree(dir, profile, "trees", "model", "profile", "k", "--experiments-root", root.toString(), "--python", py);
+        JsonNode leftProfile = killAfterTheFirstTree(dir, profile.resolveSibling("model-profile.partial.json"), "trees", "model", "profile", "k", "--experiments-root", root.toString(), "--python", py);
         int treesLeft = leftProfile.path("trees").size();
         assertTrue(treesLeft >= 1 && treesLeft < 3, leftProfile.toString());
         assertTrue(Files.isRegularFile(Path.of(leftProfile.path("trees").get(0).path("trace").asText())), "its trace is on disk: " + leftProfile);
@@ -95,7 +97,8 @@ class ModelStepKilledTest {
         assertTrue(profiled.err().contains("kept " + (treesLeft == 1 ? "1 tree" : treesLeft + " trees") + " of a run that stopped part-way"), profiled.err());
         JsonNode all = read(profile);
         assertEquals(List.of("EAGER", "PER_BLOCK", "WHOLE"), all.path("trees").valueStream().map(t -> t.path("tree").asText()).toList());
-        assertEquals(leftProfile.path("trees").get(0), all.path("trees").get(0), "the kept tree as it was profiled");
+        assertEquals(leftProfile.path("trees").get(0).path("rows"), all.path("trees").get(0).path("rows"), "the kept tree as it was profiled");
+        assertEquals(profile.resolveSibling("eager.json.gz").toString(), all.path("trees").get(0).path("trace").asText(), "its trace moved into place");
         assertTrue(profiled.out().contains("## eager"), "the summary reads the kept tree's trace: " + profiled.out());
     }
 }

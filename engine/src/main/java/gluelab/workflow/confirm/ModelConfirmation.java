@@ -116,6 +116,34 @@ public final class ModelConfirmation {
         return r;
     }
 
+    /**
+     * What a run of step 07 stopped now leaves, as the stop line says it: "2 of 3 processes kept in
+     * steps/07-confirm/model-confirm-ID/model-confirm.json, flagged partial (not a confirmation)", or "no process had finished".
+     * Each run writes a folder of its own, so an earlier finished confirmation is never touched; the newest folder written
+     * since {@code since} (this process's start) is this run's.
+     */
+    public static gluelab.workflow.model.KeptSoFar keptSoFar(ExperimentFolder ex, Instant since, int planned) {
+        Path steps = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.CONFIRM.notebook());
+        try (var dirs = java.nio.file.Files.list(steps)) {
+            Optional<Path> mine = dirs.filter(d -> d.getFileName().toString().startsWith(FILE + "-")).map(d -> d.resolve(FILE + ".json"))
+                    .filter(f -> {
+                        try {
+                            return java.nio.file.Files.isRegularFile(f) && !java.nio.file.Files.getLastModifiedTime(f).toInstant().isBefore(since);
+                        } catch (java.io.IOException e) {
+                            return false;
+                        }
+                    }).max(Comparator.comparing(f -> f.getParent().getFileName().toString()));
+            if (mine.isPresent()) {
+                int ran = ModelConfirmResult.load(mine.get()).processes().size();
+                return new gluelab.workflow.model.KeptSoFar(ran + " of " + planned + " processes kept in " + ex.dir().relativize(mine.get())
+                        + ", flagged partial (not a confirmation)", false);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // no folder of step 07, or one that does not read: nothing of this run to name
+        }
+        return new gluelab.workflow.model.KeptSoFar("no process had finished", false);
+    }
+
     /** {@code r}, the result of the first {@code ran} of {@code planned} processes, flagged as a confirmation that has not finished. */
     static ModelConfirmResult partial(ModelConfirmResult r, int ran, int planned) {
         List<String> flags = new ArrayList<>(r.flags());

@@ -314,15 +314,6 @@ public final class ExperimentFolder {
 
     public boolean has(Step step) { return Files.isRegularFile(markerFile(step)); }
 
-    /** {@code step} runs again and has begun to overwrite its files: until it finishes it has not run (its marker goes). */
-    public void rerunning(Step step) {
-        try {
-            Files.deleteIfExists(markerFile(step));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove " + markerFile(step), e);
-        }
-    }
-
     /** What {@code step} left, if it ran. */
     public Optional<StepOutput> output(Step step) { return has(step) ? Optional.of(read(step)) : Optional.empty(); }
 

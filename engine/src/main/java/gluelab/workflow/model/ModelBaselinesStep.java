@@ -56,9 +56,9 @@ public final class ModelBaselinesStep {
     }
 
     /**
-     * As above, the model's code under {@code limits}. Each row is written to the record as it finishes, so a run ended from
-     * outside keeps the rows it finished; the next run keeps those (when the plan and the model file are unchanged) and
-     * times only the others.
+     * As above, the model's code under {@code limits}. Each row is written to the part-way record as it finishes, so a run ended
+     * from outside keeps the rows it finished (and an earlier finished run keeps its record and marker); the next run keeps
+     * those (when the plan and the model file are unchanged) and times only the others.
      */
     public static ModelBaselines run(ExperimentFolder ex, Device device, TorchBridge bridge, ModelSpec spec, TimingConfig timing, long flushBytes, StepLimits limits,
                                      Progress progress) {
@@ -67,12 +67,11 @@ public final class ModelBaselinesStep {
             ModelSubject s = plan.modelSubject();
             ModelEntry entry = ModelPlan.entry(ex);
             StepQuiet quiet = StepQuiet.start(device);
-            Path file = ex.stepDir(Step.BASELINES).resolve(FILE + ".json");
-            PartialStep<ModelBaselines> partial = new PartialStep<>(ex, Step.BASELINES, file);
-            List<ModelBaselines.Row> kept = partial.left(entry, ModelBaselines.class, ModelBaselines.FORMAT)
-                    .filter(b -> b.model().equals(entry.toString())).map(b -> keptRows(b.rows(), plan.tokens(), trees(s))).orElse(List.of());
+            PartialStep<ModelBaselines> partial = partial(ex);
+            Path file = partial.file();
+            List<ModelBaselines.Row> kept = left(ex, partial);
             if (!kept.isEmpty()) {
-                String note = "kept " + Numbers.count(kept.size(), "row") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
+                String note = "kept " + Numbers.count(kept.size(), "row") + " of a run that stopped part-way (" + ex.dir().relativize(partial.partial()) + ")";
                 progress.update("model baselines", kept.size(), (long) plan.tokens().size() * trees(s).size(), note);
                 ex.devlog().note("step " + Step.BASELINES + ": " + note);
             }
@@ -81,7 +80,7 @@ public final class ModelBaselinesStep {
                         partial.save(new ModelBaselines(ModelBaselines.FORMAT, entry.toString(), bridge.versions(), sofar));
                         devlog(ex, sofar.getLast());
                     }), progress);
-            StepResults.save(file, b);
+            partial.finish(b);
             quiet = quiet.ended(device);
             String summary = summary(b, entry.shortName(), trees(s).size(), plan.tokens().size()) + quiet.suffix();
             Map<String, String> files = quiet.record(ex, Step.BASELINES, Map.of(FILE, ex.dir().relativize(file).toString()));
@@ -89,6 +88,30 @@ public final class ModelBaselinesStep {
             else ex.done(Step.BASELINES, List.of(), files, summary);
             return b;
         }
+    }
+
+    private static PartialStep<ModelBaselines> partial(ExperimentFolder ex) {
+        return new PartialStep<>(ex, ex.stepDir(Step.BASELINES).resolve(FILE + ".json"));
+    }
+
+    /** The rows of a run that stopped part-way that the next run keeps (none when the plan, the model file or the model changed since). */
+    private static List<ModelBaselines.Row> left(ExperimentFolder ex, PartialStep<ModelBaselines> partial) {
+        ExperimentPlan plan = ex.plan();
+        ModelEntry entry = ModelPlan.entry(ex);
+        return partial.left(entry, ModelBaselines.class, ModelBaselines.FORMAT)
+                .filter(b -> b.model().equals(entry.toString())).map(b -> keptRows(b.rows(), plan.tokens(), trees(plan.modelSubject()))).orElse(List.of());
+    }
+
+    /**
+     * What a run stopped now leaves for the next one, as the stop line says it: "2 of 4 rows kept in
+     * steps/01-baselines/model-baselines.partial.json", or "no row had finished".
+     */
+    public static KeptSoFar keptSoFar(ExperimentFolder ex) {
+        PartialStep<ModelBaselines> partial = partial(ex);
+        int kept = left(ex, partial).size();
+        int planned = ex.plan().tokens().size() * trees(ex.plan().modelSubject()).size();
+        return kept == 0 ? new KeptSoFar("no row had finished", false)
+                : new KeptSoFar(kept + " of " + Numbers.count(planned, "row") + " kept in " + ex.dir().relativize(partial.partial()), true);
     }
 
     /** The longest run of {@code rows} that is the plan's jobs from the first (token count, then tree), in order. */

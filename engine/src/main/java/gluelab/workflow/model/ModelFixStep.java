@@ -26,7 +26,8 @@ import java.util.*;
  * in the same harness process and interleaved with it, cheapest first, at every planned token count;
  * with two or more fixes the interaction table (each alone, all but one with three or more, all
  * together), and region sizing A / B / C when {@link Sizing} names the regions. Kept as
- * {@code steps/05-fix/model-fix.json}, saved after each token count so a crash keeps what was measured;
+ * {@code steps/05-fix/model-fix.json}, saved after each token count ({@code model-fix.partial.json} until the step finishes) so a crash
+ * keeps what was measured and a stopped rerun leaves the earlier finished record as it was;
  * the quiet check at its start and end ({@link StepQuiet}), a busy machine one of the result's notes.
  */
 public final class ModelFixStep {
@@ -90,8 +91,9 @@ public final class ModelFixStep {
             List<ModelFix> ordered = ModelFix.cheapestFirst(fixes);
             List<ModelFix> variants = variants(ordered, sizing);
             Map<Long, List<TensorSpec>> inputsAt = ModelBaselinesStep.inputsAt(plan, spec);
-            // Not ex.stepDir: a fix refused before anything is timed must leave no empty steps/05-fix/ behind; the first save makes it.
-            Path file = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json");
+            // Saved after each token count to the part-way record, beside an earlier finished run's, which stays as it is until this run finishes.
+            PartialStep<ModelFixResult> partial = partial(ex);
+            Path file = partial.file();
             List<ModelVariantTiming> timings = new ArrayList<>();
             Map<Long, String> failed = new LinkedHashMap<>();
             ModelFixResult result = null;
@@ -110,13 +112,11 @@ public final class ModelFixStep {
                     }
                 }
                 result = assemble(ModelPlan.entry(s).shortName(), ordered, sizing, inputsAt.keySet(), timings, failed);
-                StepResults.save(file, result);
+                partial.save(result);
             }
             quiet = quiet.ended(device);
-            if (!quiet.quiet()) {
-                result = result.withNote(quiet.mark() + ": every row's numbers are weaker for it");
-                StepResults.save(file, result);
-            }
+            if (!quiet.quiet()) result = result.withNote(quiet.mark() + ": every row's numbers are weaker for it");
+            partial.finish(result);
             for (ModelFixResult.FixRow r : result.rows()) {
                 ex.devlog().measurement("fix " + r.fix() + " (" + result.kinds(r) + ") @ " + Numbers.count(r.tokens(), "token") + " fwd+bwd: " + r.describe());
             }
@@ -214,14 +214,42 @@ public final class ModelFixStep {
     /** Replaces what step 05 kept (a reference row added to it). */
     public static void save(ExperimentFolder ex, ModelFixResult result) { StepResults.save(ex.file(Step.FIX, FILE), result); }
 
+    /** Not ex.stepDir: a fix refused before anything is timed must leave no empty steps/05-fix/ behind; the first save makes it. */
+    private static PartialStep<ModelFixResult> partial(ExperimentFolder ex) {
+        return new PartialStep<>(ex, ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json"));
+    }
+
     /**
-     * What step 05 kept for the model: when the step stopped part-way (no step marker), the rows it
-     * saved after each token count it finished.
+     * What step 05 kept for the model: the finished run's record; when the step has not finished (no step marker), the rows
+     * the run that stopped part-way saved after each token count it finished ({@code model-fix.partial.json}).
      */
     public static ModelFixResult load(ExperimentFolder ex) {
         if (ex.has(Step.FIX)) return StepResults.load(ex.file(Step.FIX, FILE), ModelFixResult.class, ModelFixResult.FORMAT);
-        Path partial = ex.dir().resolve(ExperimentFolder.STEPS_DIR).resolve(Step.FIX.notebook()).resolve(FILE + ".json");
-        if (!java.nio.file.Files.isRegularFile(partial)) throw ex.missing(Step.FIX);
-        return StepResults.load(partial, ModelFixResult.class, ModelFixResult.FORMAT);
+        PartialStep<ModelFixResult> partial = partial(ex);
+        // The part-way record of a run, else (written by a gluelab that saved part-way over the record) the record itself.
+        Path left = java.nio.file.Files.isRegularFile(partial.partial()) ? partial.partial() : partial.file();
+        if (!java.nio.file.Files.isRegularFile(left)) throw ex.missing(Step.FIX);
+        return StepResults.load(left, ModelFixResult.class, ModelFixResult.FORMAT);
+    }
+
+    /**
+     * What a run stopped now leaves, as the stop line says it: "the rows of 1 of 2 token counts kept in
+     * steps/05-fix/model-fix.partial.json", or "no token count had finished". The next run times every token count again.
+     */
+    public static KeptSoFar keptSoFar(ExperimentFolder ex) {
+        PartialStep<ModelFixResult> partial = partial(ex);
+        List<Long> planned = ex.plan().tokens();
+        int timed = 0;
+        if (java.nio.file.Files.isRegularFile(partial.partial())) {
+            try {
+                ModelFixResult r = StepResults.load(partial.partial(), ModelFixResult.class, ModelFixResult.FORMAT);
+                timed = (int) java.util.stream.Stream.concat(r.rows().stream().map(ModelFixResult.FixRow::tokens), r.sizing().stream().map(ModelFixResult.SizingRow::tokens))
+                        .distinct().count();
+            } catch (RuntimeException unreadable) {
+                timed = 0;
+            }
+        }
+        return timed == 0 ? new KeptSoFar("no token count had finished", false) : new KeptSoFar("the rows of " + timed + " of " + Numbers.count(planned.size(), "token count")
+                + " kept in " + ex.dir().relativize(partial.partial()) + (ex.has(Step.FIX) ? "" : " (step 07 can confirm those)"), false);
     }
 }

@@ -60,21 +60,31 @@ public final class ModelProfileStep {
             Path file = dir.resolve(FILE + ".json");
             ModelEntry entry = ModelPlan.entry(ex);
             List<ModelTree> trees = ModelBaselinesStep.trees(s);
-            // Each tree is written as it finishes (its trace first, by the harness): a run ended from outside keeps them, the next run profiles the others.
-            PartialStep<ModelProfile> partial = new PartialStep<>(ex, Step.PROFILE_DIFF, file);
-            List<ModelProfile.TreeProfile> kept = partial.left(entry, ModelProfile.class, ModelProfile.FORMAT)
-                    .filter(p -> p.model().equals(entry.toString()) && p.tokens() == tokens).map(p -> keptTrees(p.trees(), trees)).orElse(List.of());
+            // Each tree is written as it finishes (its trace first, by the harness) to the part-way record and its own trace folder:
+            // a run ended from outside keeps them, the next run profiles the others, and an earlier finished run keeps its record and traces meanwhile.
+            PartialStep<ModelProfile> partial = new PartialStep<>(ex, file);
+            List<ModelProfile.TreeProfile> kept = left(ex, partial, tokens, trees);
             if (!kept.isEmpty()) {
-                String note = "kept " + Numbers.count(kept.size(), "tree") + " of a run that stopped part-way (" + ex.dir().relativize(file) + ")";
+                String note = "kept " + Numbers.count(kept.size(), "tree") + " of a run that stopped part-way (" + ex.dir().relativize(partial.partial()) + ")";
                 progress.update("model profile", kept.size(), trees.size(), note);
                 ex.devlog().note("step " + Step.PROFILE_DIFF + ": " + note);
             }
-            ModelProfile profile = ModelProfile.run(bridge, entry, ModelPlan.inputs(s, spec, tokens), tokens, trees, s.regions(), s.blocks(), dir, limits,
+            Path partialTraces = dir.resolve(PARTIAL_TRACES);
+            try {
+                Files.createDirectories(partialTraces); // the harness writes into it, and makes no folder
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot create " + partialTraces + ": " + gluelab.files.IoErrors.reason(e), e);
+            }
+            ModelProfile profiled = ModelProfile.run(bridge, entry, ModelPlan.inputs(s, spec, tokens), tokens, trees, s.regions(), s.blocks(), partialTraces, limits,
                     new KeptUnits<>(kept, sofar -> {
                         partial.save(new ModelProfile(ModelProfile.FORMAT, entry.toString(), tokens, sofar));
                         devlog(ex, tokens, sofar.getLast());
                     }), progress);
-            StepResults.save(file, profile);
+            ModelProfile profile = tracesInPlace(profiled, dir);
+            partial.finish(profile);
+            deleteAll(partialTraces);
+            // An earlier run's trace of a tree that failed this time: no record names it now.
+            for (ModelProfile.TreeProfile t : profile.trees()) if (t.failed()) deleteAll(dir.resolve(t.tree().id() + ".json.gz"));
             Map<ModelTree, TraceSummary> summaries = new LinkedHashMap<>();
             for (ModelProfile.TreeProfile t : profile.trees()) {
                 if (t.failed()) continue;
@@ -96,6 +106,64 @@ public final class ModelProfileStep {
             if (profile.nothingProfiled()) ex.failed(Step.PROFILE_DIFF, files, "nothing profiled: " + summary);
             else ex.done(Step.PROFILE_DIFF, List.of(), files, summary);
             return new Result(profile, summaries, diffs);
+        }
+    }
+
+    /** The folder of the traces of a run under way, moved up beside the record when it finishes. */
+    static final String PARTIAL_TRACES = "partial-traces";
+
+    /** The trees of a run that stopped part-way that the next run keeps (none when the plan, the model file, the model or the token count changed since). */
+    private static List<ModelProfile.TreeProfile> left(ExperimentFolder ex, PartialStep<ModelProfile> partial, long tokens, List<ModelTree> trees) {
+        ModelEntry entry = ModelPlan.entry(ex);
+        return partial.left(entry, ModelProfile.class, ModelProfile.FORMAT)
+                .filter(p -> p.model().equals(entry.toString()) && p.tokens() == tokens).map(p -> keptTrees(p.trees(), trees)).orElse(List.of());
+    }
+
+    /**
+     * What a run stopped now leaves for the next one, as the stop line says it: "1 of 3 trees kept in
+     * steps/03-profile-diff/model-profile.partial.json (traces in partial-traces/)", or "no tree had finished".
+     */
+    public static KeptSoFar keptSoFar(ExperimentFolder ex) {
+        ExperimentPlan plan = ex.plan();
+        Path dir = ex.stepDir(Step.PROFILE_DIFF);
+        PartialStep<ModelProfile> partial = new PartialStep<>(ex, dir.resolve(FILE + ".json"));
+        List<ModelTree> trees = ModelBaselinesStep.trees(plan.modelSubject());
+        int kept = left(ex, partial, plan.largestTokens(), trees).size();
+        return kept == 0 ? new KeptSoFar("no tree had finished", false) : new KeptSoFar(kept + " of " + Numbers.count(trees.size(), "tree") + " kept in "
+                + ex.dir().relativize(partial.partial()) + " (their traces in " + ex.dir().relativize(dir.resolve(PARTIAL_TRACES)) + "/)", true);
+    }
+
+    /**
+     * The finished run's traces moved from the partial folder to the step's folder ({@code TREE.json.gz}, replacing the earlier
+     * run's), and the profile naming them there.
+     */
+    static ModelProfile tracesInPlace(ModelProfile p, Path dir) {
+        List<ModelProfile.TreeProfile> trees = new ArrayList<>();
+        try {
+            for (ModelProfile.TreeProfile t : p.trees()) {
+                Path placed = dir.resolve(t.tree().id() + ".json.gz");
+                if (t.failed()) {
+                    trees.add(t);
+                    continue;
+                }
+                Path from = Path.of(t.trace());
+                if (!from.toAbsolutePath().normalize().equals(placed.toAbsolutePath().normalize()))
+                    Files.move(from, placed, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                trees.add(new ModelProfile.TreeProfile(t.tree(), t.error(), placed.toAbsolutePath().toString(), t.stepUs(), t.rows(), t.keyAverages()));
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot move the traces of step " + Step.PROFILE_DIFF + " into " + dir + ": " + gluelab.files.IoErrors.reason(e), e);
+        }
+        return new ModelProfile(p.format(), p.model(), p.tokens(), trees);
+    }
+
+    /** Deletes {@code d}, a file or a folder and what is in it; nothing when absent. */
+    private static void deleteAll(Path d) {
+        if (!Files.exists(d)) return;
+        try (var inside = Files.walk(d)) {
+            for (Path x : inside.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(x);
+        } catch (java.io.IOException e) {
+            // Best effort: the finished record names none of what is left there.
         }
     }
 

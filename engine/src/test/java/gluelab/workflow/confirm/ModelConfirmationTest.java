@@ -58,6 +58,8 @@ class ModelConfirmationTest {
             Map<Integer, Long> killed = new ConcurrentHashMap<>();
             List<Long> measuring = new ArrayList<>();
             List<ModelConfirmResult> savedBeforeTheSecond = new ArrayList<>();
+            List<gluelab.workflow.model.KeptSoFar> keptBeforeTheSecond = new ArrayList<>();
+            java.time.Instant started = java.time.Instant.now().minusSeconds(1);
             ModelConfirmResult r = new ModelConfirmation(cpu, python).listener((index, pid) -> {
                 measuring.add(pid);
                 if (index == 2 && killed.isEmpty()) {
@@ -68,6 +70,7 @@ class ModelConfirmationTest {
                     } catch (java.io.IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
+                    keptBeforeTheSecond.add(ModelConfirmation.keptSoFar(ex, started, ModelConfirmation.PROCESSES));
                     killed.put(index, pid);
                     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
                 }
@@ -80,6 +83,11 @@ class ModelConfirmationTest {
             assertTrue(first.row("rope-ag", 32, Replay.DIRECT).orElseThrow().caveat().contains("unconfirmed: 1 of 3"), first.text());
             assertTrue(first.flags().contains(ModelConfirmation.PARTIAL + "1 of 3 processes had run when this was saved; the confirmation did not finish"), first.flags().toString());
             assertFalse(r.flags().stream().anyMatch(f -> f.startsWith(ModelConfirmation.PARTIAL)), "the finished result is not partial: " + r.flags());
+            // What a `model confirm` stopped by a signal here says it kept; a run that had saved nothing yet names no earlier run's folder.
+            assertEquals("1 of 3 processes kept in steps/07-confirm/" + r.id() + "/model-confirm.json, flagged partial (not a confirmation)",
+                    keptBeforeTheSecond.getFirst().what());
+            assertFalse(keptBeforeTheSecond.getFirst().resumed());
+            assertEquals("no process had finished", ModelConfirmation.keptSoFar(ex, java.time.Instant.now().plusSeconds(5), ModelConfirmation.PROCESSES).what());
 
             assertEquals(3, r.processes().size(), r.text());
             var second = r.processes().get(1);
@@ -133,13 +141,14 @@ class ModelConfirmationTest {
                         List.of()), List.of(16L, 32L), 0.05, "cpu");
                 ModelFixStep.run(ex, cpu, torch.bridge(), Presets.LLAMA_3_8B, List.of(ag), null, QUICK, 0, gluelab.progress.Progress.NONE);
             }
-            // What a step 05 killed while it timed T=32 leaves: the file as saved after T=16, and no step marker.
-            Path file = ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json");
+            // What a step 05 killed while it timed T=32 leaves: its part-way record as saved after T=16, no record and no step marker.
+            Path file = ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".partial.json");
             ModelFixResult whole = ModelFixStep.load(ex);
             ModelFixResult atSixteen = new ModelFixResult(whole.format(), whole.model(), whole.fixes(), whole.rows().stream().filter(r -> r.tokens() == 16).toList(),
                     List.of(), List.of(), List.of(), List.of(), whole.timings().subList(0, 1));
             StepResults.save(file, atSixteen);
             Files.delete(ex.dir().resolve("steps/05-fix.json"));
+            Files.delete(ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json"));
             assertFalse(ex.has(Step.FIX));
 
             ModelFixResult partial = ModelFixStep.load(ex);

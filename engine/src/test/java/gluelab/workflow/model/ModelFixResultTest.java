@@ -56,8 +56,29 @@ class ModelFixResultTest {
         assertEquals("experiment 'llama' has no fix results: run 05-fix (gluelab model fix llama) first", e.getMessage());
         var partial = new ModelFixResult(ModelFixResult.FORMAT, "llama3.py:build", List.of(ROPE), List.of(row(16, ModelFixResult.Status.MEASURED, "")),
                 List.of(), List.of(), List.of(), List.of(), List.of());
-        StepResults.save(ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json"), partial);
+        StepResults.save(ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".partial.json"), partial);
         assertFalse(ex.has(Step.FIX));
         assertEquals(partial.rows(), ModelFixStep.load(ex).rows());
+        // Written so by a gluelab that saved part-way over the step's record: read as well.
+        ExperimentFolder old = ExperimentFolder.open("older", root);
+        old.plan(ExperimentPlan.of("llama-3-8b", List.of(16L, 32L), 0.01, "cpu", new ModelSubject("/m/llama3.py", "build", "x:T,64:fp32", "", List.of())));
+        StepResults.save(old.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json"), partial);
+        assertEquals(partial.rows(), ModelFixStep.load(old).rows());
+    }
+
+    /** A rerun stopped part-way: the finished record and its marker are what step 05 kept, not the part-way rows beside them. */
+    @Test void aFinishedStepIsReadFromItsRecordNotFromAStoppedRerunsPartWayOne(@TempDir Path root) {
+        ExperimentFolder ex = ExperimentFolder.open("llama", root);
+        ex.plan(ExperimentPlan.of("llama-3-8b", List.of(16L, 32L), 0.01, "cpu", new ModelSubject("/m/llama3.py", "build", "x:T,64:fp32", "", List.of())));
+        var whole = new ModelFixResult(ModelFixResult.FORMAT, "llama3.py:build", List.of(ROPE), List.of(row(16, ModelFixResult.Status.MEASURED, ""),
+                row(32, ModelFixResult.Status.MEASURED, "")), List.of(), List.of(), List.of(), List.of(), List.of());
+        Path file = ex.stepDir(Step.FIX).resolve(ModelFixStep.FILE + ".json");
+        StepResults.save(file, whole);
+        ex.done(Step.FIX, List.of(), Map.of(ModelFixStep.FILE, ex.dir().relativize(file).toString()), "finished");
+        StepResults.save(file.resolveSibling(ModelFixStep.FILE + ".partial.json"), new ModelFixResult(ModelFixResult.FORMAT, "llama3.py:build", List.of(ROPE),
+                List.of(row(16, ModelFixResult.Status.MEASURED, "")), List.of(), List.of(), List.of(), List.of(), List.of()));
+        assertEquals(whole.rows(), ModelFixStep.load(ex).rows());
+        assertEquals("the rows of 1 of 2 token counts kept in steps/05-fix/model-fix.partial.json", ModelFixStep.keptSoFar(ex).what());
+        assertFalse(ModelFixStep.keptSoFar(ex).resumed(), "step 05 times every token count again");
     }
 }
