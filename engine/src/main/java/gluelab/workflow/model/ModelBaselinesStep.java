@@ -114,7 +114,7 @@ public final class ModelBaselinesStep {
                 : new KeptSoFar(kept + " of " + Numbers.count(planned, "row") + " kept in " + ex.dir().relativize(partial.partial()), true);
     }
 
-    /** The longest run of {@code rows} that is the plan's jobs from the first (token count, then tree), in order. */
+    /** The longest run of measured {@code rows} that is the plan's jobs from the first (token count, then tree), in order; a failed row runs again. */
     static List<ModelBaselines.Row> keptRows(List<ModelBaselines.Row> rows, List<Long> tokens, List<ModelTree> trees) {
         List<ModelBaselines.Row> kept = new ArrayList<>();
         jobs:
@@ -122,7 +122,8 @@ public final class ModelBaselinesStep {
             for (ModelTree tree : trees) {
                 if (kept.size() >= rows.size()) break jobs;
                 ModelBaselines.Row r = rows.get(kept.size());
-                if (r.tree() != tree || r.tokens() != t) break jobs;
+                // A failed row is no finished work: it may be the stop itself (the harness ended by the Ctrl-C that stopped the step).
+                if (r.tree() != tree || r.tokens() != t || r.failed()) break jobs;
                 kept.add(r);
             }
         }

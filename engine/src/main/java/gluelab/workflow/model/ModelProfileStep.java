@@ -167,12 +167,13 @@ public final class ModelProfileStep {
         }
     }
 
-    /** The longest run of {@code kept} that is {@code trees} from the first, in order, each profiled one with its trace still on disk. */
+    /** The longest run of {@code kept} that is {@code trees} from the first, in order, each profiled with its trace still on disk; a failed tree runs again. */
     static List<ModelProfile.TreeProfile> keptTrees(List<ModelProfile.TreeProfile> kept, List<ModelTree> trees) {
         List<ModelProfile.TreeProfile> out = new ArrayList<>();
         for (int i = 0; i < Math.min(kept.size(), trees.size()); i++) {
             ModelProfile.TreeProfile t = kept.get(i);
-            if (t.tree() != trees.get(i) || (!t.failed() && !Files.isRegularFile(Path.of(t.trace())))) break;
+            // A failed tree is no finished work: it may be the stop itself (the harness ended by the Ctrl-C that stopped the step).
+            if (t.tree() != trees.get(i) || t.failed() || !Files.isRegularFile(Path.of(t.trace()))) break;
             out.add(t);
         }
         return out;
